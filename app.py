@@ -1,0 +1,118 @@
+"""Attention Explorer's HTTP layer: the application factory, JSON API, errors and headers.
+
+All maths lives in attention_core; this module only turns HTTP into calls and back.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import HTTPException, UnsupportedMediaType
+
+import attention_core as core
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """Refuse to emit NaN/Infinity tokens: a bug would show as an error, not bad JSON."""
+
+    def dumps(self, obj, **kwargs):
+        kwargs.setdefault("allow_nan", False)
+        return super().dumps(obj, **kwargs)
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw is None or raw == "" else int(raw)
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app; ``test_config`` overrides the settings read from the environment."""
+    app = Flask(__name__)
+    app.json = StrictJSONProvider(app)
+    app.config.from_mapping(
+        MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", 4 * 1024 * 1024),
+        MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", 512),
+        MAX_DIM=_env_int("ATTENTION_MAX_DIM", 256),
+    )
+    if test_config:
+        app.config.from_mapping(test_config)
+
+    def limits() -> core.Limits:
+        return core.Limits(max_tokens=app.config["MAX_TOKENS"], max_dim=app.config["MAX_DIM"])
+
+    def error(status: int, message: str, field: str | None = None):
+        return jsonify({"error": {"message": message, "field": field}}), status
+
+    @app.get("/")
+    def index():
+        """The interactive page."""
+        return render_template("index.html", version=core.__version__)
+
+    @app.get("/health")
+    def health():
+        """Liveness: answers without computing anything."""
+        return jsonify({"status": "ok", "version": core.__version__})
+
+    @app.get("/api/presets")
+    def api_presets():
+        """The named example configurations, default first, in the request format."""
+        return jsonify({"presets": core.presets()})
+
+    @app.post("/api/attention")
+    def api_attention():
+        """Compute attention for one request and return every intermediate."""
+        if not request.is_json:
+            raise UnsupportedMediaType(
+                f"Send the request as application/json, not "
+                f"{request.mimetype or 'a body without a Content-Type'}.")
+        try:
+            payload = core.parse_json(request.get_data(cache=False))
+        except core.JSONSyntaxError as exc:
+            return error(400, str(exc))
+        try:
+            req = core.parse_request(payload, limits())
+            result, row = core.compute(req)
+        except core.AttentionInputError as exc:
+            return error(422, exc.message, exc.field)
+        return jsonify(core.response_json(req, result, row))
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        messages = {
+            404: f"There is nothing at {request.path}.",
+            405: f"{request.path} does not accept {request.method}.",
+            413: (f"The request body is larger than the limit of "
+                  f"{app.config['MAX_CONTENT_LENGTH']} bytes."),
+        }
+        message = messages.get(exc.code) or exc.description or exc.name
+        response = error(exc.code or 500, message)[0]
+        if exc.code == 405 and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(exc.valid_methods)
+        return response, exc.code
+
+    @app.errorhandler(Exception)
+    def unexpected_error(exc: Exception):
+        app.logger.exception("unhandled error")
+        return error(500, "Something went wrong on the server; the request was not computed.")
+
+    @app.after_request
+    def security_headers(response):
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    return app
+
+
+if __name__ == "__main__":
+    create_app().run(host=os.environ.get("HOST", "127.0.0.1"),
+                     port=_env_int("PORT", 5000),
+                     debug=os.environ.get("ATTENTION_DEBUG") == "1")

@@ -1,0 +1,22 @@
+"""attention_core: scaled dot-product attention in numpy float64, with every intermediate kept.
+
+>>> from attention_core import attention, working
+>>> r = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]], [[1, 0], [0, 2]])
+>>> r.output[2].round(3)
+array([0.955, 1.627])
+"""
+
+from .engine import AttentionResult, attention, softmax_rows
+from .errors import AttentionInputError
+from .presets import default_request, presets
+from .request import AttentionRequest, JSONSyntaxError, Limits, parse_json, parse_request
+from .response import compute, response_json, working_json
+from .working import RowWorking, working
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AttentionInputError", "AttentionRequest", "AttentionResult", "JSONSyntaxError",
+    "Limits", "RowWorking", "attention", "compute", "default_request", "parse_json",
+    "parse_request", "presets", "response_json", "softmax_rows", "working", "working_json",
+]

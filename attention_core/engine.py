@@ -1,0 +1,200 @@
+"""Scaled dot-product attention in float64: Q, K, V, scores, softmax weights, output."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import AttentionInputError
+
+
+@dataclass(frozen=True)
+class AttentionResult:
+    """Every intermediate of one attention computation (all float64 arrays).
+
+    Orientation: row ``i`` is query token ``i``; column ``j`` is key token ``j``.
+
+    Attributes
+    ----------
+    Q, K : (n, d_k)   projections X @ W_Q and X @ W_K.
+    V : (n, d_v)      projection X @ W_V.
+    scores : (n, n)   raw Q @ K.T, never masked.
+    scaled_scores : (n, n)  scale * scores, with -inf where ``mask`` is False.
+    mask : (n, n) bool  ``mask[i, j]`` is True where query i may read key j
+        (the convention of torch's boolean ``attn_mask``).
+    weights : (n, n)  row-wise softmax of ``scaled_scores``; ``weights[i, j]``
+        is how much query i reads key j. Each row sums to 1, or is all 0 when
+        the row has no permitted key. Disallowed entries are exactly 0.
+    output : (n, d_v)  weights @ V.
+    scale : float     the factor applied to the scores (1/sqrt(d_k) by default).
+    d_k : int         width of the queries and keys.
+    warnings : tuple of str  sentences about rows that could not attend anywhere.
+    """
+
+    Q: np.ndarray
+    K: np.ndarray
+    V: np.ndarray
+    scores: np.ndarray
+    scaled_scores: np.ndarray
+    mask: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+    scale: float
+    d_k: int
+    warnings: tuple[str, ...] = ()
+
+
+def softmax_rows(scaled_scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax that tolerates -inf entries and whole rows of -inf.
+
+    Parameters
+    ----------
+    scaled_scores : (n, m) float array; -inf marks a key the row may not read.
+
+    Returns
+    -------
+    (n, m) float array. Each row sums to 1; a row that is entirely -inf is all 0
+    (as torch's scaled_dot_product_attention returns), never NaN.
+
+    Notes
+    -----
+    Subtracting the row maximum first keeps exp() from overflowing: softmax is
+    unchanged by adding a constant to a row, and the largest exponent becomes 0.
+
+    >>> softmax_rows(np.array([[0.0, np.log(3.0)], [-np.inf, -np.inf]])).round(3)
+    array([[0.25, 0.75],
+           [0.  , 0.  ]])
+    """
+    row_max = scaled_scores.max(axis=1, keepdims=True)
+    # A fully masked row has max -inf; shifting by 0 leaves it at -inf -> exp 0.
+    row_max[~np.isfinite(row_max)] = 0.0
+    weights = scaled_scores - row_max
+    np.exp(weights, out=weights)  # in place: this is the hot loop at n = 512
+    totals = weights.sum(axis=1, keepdims=True)
+    totals[totals == 0] = 1.0  # an all-zero row stays all zero
+    weights /= totals
+    return weights
+
+
+def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = None,
+              mask=None) -> AttentionResult:
+    """Single-head scaled dot-product attention, softmax(scale * Q K^T) V.
+
+    Parameters
+    ----------
+    X : (n, d_model) array-like   one embedding per row, one row per token.
+    W_Q, W_K : (d_model, d_k)     query and key projections.
+    W_V : (d_model, d_v)          value projection.
+    causal : bool                 if True, query i may read only keys j <= i.
+    scale : float or None         factor for the scores; None means 1/sqrt(d_k).
+        Any finite number is used as given (``scale=1`` is unscaled attention).
+    mask : (n, n) bool array-like or None  True where query i may read key j;
+        combined with the causal mask by logical AND.
+
+    Returns
+    -------
+    AttentionResult
+
+    Raises
+    ------
+    AttentionInputError
+        for wrong shapes, non-finite inputs or products that overflow float64.
+
+    Examples
+    --------
+    >>> r = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 2]],
+    ...               [[2, 0], [0, 1]], [[1, 0], [0, 2]])
+    >>> r.weights[2].round(3)
+    array([0.187, 0.045, 0.768])
+    """
+    X, W_Q, W_K, W_V = (_as_matrix(a, name) for a, name in
+                        ((X, "X"), (W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
+    n, d_model = X.shape  # (n tokens, d_model)
+    _check_projection("W_Q", W_Q, d_model)
+    _check_projection("W_K", W_K, d_model)
+    _check_projection("W_V", W_V, d_model)
+    d_k = W_Q.shape[1]
+    if W_K.shape[1] != d_k:
+        raise AttentionInputError(
+            f"W_Q has {d_k} columns but W_K has {W_K.shape[1]}; queries and keys "
+            "must have the same width d_k to take their dot product", "W_K")
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k)
+    scale = float(scale)
+    if not np.isfinite(scale):
+        raise AttentionInputError(f"scale must be a finite number, not {scale}", "scale")
+    allowed = _allowed(n, causal, mask)
+
+    Q = _finite_product(X, W_Q, "Q = X·W_Q")  # (n, d_k)
+    K = _finite_product(X, W_K, "K = X·W_K")  # (n, d_k)
+    V = _finite_product(X, W_V, "V = X·W_V")  # (n, d_v)
+    scores = _finite_product(Q, K.T, "the scores Q·Kᵀ")  # (n, n)
+    with np.errstate(over="ignore"):
+        scaled = scores * scale
+    _require_finite(scaled, "the scaled scores scale·Q·Kᵀ")
+    scaled_scores = scaled  # a fresh array, so masking in place is safe
+    if not allowed.all():
+        scaled_scores[~allowed] = -np.inf
+    weights = softmax_rows(scaled_scores)  # (n, n)
+    output = _finite_product(weights, V, "the output A·V")  # (n, d_v)
+
+    blocked = np.flatnonzero(~allowed.any(axis=1))
+    warnings = tuple(
+        f"Row {i} (0-based) has no key it may read, so its weights and output are all 0."
+        for i in blocked)
+    return AttentionResult(Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores,
+                           mask=allowed, weights=weights, output=output, scale=scale,
+                           d_k=int(d_k), warnings=warnings)
+
+
+def _as_matrix(a, name: str) -> np.ndarray:
+    try:
+        m = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise AttentionInputError(f"{name} must be a matrix of numbers ({exc})", name) from exc
+    if m.ndim != 2 or 0 in m.shape:
+        raise AttentionInputError(
+            f"{name} must be a non-empty 2-D matrix, got shape {m.shape}", name)
+    if not np.isfinite(m).all():
+        i, j = np.argwhere(~np.isfinite(m))[0]
+        raise AttentionInputError(
+            f"{name}[{i}][{j}] is {m[i, j]}; every entry must be a finite number",
+            f"{name}[{i}][{j}]")
+    return m
+
+
+def _check_projection(name: str, W: np.ndarray, d_model: int) -> None:
+    if W.shape[0] != d_model:
+        raise AttentionInputError(
+            f"{name} has {W.shape[0]} rows but each embedding has {d_model} numbers; "
+            f"{name} must have one row per embedding component", name)
+
+
+def _allowed(n: int, causal: bool, mask) -> np.ndarray:
+    allowed = np.ones((n, n), dtype=bool)
+    if causal:
+        allowed = np.tril(allowed)  # key j visible to query i only when j <= i
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.shape != (n, n):
+            raise AttentionInputError(
+                f"mask has shape {m.shape} but there are {n} tokens; it must be {n}×{n}",
+                "mask")
+        if m.dtype != bool:
+            raise AttentionInputError("mask must hold only true and false", "mask")
+        allowed = allowed & m
+    return allowed
+
+
+def _require_finite(a: np.ndarray, what: str) -> None:
+    if not np.isfinite(a).all():
+        raise AttentionInputError(
+            f"{what} overflows float64 (values beyond ±1.8e308); use smaller numbers")
+
+
+def _finite_product(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = a @ b
+    _require_finite(product, what)
+    return product

@@ -1,0 +1,68 @@
+"""Named example configurations, in the request format of ``POST /api/attention``."""
+
+from __future__ import annotations
+
+import copy
+
+# Each entry: a name, one sentence on what it teaches, and the request itself.
+# "the cat sat" comes first: it is the default view of the page and the CLI.
+_PRESETS = (
+    {
+        "name": "the cat sat",
+        "description": "Three tokens in two dimensions, small enough to check by hand.",
+        "request": {
+            "tokens": ["the", "cat", "sat"],
+            "X": [[1, 0], [0, 1], [1, 1]],
+            "W_Q": [[1, 0], [1, 2]],
+            "W_K": [[2, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 2]],
+            "causal": False,
+        },
+    },
+    {
+        "name": "equal scores",
+        "description": "W_Q is zero, so every score is 0 and each token reads all keys equally.",
+        "request": {
+            "tokens": ["a", "b", "c", "d"],
+            "X": [[1, 0], [0, 1], [1, 1], [-1, 1]],
+            "W_Q": [[0, 0], [0, 0]],
+            "W_K": [[1, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 1]],
+            "causal": False,
+        },
+    },
+    {
+        "name": "sharp attention",
+        "description": "Large weights make large scores, and the softmax picks almost one key.",
+        "request": {
+            "tokens": ["red", "green", "blue"],
+            "X": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            "W_Q": [[6, 0], [0, 6], [3, 3]],
+            "W_K": [[1, 0], [0, 1], [1, 1]],
+            "W_V": [[1, 0], [0, 1], [1, 1]],
+            "causal": False,
+        },
+    },
+    {
+        "name": "a causal sentence",
+        "description": "Four tokens with the causal mask on: each reads only itself and the past.",
+        "request": {
+            "tokens": ["I", "like", "green", "tea"],
+            "X": [[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 1, 1]],
+            "W_Q": [[1, 0], [0, 1], [1, 1]],
+            "W_K": [[1, 1], [0, 1], [1, 0]],
+            "W_V": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            "causal": True,
+        },
+    },
+)
+
+
+def presets() -> list[dict]:
+    """Return the presets as fresh dicts: ``[{"name", "description", "request"}, ...]``."""
+    return copy.deepcopy(list(_PRESETS))
+
+
+def default_request() -> dict:
+    """Return the request of the default example, "the cat sat"."""
+    return presets()[0]["request"]

@@ -1,0 +1,95 @@
+"""The hand calculation of one query row: dot products term by term, exp, sum, weights, z_i."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .engine import AttentionResult
+from .errors import AttentionInputError
+
+
+@dataclass(frozen=True)
+class RowWorking:
+    """Everything needed to write query row ``i`` out by hand (float64 arrays).
+
+    Index ``j`` runs over the keys (n of them), ``c`` over the d_k components.
+
+    Attributes
+    ----------
+    row : int                 the query row i (0-based).
+    q : (d_k,)                q_i.
+    k : (n, d_k)              the keys k_j (rows of K).
+    v : (n, d_v)              the values v_j (rows of V).
+    products : (n, d_k)       products[j, c] = q_i[c] * k_j[c], the terms of q_i·k_j.
+    dots : (n,)               q_i·k_j, the raw scores of row i.
+    scale : float             factor applied to the dots.
+    scaled : (n,)             scale * dots; -inf where key j is masked.
+    allowed : (n,) bool       True where query i may read key j.
+    exp : (n,)                e^{scaled_j} as taught (0 for masked keys); may be
+                              inf when a scaled score exceeds ~709.78.
+    exp_sum : float           sum of ``exp``; inf if any term is.
+    exp_overflow : bool       True when the textbook exponentials overflow float64.
+    shift : float             the row maximum subtracted before exp (0 if no key allowed).
+    exp_shifted : (n,)        e^{scaled_j - shift}, what the code really computes.
+    exp_shifted_sum : float   sum of ``exp_shifted``.
+    weights : (n,)            exp_shifted / exp_shifted_sum (all 0 if no key allowed).
+    terms : (n, d_v)          terms[j] = weights[j] * v_j.
+    z : (d_v,)                z_i = sum over j of terms[j].
+    """
+
+    row: int
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    products: np.ndarray
+    dots: np.ndarray
+    scale: float
+    scaled: np.ndarray
+    allowed: np.ndarray
+    exp: np.ndarray
+    exp_sum: float
+    exp_overflow: bool
+    shift: float
+    exp_shifted: np.ndarray
+    exp_shifted_sum: float
+    weights: np.ndarray
+    terms: np.ndarray
+    z: np.ndarray
+
+
+def working(result: AttentionResult, i: int) -> RowWorking:
+    """Return the step-by-step calculation of query row ``i`` (0-based).
+
+    Examples
+    --------
+    >>> from attention_core import attention
+    >>> r = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 2]],
+    ...               [[2, 0], [0, 1]], [[1, 0], [0, 2]])
+    >>> w = working(r, 2)
+    >>> w.exp.round(2), round(w.exp_sum, 2)
+    (array([16.92,  4.11, 69.59]), 90.62)
+    """
+    n = result.weights.shape[0]
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+        raise AttentionInputError(
+            f"row must be a whole number from 0 to {n - 1} (0-based), got {i!r}", "row")
+    i = int(i)
+    q = result.Q[i]  # (d_k,)
+    products = q[np.newaxis, :] * result.K  # (n, d_k)
+    allowed = result.mask[i]  # (n,)
+    scaled = result.scaled_scores[i]  # (n,), -inf where masked
+    with np.errstate(over="ignore"):
+        exp = np.exp(scaled)  # textbook form; may overflow to inf
+    exp_overflow = not np.isfinite(exp).all()
+    shift = float(scaled[allowed].max()) if allowed.any() else 0.0
+    exp_shifted = np.exp(scaled - shift)
+    weights = result.weights[i]
+    terms = weights[:, np.newaxis] * result.V  # (n, d_v)
+    return RowWorking(
+        row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i], scale=result.scale,
+        scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
+        exp_overflow=exp_overflow, shift=shift, exp_shifted=exp_shifted,
+        exp_shifted_sum=float(exp_shifted.sum()), weights=weights, terms=terms,
+        z=result.output[i])

@@ -1,0 +1,268 @@
+"""POST /api/attention, GET /api/presets, /health: status codes, bodies, errors, headers."""
+
+import copy
+import json
+import math
+
+import numpy as np
+import pytest
+
+from tests.reference import reference_attention
+
+
+def strict_loads(text):
+    def refuse(token):
+        raise AssertionError(f"non-strict JSON token {token} in the response")
+    return json.loads(text, parse_constant=refuse)
+
+
+def post(client, body, content_type="application/json"):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post("/api/attention", data=data, content_type=content_type)
+
+
+def test_default_example_numbers(client, cat_sat):
+    r = post(client, cat_sat)
+    assert r.status_code == 200
+    body = strict_loads(r.get_data(as_text=True))
+    assert body["tokens"] == ["the", "cat", "sat"]
+    assert body["d_k"] == 2 and body["scale"] == pytest.approx(1 / math.sqrt(2))
+    assert np.round(body["weights"], 3).tolist() == [[0.446, 0.108, 0.446],
+                                                     [0.164, 0.164, 0.673],
+                                                     [0.187, 0.045, 0.768]]
+    assert np.round(body["output"], 3).tolist() == [[0.892, 1.108], [0.836, 1.673],
+                                                    [0.955, 1.627]]
+    assert body["warnings"] == [] and "working" not in body
+    ref = reference_attention(cat_sat["X"], cat_sat["W_Q"], cat_sat["W_K"], cat_sat["W_V"])
+    for name in ("Q", "K", "V", "scores", "weights", "output"):
+        np.testing.assert_allclose(body[name], ref[name], atol=1e-12)
+
+
+def test_causal_masked_scores_are_null_and_weights_zero(client, cat_sat):
+    r = post(client, {**cat_sat, "causal": True, "row": 1})
+    assert r.status_code == 200
+    body = strict_loads(r.get_data(as_text=True))
+    assert body["scaled_scores"][0][1:] == [None, None]
+    assert body["scaled_scores"][1][2] is None
+    assert body["weights"][0] == [1.0, 0.0, 0.0] and body["weights"][1] == [0.5, 0.5, 0.0]
+    assert body["mask"] == [[True, False, False], [True, True, False], [True, True, True]]
+    w = body["working"]
+    assert w["row"] == 1 and w["token"] == "cat"
+    assert w["allowed"] == [True, True, False] and w["scaled"][2] is None
+    assert w["exp"][2] == 0.0 and w["weights"][2] == 0.0
+
+
+def test_working_of_row_three(client, cat_sat):
+    r = post(client, {**cat_sat, "row": 2})
+    assert r.status_code == 200
+    w = r.get_json()["working"]
+    assert w["q"] == [2.0, 2.0] and w["k"] == [[2.0, 0.0], [0.0, 1.0], [2.0, 1.0]]
+    assert w["products"] == [[4.0, 0.0], [0.0, 2.0], [4.0, 2.0]]
+    assert np.round(w["exp"], 2).tolist() == [16.92, 4.11, 69.59]
+    assert round(w["exp_sum"], 2) == 90.62
+    assert np.round(w["weights"], 3).tolist() == [0.187, 0.045, 0.768]
+    assert np.round(w["z"], 3).tolist() == [0.955, 1.627]
+
+
+def test_overflowing_exponential_is_null_in_strict_json(client):
+    body = {"X": [[0.0], [1.0]], "W_Q": [[1.0]], "W_K": [[1000.0]], "W_V": [[1.0]],
+            "scale": 1, "row": 1}
+    r = post(client, body)
+    assert r.status_code == 200
+    w = strict_loads(r.get_data(as_text=True))["working"]
+    assert w["exp_overflow"] is True and w["exp_sum"] is None and w["exp"][1] is None
+    assert w["weights"] == pytest.approx([0.0, 1.0])
+
+
+def test_fully_masked_row_warns(client, cat_sat):
+    mask = [[False] * 3, [True] * 3, [True] * 3]
+    r = post(client, {**cat_sat, "mask": mask})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["weights"][0] == [0.0, 0.0, 0.0] and body["output"][0] == [0.0, 0.0]
+    assert len(body["warnings"]) == 1
+
+
+def test_tokens_default_to_numbered_labels(client, cat_sat):
+    body = {k: v for k, v in cat_sat.items() if k != "tokens"}
+    r = post(client, body)
+    assert r.status_code == 200 and r.get_json()["tokens"] == ["t1", "t2", "t3"]
+
+
+def test_presets_default_first_and_each_one_computes(client):
+    r = client.get("/api/presets")
+    assert r.status_code == 200
+    presets = r.get_json()["presets"]
+    assert presets[0]["name"] == "the cat sat"
+    assert presets[0]["request"]["X"] == [[1, 0], [0, 1], [1, 1]]
+    assert len({p["name"] for p in presets}) == len(presets) >= 3
+    for p in presets:
+        assert p["description"]
+        got = post(client, p["request"])
+        assert got.status_code == 200, (p["name"], got.get_json())
+
+
+def test_health_computes_nothing(client):
+    r = client.get("/health")
+    assert r.status_code == 200 and r.get_json()["status"] == "ok"
+
+
+def test_index_serves_a_page(client):
+    r = client.get("/")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert b"Attention Explorer" in r.data
+
+
+@pytest.mark.parametrize("path", ["/", "/health", "/api/presets", "/nowhere"])
+def test_security_headers_on_every_response(client, path):
+    r = client.get(path)
+    csp = r.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["X-Frame-Options"] == "DENY"
+    assert r.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_security_headers_on_errors_too(client):
+    r = post(client, "{")
+    assert r.status_code == 400 and "Content-Security-Policy" in r.headers
+
+
+def test_debug_is_off_by_default(app):
+    assert app.debug is False
+
+
+# ---- bad input: one table, status + JSON shape + named field ----
+
+def cat():
+    return {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+            "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+
+
+def with_(path, value, base=None):
+    """cat() with the cell at ``path`` (a tuple of keys/indices) replaced by ``value``."""
+    body = copy.deepcopy(base or cat())
+    target = body
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return json.dumps(body)
+
+
+def raw_cell(text):
+    """cat() with W_K[0][1] replaced by the literal JSON text ``text``."""
+    return json.dumps(cat()).replace('"W_K": [[2, 0]', f'"W_K": [[2, {text}]')
+
+
+BIG = 10 ** 400
+BAD = [
+    # (id, body, status, field, words in the message)
+    ("malformed", "{", 400, None, "not valid JSON"),
+    ("trailing-garbage", json.dumps(cat()) + "x", 400, None, "not valid JSON"),
+    ("not-utf8", b"\xff\xfe", 400, None, None),
+    ("deep-nesting", "[" * 100_000 + "]" * 100_000, 400, None, "nested too deeply"),
+    ("nan-literal", raw_cell("NaN"), 422, "W_K[0][1]", "NaN"),
+    ("infinity-literal", raw_cell("Infinity"), 422, "W_K[0][1]", "Infinity"),
+    ("minus-infinity-literal", raw_cell("-Infinity"), 422, "W_K[0][1]", "-Infinity"),
+    ("1e999", raw_cell("1e999"), 422, "W_K[0][1]", "1e999"),
+    ("huge-integer", raw_cell(str(BIG)), 422, "W_K[0][1]", "float64"),
+    ("string-cell", with_(("W_K", 0, 1), "abc"), 422, "W_K[0][1]", '"abc"'),
+    ("bool-cell", with_(("X", 2, 0), True), 422, "X[2][0]", "true"),
+    ("null-cell", with_(("W_V", 1, 1), None), 422, "W_V[1][1]", "null"),
+    ("list-cell", with_(("W_Q", 0, 0), [1]), 422, "W_Q[0][0]", "a list"),
+    ("ragged", with_(("X", 1), [0, 1, 2]), 422, "X[1]", "same length"),
+    ("empty-matrix", with_(("W_Q",), []), 422, "W_Q", "empty"),
+    ("empty-row", with_(("X", 0), []), 422, "X[0]", "empty"),
+    ("matrix-not-list", with_(("X",), 3), 422, "X", "matrix"),
+    ("row-not-list", with_(("X", 0), 3), 422, "X[0]", "row"),
+    ("wq-rows-mismatch", with_(("W_Q",), [[1, 0], [1, 2], [0, 0]]), 422, "W_Q",
+     "W_Q has 3 rows but each embedding has 2"),
+    ("wk-width-mismatch", with_(("W_K",), [[1], [0]]), 422, "W_K",
+     "W_Q has 2 columns but W_K has 1"),
+    ("wv-rows-mismatch", with_(("W_V",), [[1, 0]]), 422, "W_V", "W_V has 1 rows"),
+    ("token-count", with_(("tokens",), ["a", "b"]), 422, "tokens", "2 labels but X has 3"),
+    ("token-not-text", with_(("tokens", 1), 5), 422, "tokens[1]", "text"),
+    ("label-too-long", with_(("tokens", 0), "x" * 65), 422, "tokens[0]", "65 characters"),
+    ("too-many-tokens", with_(("X",), [[0, 0]] * 513), 422, "X", "513 rows; at most 512"),
+    ("dimension-too-big", with_(("W_V",), [[0] * 257] * 2), 422, "W_V[0]",
+     "257 numbers; at most 256"),
+    ("unknown-key", with_(("W_q",), [[1]]), 422, "W_q", 'did you mean "W_Q"'),
+    ("missing-key", json.dumps({k: v for k, v in cat().items() if k != "W_V"}), 422, "W_V",
+     "needs"),
+    ("not-an-object", "[1, 2]", 422, None, "JSON object"),
+    ("causal-not-bool", with_(("causal",), "yes"), 422, "causal", "true or false"),
+    ("scale-string", with_(("scale",), "1"), 422, "scale", "number"),
+    ("scale-nan", json.dumps(cat())[:-1] + ', "scale": NaN}', 422, "scale", "NaN"),
+    ("row-out-of-range", with_(("row",), 3), 422, "row", "0 to 2"),
+    ("row-negative", with_(("row",), -1), 422, "row", "0 to 2"),
+    ("row-float", with_(("row",), 1.5), 422, "row", "whole number"),
+    ("row-bool", with_(("row",), True), 422, "row", "whole number"),
+    ("mask-shape", with_(("mask",), [[True, True], [True, True]]), 422, "mask", "3×3"),
+    ("mask-non-bool", with_(("mask",), [[1, 1, 1]] * 3), 422, "mask[0][0]", "true or false"),
+    ("product-overflow", with_(("X",), [[1e200, 1e200]] * 3), 422, None, "overflows float64"),
+]
+
+
+@pytest.mark.parametrize("body, status, field, words", [b[1:] for b in BAD],
+                         ids=[b[0] for b in BAD])
+def test_bad_input_gets_a_clear_json_error(client, body, status, field, words):
+    r = post(client, body)
+    assert r.status_code == status
+    assert r.mimetype == "application/json"
+    payload = strict_loads(r.get_data(as_text=True))
+    assert set(payload) == {"error"} and set(payload["error"]) == {"message", "field"}
+    assert payload["error"]["field"] == field
+    assert isinstance(payload["error"]["message"], str) and payload["error"]["message"]
+    if words:
+        assert words in payload["error"]["message"]
+    assert "Traceback" not in r.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
+                                          None])
+def test_wrong_content_type_is_415(client, content_type, cat_sat):
+    r = client.post("/api/attention", data=json.dumps(cat_sat), content_type=content_type)
+    assert r.status_code == 415
+    assert r.get_json()["error"]["field"] is None
+
+
+def test_body_over_the_limit_is_413(client):
+    r = post(client, b" " * (4 * 1024 * 1024 + 1))
+    assert r.status_code == 413
+    assert "4194304 bytes" in r.get_json()["error"]["message"]
+
+
+def test_body_limit_is_configurable():
+    from app import create_app
+    small = create_app({"TESTING": True, "MAX_CONTENT_LENGTH": 100}).test_client()
+    assert post(small, json.dumps(cat()) + " " * 100).status_code == 413
+
+
+def test_unknown_route_404_and_wrong_method_405_are_json(client):
+    r = client.get("/api/nope")
+    assert r.status_code == 404 and r.get_json()["error"]["field"] is None
+    r = client.get("/api/attention")
+    assert r.status_code == 405 and "does not accept GET" in r.get_json()["error"]["message"]
+    assert "POST" in r.headers["Allow"]
+
+
+def test_limits_are_refused_before_building_arrays(client, monkeypatch):
+    import numpy
+    built = []
+    monkeypatch.setattr(numpy, "array", lambda *a, **k: built.append(1))
+    r = post(client, with_(("X",), [[0, 0]] * 513))
+    assert r.status_code == 422 and built == []
+
+
+def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_sat):
+    import attention_core
+    def boom(*_):
+        raise RuntimeError("secret internals")
+    monkeypatch.setattr(attention_core, "compute", boom)
+    app.logger.disabled = True
+    r = post(app.test_client(), cat_sat)
+    assert r.status_code == 500
+    text = r.get_data(as_text=True)
+    assert "secret internals" not in text and "Traceback" not in text
+    assert r.get_json()["error"]["field"] is None

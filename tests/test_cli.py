@@ -1,0 +1,64 @@
+"""python -m attention_core: the default example's numbers as text, LaTeX and JSON."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from attention_core.cli import main
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "attention_core", *args], input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_default_example_prints_weights_outputs_and_working():
+    p = run("--row", "2")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    for line in ("  the  0.446  0.108  0.446", "  cat  0.164  0.164  0.673",
+                 "  sat  0.187  0.045  0.768", "  the  0.892  1.108", "  sat  0.955  1.627"):
+        assert line in out
+    assert "e^2.828 = 16.919" in out and "sum = 90.623" in out
+    assert "a_3,3 (sat) = 69.591 / 90.623 = 0.768" in out
+    assert "= (0.955, 1.627)" in out
+
+
+def test_causal_flag_and_latex(capsys):
+    assert main(["--causal", "--row", "1", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert "1.414 & -\\infty & -\\infty" in out
+    assert "0.500 & 0.500 & 0.000" in out
+    assert "a_{21} &= 4.113 / 8.227 = 0.500" in out
+    assert "\\begin{align*}" in out
+
+
+def test_json_format_reads_a_request_file(tmp_path, capsys):
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps({"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2]],
+                             "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]], "row": 0}))
+    assert main([str(f), "--format", "json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert [round(x, 3) for x in body["weights"][0]] == [0.446, 0.108, 0.446]
+    assert body["working"]["row"] == 0
+
+
+def test_bad_request_file_names_the_field(tmp_path):
+    f = tmp_path / "bad.json"
+    f.write_text('{"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}')
+    p = run(str(f))
+    assert p.returncode == 2
+    assert p.stderr.startswith("error (field X[0][1]): X[0][1] must be a number")
+
+
+@pytest.mark.parametrize("stdin, words", [("{", "not valid JSON"), ("[]", "JSON object")])
+def test_bad_stdin_is_reported_not_raised(stdin, words):
+    p = run("-", stdin=stdin)
+    assert p.returncode == 2 and words in p.stderr and "Traceback" not in p.stderr
+
+
+def test_missing_file_is_reported():
+    p = run("/nonexistent/req.json")
+    assert p.returncode == 2 and "cannot read" in p.stderr
