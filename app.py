@@ -5,6 +5,7 @@ All maths lives in attention_core; this module only turns HTTP into calls and ba
 
 from __future__ import annotations
 
+import json
 import os
 
 from flask import Flask, jsonify, render_template, request
@@ -52,7 +53,16 @@ def create_app(test_config: dict | None = None) -> Flask:
     @app.get("/")
     def index():
         """The interactive page."""
-        return render_template("index.html", version=core.__version__)
+        return render_template("index.html", version=core.__version__, presets=core.presets())
+
+    @app.get("/api/docs")
+    def api_docs():
+        """A human-readable description of the API."""
+        example = json.dumps({**core.default_request(), "scale": None, "mask": None, "row": 2})
+        return render_template("api_docs.html", version=core.__version__, example=example,
+                               max_body=app.config["MAX_CONTENT_LENGTH"],
+                               max_tokens=app.config["MAX_TOKENS"],
+                               max_dim=app.config["MAX_DIM"])
 
     @app.get("/health")
     def health():

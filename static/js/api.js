@@ -1,0 +1,54 @@
+// Talking to POST /api/attention: only the newest request's answer is ever delivered,
+// and a lost connection is retried on its own until the server answers again.
+
+const RETRY_MS = [500, 1000, 2000, 4000];  // then every 4 s
+
+/** createApi({fetch, onConnection, url}) → {compute(request)}.
+ *  compute resolves to {status, body} for the newest request, or null when a newer
+ *  call has superseded it (its answer would be out of date, so it is dropped).
+ *  onConnection(false) is called once when the server cannot be reached and
+ *  onConnection(true) once when it answers again. */
+export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnection = () => {},
+  url = "/api/attention", sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
+  let newest = 0;
+  let controller = null;
+  let connected = true;
+
+  function setConnected(value) {
+    if (value !== connected) {
+      connected = value;
+      onConnection(value);
+    }
+  }
+
+  async function compute(request) {
+    const seq = ++newest;
+    controller?.abort();
+    const mine = new AbortController();
+    controller = mine;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(request),
+          signal: mine.signal,
+        });
+        // 502–504 come from a proxy while the app restarts: as good as unreachable.
+        if (response.status >= 502 && response.status <= 504) throw new TypeError("gateway");
+        const body = await response.json();
+        if (seq !== newest) return null;
+        setConnected(true);
+        return { status: response.status, body };
+      } catch (err) {
+        if (err.name === "AbortError" || seq !== newest) return null;
+        if (!(err instanceof TypeError) && !(err instanceof SyntaxError)) throw err;
+        setConnected(false);
+        await sleep(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]);
+        if (seq !== newest) return null;
+      }
+    }
+  }
+
+  return { compute };
+}

@@ -1,0 +1,45 @@
+// The colour of a weight: viridis reversed (light = low), with a readable text colour.
+// Pure functions, unit-tested in static/tests.
+
+// matplotlib's viridis sampled at nine evenly spaced points, 0 → 1.
+const VIRIDIS = [
+  [68, 1, 84], [71, 45, 123], [59, 82, 139], [44, 114, 142], [33, 145, 140],
+  [40, 174, 128], [94, 201, 98], [173, 220, 48], [253, 231, 37],
+];
+
+/** rgb [0–255 ×3] for a weight in [0, 1]; out-of-range values are clamped first.
+ *  Weight 0 is viridis' light yellow end and weight 1 its dark purple end. */
+export function weightRGB(w) {
+  const t = 1 - Math.min(1, Math.max(0, Number.isFinite(w) ? w : 0));
+  const pos = t * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(pos));
+  const f = pos - i;
+  return VIRIDIS[i].map((c, k) => Math.round(c + f * (VIRIDIS[i + 1][k] - c)));
+}
+
+export function rgbCss([r, g, b]) {
+  return `rgb(${r} ${g} ${b})`;
+}
+
+/** WCAG 2 relative luminance of an sRGB colour. */
+export function luminance([r, g, b]) {
+  const lin = (c) => {
+    const s = c / 255;
+    return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+export function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+export const DARK_TEXT = [0, 0, 0];
+export const LIGHT_TEXT = [255, 255, 255];
+
+/** Whichever of dark or light text contrasts more with the background. */
+export function textRGB(background) {
+  return contrast(background, DARK_TEXT) >= contrast(background, LIGHT_TEXT)
+    ? DARK_TEXT : LIGHT_TEXT;
+}

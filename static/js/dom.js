@@ -1,0 +1,36 @@
+// Tiny DOM helpers shared by the rendering modules. Text always goes in as text, never HTML.
+
+/** el("td", {class: "x", "aria-label": "…"}, child or text, …) */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child);
+  }
+  return node;
+}
+
+/** The element under ``host`` with this data-key, created by ``make`` the first time. */
+export function keyed(host, key, make) {
+  let node = host.querySelector(`:scope > [data-key="${key}"]`);
+  if (!node) {
+    node = make();
+    node.dataset.key = key;
+    host.append(node);
+  }
+  return node;
+}
+
+/** Text with TeX-like subscripts as nodes: "X·W_Q" → X·W<sub>Q</sub>, "d_model" → d<sub>model</sub>. */
+export function symbols(text) {
+  return text.split(/([A-Za-z]_[A-Za-z]+)/).map((part) => {
+    const m = /^([A-Za-z])_([A-Za-z]+)$/.exec(part);
+    return m ? el("span", {}, m[1], el("sub", { text: m[2] })) : part;
+  }).filter((part) => part !== "");
+}

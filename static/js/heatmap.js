@@ -1,0 +1,166 @@
+// Draw the attention weights A as an ARIA grid: queries down the side, keys across the top.
+// Up to TABLE_MAX tokens every cell is a table cell with its value printed; beyond that a
+// canvas draws one pixel per weight (CSS scales it up crisply) under a grid of rows that
+// keeps the keyboard and screen readers working. This module only draws: which row is
+// selected and which cell has focus are given to it.
+
+import { el } from "./dom.js";
+import { formatNumber } from "./format.js";
+import { rgbCss, textRGB, weightRGB } from "./colour.js";
+
+export const TABLE_MAX = 24;
+
+/** Where focus goes for a key press in an n × n grid, or null for keys we leave alone. */
+export function moveFocus({ i, j }, key, n, ctrl = false) {
+  const clamp = (v) => Math.max(0, Math.min(n - 1, v));
+  switch (key) {
+    case "ArrowUp": return { i: clamp(i - 1), j };
+    case "ArrowDown": return { i: clamp(i + 1), j };
+    case "ArrowLeft": return { i, j: clamp(j - 1) };
+    case "ArrowRight": return { i, j: clamp(j + 1) };
+    case "Home": return ctrl ? { i: 0, j: 0 } : { i, j: 0 };
+    case "End": return ctrl ? { i: n - 1, j: n - 1 } : { i, j: n - 1 };
+    case "PageUp": return { i: clamp(i - 10), j };
+    case "PageDown": return { i: clamp(i + 10), j };
+    default: return null;
+  }
+}
+
+/** renderHeatmap(host, {weights, mask, tokens, selected, focus}) */
+export function renderHeatmap(host, view) {
+  const n = view.weights.length;
+  const mode = n <= TABLE_MAX ? "table" : "canvas";
+  if (host.dataset.mode !== mode || Number(host.dataset.n) !== n) {
+    host.replaceChildren(mode === "table" ? buildTable(n) : buildCanvas(n));
+    host.dataset.mode = mode;
+    host.dataset.n = n;
+  }
+  if (mode === "table") fillTable(host, view);
+  else fillCanvas(host, view);
+}
+
+/** The grid cell element that should hold focus for position {i, j}. */
+export function cellAt(host, { i, j }) {
+  if (host.dataset.mode === "table") return host.querySelector(`td[data-i="${i}"][data-j="${j}"]`);
+  return host.querySelector(`[role="gridcell"][data-i="${i}"]`);
+}
+
+function buildTable(n) {
+  const head = el("tr", { role: "row" },
+    el("th", { class: "axis", scope: "col" }, el("span", { text: "query ↓" }), el("br"), el("span", { text: "key →" })),
+    ...Array.from({ length: n }, () => el("th", { role: "columnheader", scope: "col" })));
+  const body = Array.from({ length: n }, (_, i) => el("tr", { role: "row", "data-i": i, "aria-selected": "false" },
+    el("th", { role: "rowheader", scope: "row" }),
+    ...Array.from({ length: n }, (_, j) => el("td", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": j }))));
+  return el("table", { role: "grid", "aria-label": "Attention weights", class: "grid" },
+    el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function fillTable(host, { weights, mask, tokens, selected, focus }) {
+  const n = weights.length;
+  const heads = host.querySelector("thead tr").cells;
+  const rows = host.querySelector("tbody").rows;
+  for (let j = 0; j < n; j++) {
+    heads[j + 1].textContent = tokens[j];
+    heads[j + 1].title = tokens[j];
+  }
+  for (let i = 0; i < n; i++) {
+    const tr = rows[i];
+    tr.setAttribute("aria-selected", String(i === selected));
+    tr.cells[0].textContent = tokens[i];
+    tr.cells[0].title = tokens[i];
+    for (let j = 0; j < n; j++) {
+      const td = tr.cells[j + 1];
+      const allowed = mask[i][j];
+      td.classList.toggle("masked", !allowed);
+      if (allowed) {
+        const bg = weightRGB(weights[i][j]);
+        td.style.backgroundColor = rgbCss(bg);
+        td.style.color = rgbCss(textRGB(bg));
+        td.textContent = formatNumber(weights[i][j]);
+      } else {
+        td.style.backgroundColor = "";
+        td.style.color = "";
+        td.replaceChildren("0", el("span", { class: "visually-hidden", text: " (masked)" }));
+      }
+      td.tabIndex = i === focus.i && j === focus.j ? 0 : -1;
+    }
+  }
+}
+
+function buildCanvas(n) {
+  const canvas = el("canvas", { class: "map", width: n, height: n, "aria-hidden": "true" });
+  const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
+    ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
+      el("span", { role: "rowheader" }),
+      el("span", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": 0 }))));
+  const rows = grid.children;
+  for (let i = 0; i < n; i++) {
+    rows[i].style.top = `${(100 * i) / n}%`;
+    rows[i].style.height = `${100 / n}%`;
+  }
+  const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }), grid);
+  return el("div", {},
+    el("p", { class: "bigmap-caption", text: `query ↓ (${n} tokens), key → — one pixel per weight` }),
+    box,
+    el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: focus a row to hear its strongest keys." }));
+}
+
+function fillCanvas(host, { weights, mask, tokens, selected, focus }) {
+  const n = weights.length;
+  const canvas = host.querySelector("canvas");
+  const side = Math.min(560, Math.max(n, host.clientWidth || 560));
+  canvas.style.width = `${side}px`;
+  canvas.style.height = `${side}px`;
+  const ctx = canvas.getContext("2d");
+  const image = ctx.createImageData(n, n);
+  const px = image.data;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const k = 4 * (i * n + j);
+      // Masked weights are a neutral grey checker, never the colour of 0.
+      const [r, g, b] = mask[i][j] ? weightRGB(weights[i][j]) : ((i + j) % 2 ? [150, 150, 150] : [200, 200, 200]);
+      px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
+    }
+  }
+  ctx.putImageData(image, 0, 0);
+  const marker = host.querySelector(".marker");
+  marker.hidden = selected === null;
+  if (selected !== null) {
+    marker.style.top = `${(100 * selected) / n}%`;
+    marker.style.height = `${Math.max(100 / n, 0.4)}%`;
+  }
+  const rows = host.querySelectorAll('[role="row"]');
+  for (let i = 0; i < n; i++) {
+    const row = rows[i];
+    row.setAttribute("aria-selected", String(i === selected));
+    row.firstChild.textContent = tokens[i];
+    const cell = row.lastChild;
+    cell.textContent = strongest(weights[i], mask[i], tokens);
+    cell.tabIndex = i === focus.i ? 0 : -1;
+  }
+}
+
+function strongest(row, allowed, tokens) {
+  const top = [];
+  for (let j = 0; j < row.length; j++) {
+    if (!allowed[j]) continue;
+    top.push(j);
+    top.sort((a, b) => row[b] - row[a]);
+    if (top.length > 3) top.pop();
+  }
+  if (!top.length) return "reads no key (all masked)";
+  return "strongest keys: " + top.map((j) => `${tokens[j]} ${formatNumber(row[j])}`).join(", ");
+}
+
+/** The colour legend 0 → 1 and the masked swatch. */
+export function renderLegend(host) {
+  if (host.childElementCount) return;
+  const bar = el("div", { class: "bar" });
+  const stops = Array.from({ length: 11 }, (_, k) => `${rgbCss(weightRGB(1 - k / 10))} ${k * 10}%`);
+  bar.style.background = `linear-gradient(to bottom, ${stops.join(", ")})`;
+  host.append(
+    el("div", { class: "scale" }, bar, el("div", { class: "ticks" },
+      el("span", { text: "1" }), el("span", { text: "0.5" }), el("span", { text: "0" }))),
+    el("div", { class: "masked-item" }, el("span", { class: "masked-key" }), " masked"));
+}

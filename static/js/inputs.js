@@ -1,0 +1,106 @@
+// Draw the editable inputs: token labels, X, W_Q, W_K, W_V, and the messages of invalid cells.
+// Inputs are rebuilt only when a shape changes; otherwise only values and marks are
+// updated, so typing, focus and the caret are never disturbed.
+
+import { el, keyed, symbols } from "./dom.js";
+import { SHOWN } from "./matrix.js";
+import { MATRICES } from "./state.js";
+
+const CAPTIONS = {
+  X: ["X", "token embeddings", "n × d_model"],
+  W_Q: ["W_Q", "query weights", "d_model × d_k"],
+  W_K: ["W_K", "key weights", "d_model × d_k"],
+  W_V: ["W_V", "value weights", "d_model × d_v"],
+};
+
+/** The accessible name of a field as the API names it: "X[2][0]" → "X row 3 column 1". */
+export function fieldName(field) {
+  let m = /^(X|W_Q|W_K|W_V)\[(\d+)\]\[(\d+)\]$/.exec(field);
+  if (m) return `${m[1]} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
+  m = /^tokens\[(\d+)\]$/.exec(field);
+  if (m) return `Token ${Number(m[1]) + 1} label`;
+  return null;
+}
+
+export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
+
+export function renderInputs(host, state, errors) {
+  for (const name of MATRICES) {
+    const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
+    const m = state[name];
+    const rows = Math.min(m.length, SHOWN);
+    const cols = Math.min(m[0].length, SHOWN);
+    const size = `${rows}×${cols}`;
+    if (figure.dataset.size !== size) {
+      build(figure, name, rows, cols);
+      figure.dataset.size = size;
+    }
+    const [, , shape] = CAPTIONS[name];
+    const [a, b] = shape.split(" × ");
+    figure.querySelector(".shape").replaceChildren(...symbols(`${m.length} × ${m[0].length}  (${a} × ${b})`));
+    const note = figure.querySelector(".truncated");
+    note.hidden = m.length <= rows && m[0].length <= cols;
+    note.textContent = `Showing ${rows} of ${m.length} rows and ${cols} of ${m[0].length} columns; the rest are in the link.`;
+    for (let i = 0; i < rows; i++) {
+      for (let j = 0; j < cols; j++) {
+        const field = `${name}[${i}][${j}]`;
+        sync(figure.querySelector(`#${fieldId(field)}`), m[i][j], errors.get(field), field);
+      }
+      if (name === "X") {
+        const field = `tokens[${i}]`;
+        sync(figure.querySelector(`#${fieldId(field)}`), state.tokens[i], errors.get(field), field);
+      }
+    }
+  }
+}
+
+function sync(input, text, error, field) {
+  if (input.value !== text) input.value = text;
+  const invalid = error !== undefined;
+  if (invalid !== (input.getAttribute("aria-invalid") === "true")) {
+    input.setAttribute("aria-invalid", String(invalid));
+    if (invalid) input.setAttribute("aria-describedby", "err-" + fieldId(field));
+    else input.removeAttribute("aria-describedby");
+  }
+}
+
+function build(figure, name, rows, cols) {
+  const [symbol, words] = CAPTIONS[name];
+  const table = el("table", { class: "cells" });
+  const tbody = el("tbody");
+  for (let i = 0; i < rows; i++) {
+    const tr = el("tr");
+    for (let j = 0; j < cols; j++) {
+      const field = `${name}[${i}][${j}]`;
+      tr.append(el("td", {}, el("input", {
+        id: fieldId(field), type: "text", inputmode: "decimal", autocomplete: "off",
+        spellcheck: "false", "aria-label": `${name} row ${i + 1} column ${j + 1}`,
+        "data-matrix": name, "data-i": i, "data-j": j,
+      })));
+    }
+    tbody.append(tr);
+  }
+  table.append(tbody);
+  const side = name === "X"
+    ? el("div", { class: "row-labels input-labels" }, ...Array.from({ length: rows }, (_, i) => el("input", {
+      id: fieldId(`tokens[${i}]`), class: "label-input", type: "text", autocomplete: "off",
+      spellcheck: "false", "aria-label": `Token ${i + 1} label`, "data-label": i,
+    })))
+    : null;
+  figure.replaceChildren(
+    el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),
+      el("span", { class: "formula", text: ` ${words}` })),
+    el("div", { class: "scroll" }, el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, table))),
+    el("div", { class: "shape" }),
+    el("p", { class: "truncated", hidden: true }),
+  );
+}
+
+/** The list of messages under the inputs, one per invalid field, each with the id
+ *  its input's aria-describedby points at. */
+export function renderInputErrors(host, errors) {
+  host.replaceChildren(...[...errors].map(([field, message]) => el("p", {
+    class: "field-error", id: "err-" + fieldId(field),
+    text: `${fieldName(field) ?? field}: ${message}`,
+  })));
+}

@@ -1,0 +1,292 @@
+// The wiring: every event changes the state, writes the URL, then redraws and recomputes.
+// The only module that knows about state, fetching and drawing at once.
+
+import { createApi } from "./api.js";
+import { formatNumber } from "./format.js";
+import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
+import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { renderMatrix } from "./matrix.js";
+import * as S from "./state.js";
+import { renderWorking } from "./working.js";
+
+const $ = (id) => document.getElementById(id);
+const presets = JSON.parse($("presets-data").textContent);
+
+/** A preset as a state, with its last row selected so the working shows from the start. */
+function presetState(preset, seed = 1) {
+  const s = S.fromPreset(preset.request, seed);
+  return { ...s, row: s.tokens.length - 1 };
+}
+const DEFAULT = presetState(presets[0]);
+
+let state = DEFAULT;
+const ui = {
+  body: null,             // the last good answer of the API
+  answered: null,         // inputsKey of the request that body answers
+  serverErrors: new Map(),
+  lastField: null,        // consecutive keystrokes in one field make one history entry
+  focus: { i: DEFAULT.row, j: 0 },
+  statusTimer: 0,
+};
+
+const api = createApi({ onConnection: (up) => {
+  if (up) say("Connected again.", { clearAfter: 4000 });
+  else say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
+  markStale();
+} });
+
+// ---- the two entry points of every change ----
+
+function update(next, { history = "push", field = null } = {}) {
+  state = next;
+  const url = S.toQuery(state);
+  if (url !== location.search) {
+    const coalesce = history === "push" && field !== null && field === ui.lastField;
+    if (history === "replace" || coalesce) window.history.replaceState(null, "", url);
+    else window.history.pushState(null, "", url);
+  }
+  ui.lastField = field;
+  ui.serverErrors = new Map();
+  drawInputs();
+  recompute();
+}
+
+async function recompute() {
+  const { request } = S.buildRequest(state);
+  if (!request) {
+    markStale();
+    return;
+  }
+  const answer = await api.compute(request);
+  if (answer === null) return;  // superseded by a newer edit
+  if (answer.status === 200) {
+    ui.body = answer.body;
+    ui.answered = inputsKey(request);
+    if ($("status").classList.contains("is-warning")) say("");
+    drawResults();
+  } else {
+    const { message, field } = answer.body.error ?? { message: `Error ${answer.status}`, field: null };
+    if (field && fieldName(field)) ui.serverErrors.set(field, message);
+    else say(message, { warning: true });
+    drawInputs();
+  }
+  markStale();
+}
+
+// Two requests that differ only in the selected row give the same matrices.
+const inputsKey = (request) => JSON.stringify({ ...request, row: null });
+
+// ---- drawing ----
+
+function allErrors() {
+  const errors = S.buildRequest(state).errors;
+  for (const [f, m] of ui.serverErrors) errors.set(f, m);
+  return errors;
+}
+
+function drawInputs() {
+  const errors = allErrors();
+  renderInputs($("inputs"), state, errors);
+  renderInputErrors($("input-errors"), errors);
+  drawControls();
+}
+
+function markStale() {
+  const { request } = S.buildRequest(state);
+  const stale = ui.body !== null && (request === null || ui.serverErrors.size > 0 || inputsKey(request) !== ui.answered);
+  $("results").classList.toggle("is-stale", stale);
+  $("stale-note").hidden = !stale;
+}
+
+function drawControls() {
+  const dims = S.shapes(state);
+  for (const dim of ["d_model", "d_k", "d_v"]) {
+    const input = $(dim);
+    if (document.activeElement !== input) input.value = dims[dim];
+  }
+  if (document.activeElement !== $("seed")) $("seed").value = state.seed;
+  $("causal").checked = state.causal;
+  $("remove-token").disabled = dims.n <= 1;
+  $("add-token").disabled = dims.n >= S.LIMITS.tokens;
+  const match = presets.findIndex((p) => sameInputs(presetState(p, state.seed), state));
+  $("preset").value = match >= 0 ? String(match) : "edited";
+}
+
+function sameInputs(a, b) {
+  const strip = (s) => S.toQuery({ ...s, row: null, seed: 0 });
+  return strip(a) === strip(b);
+}
+
+function drawResults() {
+  const body = ui.body;
+  const n = body.tokens.length;
+  const row = state.row !== null && state.row < n ? state.row : null;
+  const sel = new Set(row === null ? [] : [row]);
+  const keys = new Set(row === null ? [] : [...Array(n).keys()].filter((j) => body.mask[row][j]));
+  const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
+  const labels = body.tokens;
+  const figure = (host, key) => {
+    let f = host.querySelector(`[data-key="${key}"]`);
+    if (!f) {
+      f = document.createElement("figure");
+      f.className = "matrix";
+      f.dataset.key = key;
+      host.append(f);
+    }
+    return f;
+  };
+  const proj = $("projections");
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: ["Q", "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", "= X·W_K"], shape: shape(body.K, "n", "d_k"), rowLabels: labels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: ["V", "= X·W_V"], shape: shape(body.V, "n", "d_v"), rowLabels: labels, highlight: keys });
+  const scores = $("scores");
+  const masked = (i, j) => !body.mask[i][j];
+  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], shape: shape(body.scores, "n", "n"), rowLabels: labels, highlight: sel });
+  const root = Math.sqrt(body.d_k);
+  const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
+  renderMatrix(figure(scores, "SS"), {
+    data: body.scaled_scores,
+    caption: ["QKᵀ / √d_k", isDefault ? `÷ ${formatNumber(root)}, d_k = ${body.d_k}` : `× ${formatNumber(body.scale)}`],
+    shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
+    rowLabels: labels, highlight: sel, masked,
+  });
+  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, selected: row, focus: clampFocus(n) });
+  renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  // A new selection's working arrives with the next answer; until then the old one stays.
+  if (row === null || body.working?.row === row) {
+    renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k });
+    $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+  }
+  if (body.warnings.length) say(body.warnings.join(" "), { warning: true });
+}
+
+function clampFocus(n) {
+  ui.focus = { i: Math.min(ui.focus.i, n - 1), j: Math.min(ui.focus.j, n - 1) };
+  return ui.focus;
+}
+
+// ---- the status line (an aria-live region) ----
+
+function say(text, { warning = false, clearAfter = 0 } = {}) {
+  const status = $("status");
+  clearTimeout(ui.statusTimer);
+  status.textContent = text;
+  status.classList.toggle("is-warning", warning);
+  if (clearAfter) ui.statusTimer = setTimeout(() => say(""), clearAfter);
+}
+
+function clearWarning() {
+  if ($("status").classList.contains("is-warning")) say("");
+}
+
+// ---- events ----
+
+function selectRow(i) {
+  if (state.row === i) return;
+  update({ ...state, row: i }, { history: "replace" });
+  if (ui.body) drawResults();  // the highlight moves now; the working follows the answer
+}
+
+function focusCell(pos) {
+  ui.focus = pos;
+  if (ui.body) drawResults();
+  cellAt($("heatmap"), pos)?.focus({ preventScroll: false });
+}
+
+function wire() {
+  $("inputs").addEventListener("input", (e) => {
+    const t = e.target;
+    if (t.dataset.matrix) {
+      const field = `${t.dataset.matrix}[${t.dataset.i}][${t.dataset.j}]`;
+      update(S.setCell(state, t.dataset.matrix, Number(t.dataset.i), Number(t.dataset.j), t.value), { field });
+    } else if (t.dataset.label !== undefined) {
+      update(S.setLabel(state, Number(t.dataset.label), t.value), { field: `tokens[${t.dataset.label}]` });
+    }
+  });
+
+  const heatmap = $("heatmap");
+  heatmap.addEventListener("click", (e) => {
+    const target = e.target.closest("[data-i]");
+    if (!target || !heatmap.contains(target)) return;
+    const i = Number(target.dataset.i);
+    ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
+    selectRow(i);
+    cellAt(heatmap, ui.focus)?.focus({ preventScroll: true });
+  });
+  heatmap.addEventListener("keydown", (e) => {
+    if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
+    const n = ui.body.tokens.length;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      selectRow(ui.focus.i);
+      return;
+    }
+    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey);
+    if (!next) return;
+    e.preventDefault();
+    const rowChanged = next.i !== ui.focus.i;
+    focusCell(next);
+    if (rowChanged) selectRow(next.i);  // selection follows focus up and down
+  });
+
+  $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
+  $("add-token").addEventListener("click", () => update(S.addToken(state)));
+  $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
+  $("reset").addEventListener("click", () => update(DEFAULT));
+  $("random").addEventListener("click", () => update(S.randomize(state, Math.floor(Math.random() * 1e6))));
+  $("seed").addEventListener("change", (e) => {
+    const seed = Number(e.target.value);
+    if (Number.isInteger(seed) && seed >= 0 && seed <= 999999999) update(S.randomize(state, seed));
+    else say(`Seed “${e.target.value}” must be a whole number from 0 to 999999999.`, { warning: true });
+  });
+  for (const dim of ["d_model", "d_k", "d_v"]) {
+    $(dim).addEventListener("change", (e) => {
+      const size = Number(e.target.value);
+      if (Number.isInteger(size) && size >= 1 && size <= S.LIMITS.dim) update(S.resize(state, dim, size));
+      else {
+        say(`${dim} must be a whole number from 1 to ${S.LIMITS.dim}; “${e.target.value}” is not.`, { warning: true });
+        e.target.value = S.shapes(state)[dim];
+      }
+    });
+  }
+  document.querySelectorAll("button.step").forEach((b) => b.addEventListener("click", () => {
+    const dim = b.dataset.dim;
+    update(S.resize(state, dim, S.shapes(state)[dim] + Number(b.dataset.step)));
+  }));
+  $("preset").addEventListener("change", (e) => {
+    const preset = presets[Number(e.target.value)];
+    if (preset) update(presetState(preset, state.seed));
+  });
+  $("copy-link").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
+    } catch {
+      say(`Copy this link: ${location.href}`);
+    }
+  });
+  window.addEventListener("popstate", () => {
+    state = S.fromQuery(location.search, DEFAULT).state;
+    ui.lastField = null;
+    ui.serverErrors = new Map();
+    drawInputs();
+    recompute();
+  });
+}
+
+function start() {
+  const select = $("preset");
+  select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
+  select.lastChild.disabled = true;
+  renderLegend($("legend"));
+  const { state: loaded, problem } = S.fromQuery(location.search, DEFAULT);
+  state = loaded;
+  if (problem) say(problem, { warning: true });
+  ui.focus = { i: state.row ?? 0, j: 0 };
+  window.history.replaceState(null, "", S.toQuery(state));
+  wire();
+  drawInputs();
+  recompute();
+}
+
+start();

@@ -1,0 +1,71 @@
+// Draw a read-only matrix: bracketed, right-aligned, 3 decimals, token labels beside rows.
+// Re-drawing a matrix of the same size only rewrites the numbers, so nothing jumps.
+
+import { el, symbols } from "./dom.js";
+import { formatNumber } from "./format.js";
+
+// Beyond this many rows or columns a matrix shows its top-left corner and says so:
+// the heatmap still shows every weight, and the DOM stays small enough to redraw at once.
+export const SHOWN = 48;
+
+/** renderMatrix(figure, spec)
+ *  spec: {data: rows of numbers (null = −∞), caption: [name, formula], shape: text,
+ *         rowLabels: [..], highlight: Set of row indices, masked: (i, j) => bool or null} */
+export function renderMatrix(figure, spec) {
+  const { data, rowLabels, highlight = new Set(), masked = null } = spec;
+  const rows = Math.min(data.length, SHOWN);
+  const cols = Math.min(data[0].length, SHOWN);
+  const size = `${rows}×${cols}`;
+  if (figure.dataset.size !== size) {
+    build(figure, rows, cols);
+    figure.dataset.size = size;
+  }
+  const [name, formula] = spec.caption;
+  if (figure.dataset.caption !== name + formula + spec.shape) {
+    figure.dataset.caption = name + formula + spec.shape;
+    figure.querySelector(".name").replaceChildren(...symbols(name));
+    figure.querySelector(".formula").replaceChildren(...(formula ? symbols(` ${formula}`) : []));
+    figure.querySelector(".shape").replaceChildren(...symbols(spec.shape));
+  }
+  const note = figure.querySelector(".truncated");
+  const hidden = data.length > rows || data[0].length > cols;
+  note.hidden = !hidden;
+  if (hidden) {
+    note.textContent = `Showing ${rows} of ${data.length} rows and ${cols} of ${data[0].length} columns.`;
+  }
+
+  const labels = figure.querySelector(".row-labels").children;
+  const trs = figure.querySelector("tbody").rows;
+  for (let i = 0; i < rows; i++) {
+    labels[i].textContent = rowLabels[i];
+    labels[i].title = rowLabels[i];
+    const on = highlight.has(i);
+    labels[i].classList.toggle("hl", on);
+    trs[i].classList.toggle("hl", on);
+    const cells = trs[i].cells;  // cells[0] is the row's header, for screen readers
+    cells[0].textContent = rowLabels[i];
+    for (let j = 0; j < cols; j++) {
+      cells[j + 1].textContent = formatNumber(data[i][j]);
+      cells[j + 1].classList.toggle("masked", Boolean(masked && masked(i, j)));
+    }
+  }
+}
+
+function build(figure, rows, cols) {
+  figure.replaceChildren();
+  const table = el("table", { class: "cells" });
+  const tbody = el("tbody");
+  for (let i = 0; i < rows; i++) {
+    tbody.append(el("tr", {}, el("th", { scope: "row", class: "visually-hidden" }),
+      ...Array.from({ length: cols }, () => el("td"))));
+  }
+  table.append(tbody);
+  const labels = el("div", { class: "row-labels", "aria-hidden": "true" },
+    ...Array.from({ length: rows }, () => el("span")));
+  figure.append(
+    el("figcaption", {}, el("span", { class: "name" }), el("span", { class: "formula" })),
+    el("div", { class: "scroll" }, el("div", { class: "grid-wrap" }, labels, el("div", { class: "brackets" }, table))),
+    el("div", { class: "shape" }),
+    el("p", { class: "truncated", hidden: true }),
+  );
+}

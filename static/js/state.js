@@ -1,0 +1,220 @@
+// The one state object of the page and its URL form. Pure functions, unit-tested.
+//
+// state = {
+//   tokens: [n labels],
+//   X: n × d_model, W_Q: d_model × d_k, W_K: d_model × d_k, W_V: d_model × d_v
+//      (matrices of *strings*: exactly what the person typed, so nothing is lost
+//       even while a cell does not parse),
+//   causal: boolean, row: selected query row (0-based) or null, seed: integer,
+// }
+// Every transition returns a new object; nothing here touches the DOM.
+
+import { parseCell } from "./format.js";
+
+export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
+export const LIMITS = { tokens: 512, dim: 256, label: 64 };
+
+// ---- the URL: one table of properties drives both directions ----
+
+const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+
+const CODECS = {
+  labels: {
+    encode: (v) => v.map(escapePart).join("|"),
+    decode: (s) => s.split("|").map(decodeURIComponent),
+  },
+  matrix: {
+    encode: (m) => m.map((r) => r.map(escapePart).join(",")).join(";"),
+    decode: (s) => s.split(";").map((r) => r.split(",").map(decodeURIComponent)),
+  },
+  bool: { encode: (v) => (v ? "1" : "0"), decode: (s) => s === "1" },
+  index: {
+    encode: (v) => (v === null ? "" : String(v)),
+    decode: (s) => (s === "" ? null : wholeNumber(s)),
+  },
+  int: { encode: String, decode: wholeNumber },
+};
+
+const PROPERTIES = [
+  { key: "tokens", codec: "labels" },
+  ...MATRICES.map((key) => ({ key, codec: "matrix" })),
+  { key: "causal", codec: "bool" },
+  { key: "row", codec: "index" },
+  { key: "seed", codec: "int" },
+];
+
+function wholeNumber(s) {
+  if (!/^\d{1,9}$/.test(s)) throw new Error(`“${s}” is not a whole number`);
+  return Number(s);
+}
+
+/** The query string ("?tokens=…&X=…") that reproduces ``state``. Separators , ; | stay
+ *  literal for readability; the same characters inside a cell or label are escaped. */
+export function toQuery(state) {
+  const parts = PROPERTIES.map(({ key, codec }) => {
+    const value = encodeURIComponent(CODECS[codec].encode(state[key]))
+      .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
+    return `${key}=${value}`;
+  });
+  return "?" + parts.join("&");
+}
+
+/** Read a state from a query string. Properties that are absent come from ``fallback``.
+ *  Returns {state, problem}: on a URL that cannot be read or does not fit together,
+ *  ``state`` is ``fallback`` and ``problem`` says why. */
+export function fromQuery(search, fallback) {
+  const params = new URLSearchParams(search);
+  const state = { ...fallback };
+  try {
+    for (const { key, codec } of PROPERTIES) {
+      if (params.has(key)) state[key] = CODECS[codec].decode(params.get(key));
+    }
+    checkShapes(state);
+  } catch (err) {
+    return { state: fallback, problem: `The link could not be read (${err.message}); showing the default example.` };
+  }
+  return { state, problem: null };
+}
+
+// ---- shapes ----
+
+export function shapes(state) {
+  return {
+    n: state.X.length,
+    d_model: state.X[0].length,
+    d_k: state.W_Q[0].length,
+    d_v: state.W_V[0].length,
+  };
+}
+
+function checkShapes(state) {
+  for (const name of MATRICES) {
+    const m = state[name];
+    if (!Array.isArray(m) || m.length === 0 || m.some((r) => r.length !== m[0].length)) {
+      throw new Error(`${name} is not a rectangular matrix`);
+    }
+  }
+  const { n, d_model, d_k, d_v } = shapes(state);
+  if (state.tokens.length !== n) throw new Error(`${state.tokens.length} labels for ${n} rows of X`);
+  for (const name of ["W_Q", "W_K", "W_V"]) {
+    if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
+  }
+  if (state.W_K[0].length !== d_k) throw new Error("W_Q and W_K differ in width");
+  if (n > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
+  if (state.row !== null && state.row >= n) state.row = null;
+}
+
+// ---- from state to a request for POST /api/attention ----
+
+/** {request, errors}: ``errors`` maps a field ("X[0][1]", "tokens[2]") to a message;
+ *  ``request`` is null while any field is invalid. */
+export function buildRequest(state) {
+  const errors = new Map();
+  const request = { tokens: state.tokens, causal: state.causal, row: state.row };
+  for (const name of MATRICES) {
+    request[name] = state[name].map((r, i) => r.map((text, j) => {
+      const parsed = parseCell(text);
+      if (!parsed.ok) errors.set(`${name}[${i}][${j}]`, parsed.message);
+      return parsed.value;
+    }));
+  }
+  state.tokens.forEach((label, i) => {
+    if (label.length > LIMITS.label) {
+      errors.set(`tokens[${i}]`, `Labels have at most ${LIMITS.label} characters; this one has ${label.length}.`);
+    }
+  });
+  return { request: errors.size ? null : request, errors };
+}
+
+// ---- transitions ----
+
+const asText = (m) => m.map((r) => r.map((v) => String(v)));
+
+/** The state of a preset's request (as /api/presets gives it). */
+export function fromPreset(req, seed = 1) {
+  const state = { tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed };
+  for (const name of MATRICES) state[name] = asText(req[name]);
+  return state;
+}
+
+export function setCell(state, name, i, j, text) {
+  const m = state[name].map((r) => [...r]);
+  m[i][j] = text;
+  return { ...state, [name]: m };
+}
+
+export function setLabel(state, i, text) {
+  const tokens = [...state.tokens];
+  tokens[i] = text;
+  return { ...state, tokens };
+}
+
+/** mulberry32: a small seeded generator, so a seed in the URL reproduces the numbers. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// One decimal in [−2, 2]: easy to multiply in one's head, varied enough to be interesting.
+const draw = (next) => String(Math.round(next() * 40 - 20) / 10);
+
+export function randomize(state, seed) {
+  const next = rng(seed);
+  const out = { ...state, seed };
+  for (const name of MATRICES) out[name] = state[name].map((r) => r.map(() => draw(next)));
+  return out;
+}
+
+const SENTENCE = ["the", "cat", "sat", "on", "the", "mat"];
+
+function nextLabel(tokens) {
+  const n = tokens.length;
+  const continues = n < SENTENCE.length && tokens.every((t, i) => t === SENTENCE[i]);
+  return continues ? SENTENCE[n] : `t${n + 1}`;
+}
+
+/** Append a token whose embedding is drawn from the seed (and its position, so adding
+ *  the same token twice gives different rows). */
+export function addToken(state) {
+  const { n, d_model } = shapes(state);
+  if (n >= LIMITS.tokens) return state;
+  const next = rng(state.seed * 7919 + n);
+  const row = Array.from({ length: d_model }, () => draw(next));
+  return { ...state, tokens: [...state.tokens, nextLabel(state.tokens)], X: [...state.X, row] };
+}
+
+export function removeToken(state, i = state.tokens.length - 1) {
+  if (state.tokens.length <= 1) return state;
+  const drop = (arr) => arr.filter((_, k) => k !== i);
+  let row = state.row;
+  if (row !== null) row = row === i ? null : row > i ? row - 1 : row;
+  return { ...state, tokens: drop(state.tokens), X: drop(state.X), row };
+}
+
+const identity = (i, j) => (i === j ? "1" : "0");
+
+function resizeMatrix(m, rows, cols, fill) {
+  return Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => (i < m.length && j < m[0].length ? m[i][j] : fill(i, j))));
+}
+
+/** Change d_model, d_k or d_v. Existing numbers are kept; new cells of X are 0 (the
+ *  outputs do not change) and new cells of a W continue the identity pattern. */
+export function resize(state, dim, size) {
+  const s = shapes(state);
+  if (!(size >= 1 && size <= LIMITS.dim) || s[dim] === undefined) return state;
+  const d = { ...s, [dim]: size };
+  return {
+    ...state,
+    X: resizeMatrix(state.X, d.n, d.d_model, () => "0"),
+    W_Q: resizeMatrix(state.W_Q, d.d_model, d.d_k, identity),
+    W_K: resizeMatrix(state.W_K, d.d_model, d.d_k, identity),
+    W_V: resizeMatrix(state.W_V, d.d_model, d.d_v, identity),
+  };
+}

@@ -1,0 +1,37 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { contrast, luminance, textRGB, weightRGB, rgbCss } from "../js/colour.js";
+
+test("light is low, dark is high (viridis reversed)", () => {
+  assert.deepEqual(weightRGB(0), [253, 231, 37]);
+  assert.deepEqual(weightRGB(1), [68, 1, 84]);
+  assert.deepEqual(weightRGB(0.5), [33, 145, 140]);
+  assert.ok(luminance(weightRGB(0.1)) > luminance(weightRGB(0.9)));
+});
+
+test("values are clamped before they are mapped", () => {
+  assert.deepEqual(weightRGB(-3), weightRGB(0));
+  assert.deepEqual(weightRGB(7), weightRGB(1));
+  assert.deepEqual(weightRGB(NaN), weightRGB(0));
+});
+
+test("luminance decreases monotonically along the scale", () => {
+  let last = Infinity;
+  for (let w = 0; w <= 1.0001; w += 0.01) {
+    const l = luminance(weightRGB(w));
+    assert.ok(l <= last + 1e-12, `at ${w}`);
+    last = l;
+  }
+});
+
+test("cell text meets WCAG AA (4.5:1) at every weight", () => {
+  for (let w = 0; w <= 1.0001; w += 0.005) {
+    const bg = weightRGB(w);
+    assert.ok(contrast(bg, textRGB(bg)) >= 4.5, `weight ${w.toFixed(3)}`);
+  }
+});
+
+test("contrast of black on white is 21", () => {
+  assert.equal(Math.round(contrast([0, 0, 0], [255, 255, 255])), 21);
+  assert.equal(rgbCss([1, 2, 3]), "rgb(1 2 3)");
+});

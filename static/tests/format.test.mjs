@@ -1,0 +1,48 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { formatNumber, parseCell, shortNumber, texNumber } from "../js/format.js";
+
+test("three decimals with a true minus sign", () => {
+  assert.equal(formatNumber(0.44649), "0.446");
+  assert.equal(formatNumber(-1.5), "\u22121.500");
+  assert.equal(formatNumber(69.59137847), "69.591");
+  assert.equal(formatNumber(2, 0), "2");
+});
+
+test("negative zero after rounding is plain zero", () => {
+  assert.equal(formatNumber(-0.0004), "0.000");
+  assert.equal(formatNumber(-0), "0.000");
+  assert.equal(formatNumber(-0.0005), "\u22120.001");
+});
+
+test("masked scores (null from the API) and infinities", () => {
+  assert.equal(formatNumber(null), "\u2212∞");
+  assert.equal(formatNumber(-Infinity), "\u2212∞");
+  assert.equal(formatNumber(Infinity), "∞");
+  assert.equal(texNumber(null), "-\\infty ");
+  assert.equal(texNumber(-2.25), "-2.250");
+});
+
+test("short numbers for inputs", () => {
+  assert.equal(shortNumber(2), "2");
+  assert.equal(shortNumber(-0.1 - 0.2), "\u22120.3");
+  assert.equal(shortNumber(1.25), "1.25");
+});
+
+test("cells parse numbers, including the minus sign we display", () => {
+  for (const [text, value] of [["1", 1], [" -2.5 ", -2.5], ["\u22123", -3], ["1e-3", 0.001],
+    [".5", 0.5], ["+4", 4], ["7.", 7]]) {
+    assert.deepEqual(parseCell(text), { ok: true, value }, text);
+  }
+});
+
+test("cells that are not numbers get a message naming what was typed", () => {
+  assert.equal(parseCell("").ok, false);
+  assert.match(parseCell("abc").message, /“abc” is not a number/);
+  assert.match(parseCell("1,5").message, /use a point.*1\.5/);
+  assert.match(parseCell("1e999").message, /too large/);
+  assert.equal(parseCell("NaN").ok, false);
+  assert.equal(parseCell("Infinity").ok, false);
+  assert.equal(parseCell("0x10").ok, false);
+  assert.equal(parseCell("1 2").ok, false);
+});
