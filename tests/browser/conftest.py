@@ -1,0 +1,90 @@
+"""Browser fixtures: the app on a loopback port, Debian's chromium driven by Playwright.
+
+There is no skipping here: without /usr/bin/chromium these tests fail, because CI must
+run them (scripts/test installs chromium first).
+"""
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+from werkzeug.serving import make_server
+
+from app import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+class Server:
+    """The app served by werkzeug in a thread; stop() and start() again on the same port."""
+
+    def __init__(self, port=0):
+        self.app = create_app({"TESTING": True})
+        self.port = port
+        self.start()
+
+    def start(self):
+        self.httpd = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self.port = self.httpd.server_port
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/"
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    assert os.path.exists(CHROMIUM), "Debian's chromium is missing: run scripts/test, which installs it"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def console(request):
+    """Messages the page logged; every test fails on a console error or page error."""
+    messages = []
+    yield messages
+    errors = [m for m in messages if m[0] in ("error", "pageerror")]
+    assert errors == [], errors
+
+
+def open_page(browser, console, width=1280, height=900):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.on("console", lambda m: console.append((m.type, m.text)))
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    return page
+
+
+@pytest.fixture
+def page(browser, console):
+    p = open_page(browser, console)
+    yield p
+    p.context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,50 @@
+"""Reading the page as a person would: the numbers in the heatmap, matrices and working."""
+
+import re
+
+from playwright.sync_api import expect
+
+MINUS = "\u2212"
+
+
+def number(text):
+    """A displayed number ("−1.500", "0 (masked)") as a float."""
+    text = text.replace(MINUS, "-").replace("(masked)", "").strip()
+    return float(text)
+
+
+def heatmap(page):
+    """The weights as shown: a list of rows of floats."""
+    rows = page.get_by_role("grid", name="Attention weights").locator("tbody tr")
+    return [[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
+            for i in range(rows.count())]
+
+
+def matrix(page, key):
+    """A derived matrix (Q, K, V, S, SS, Z) as floats."""
+    rows = page.locator(f'figure[data-key="{key}"] tbody tr')
+    return [[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
+            for i in range(rows.count())]
+
+
+def cell(page, name):
+    return page.get_by_role("textbox", name=name, exact=True)
+
+
+def loaded(page, url):
+    page.goto(url)
+    wait_settled(page)
+
+
+def wait_settled(page):
+    """Wait until the numbers on screen answer the inputs on screen."""
+    expect(page.get_by_role("grid", name="Attention weights")).to_be_visible()
+    page.wait_for_function("() => !document.getElementById('results').classList.contains('is-stale')")
+    page.wait_for_load_state("networkidle")
+
+
+def working_text(page):
+    """The working panel's visible text with KaTeX's spacing removed."""
+    text = page.locator("#working .katex-html").all_inner_texts()
+    text = re.sub(r"[\s\u200b]+", "", "".join(text))
+    return text.replace(MINUS, "-").replace("\u22c5", "·")

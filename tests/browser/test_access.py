@@ -1,0 +1,144 @@
+"""Keyboard alone, screen-reader names, axe-core, the lost connection, both widths."""
+
+import numpy as np
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server, open_page
+from tests.browser.helpers import cell, heatmap, loaded, wait_settled
+from tests.browser.test_widget import CAT_A, numpy_attention
+
+pytestmark = pytest.mark.browser
+
+
+def focused_name(page):
+    return page.evaluate("() => { const a = document.activeElement;"
+                         " return a.getAttribute('aria-label') || (a.labels && a.labels[0] && a.labels[0].textContent) || a.textContent; }")
+
+
+def tab_to(page, name, key="Tab", limit=80):
+    for _ in range(limit):
+        page.keyboard.press(key)
+        if focused_name(page).strip() == name:
+            return
+    raise AssertionError(f"{name!r} is not reachable with {key}")
+
+
+def test_the_whole_flow_by_keyboard_alone(page, server):
+    loaded(page, server.url)
+    tab_to(page, "X row 3 column 1")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("2")
+    A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
+                           [[1, 0], [0, 2]])
+    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
+                           arg=f"{A[2][0]:.3f}")
+    # Into the heatmap: one Tab stop, then arrows.
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.getAttribute('role')") == "gridcell":
+            break
+    else:
+        raise AssertionError("the heatmap is not reachable by Tab")
+    assert page.evaluate("() => document.activeElement.dataset.i") == "2"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => [document.activeElement.dataset.i, document.activeElement.dataset.j]") == ["0", "1"]
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page.locator("#working-sym")).to_have_text("— query 2, “cat”")
+    grid = page.get_by_role("grid", name="Attention weights")
+    expect(grid.get_by_role("row").nth(2)).to_have_attribute("aria-selected", "true")
+    # Back to the checkbox and tick it with the space bar.
+    tab_to(page, "Causal mask", key="Shift+Tab")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.querySelectorAll('table.grid td.masked').length === 3")
+    wait_settled(page)
+    assert heatmap(page)[0] == [1, 0, 0]
+    # Focus is always visible: the focused control draws an outline.
+    outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+
+
+def test_every_input_has_the_contract_name(page, server):
+    loaded(page, server.url)
+    for name in ("X row 1 column 1", "X row 3 column 2", "W_Q row 2 column 1", "W_K row 1 column 2",
+                 "W_V row 2 column 2", "Token 1 label", "Token 3 label"):
+        expect(page.get_by_role("textbox", name=name, exact=True)).to_have_count(1)
+    expect(page.get_by_role("checkbox", name="Causal mask")).to_have_count(1)
+    expect(page.get_by_role("grid", name="Attention weights")).to_have_count(1)
+    assert page.get_by_role("grid", name="Attention weights").get_by_role("row").count() == 4
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_axe_finds_no_wcag_a_or_aa_violations(browser, console, server, width):
+    page = open_page(browser, console, width=width)
+    loaded(page, server.url + "?causal=1")
+    cell(page, "X row 2 column 2").fill("oops")  # an invalid input and its message too
+    expect(page.locator("#stale-note")).to_be_visible()
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()
+
+
+def test_server_down_message_and_recovery(browser, console):
+    own = Server()
+    page = open_page(browser, console)
+    try:
+        loaded(page, own.url)
+        own.stop()
+        x = cell(page, "X row 3 column 1")
+        x.fill("2")
+        status = page.get_by_role("status")
+        expect(status).to_contain_text("cannot be reached", timeout=10_000)
+        expect(page.locator("#stale-note")).to_be_visible()
+        expect(x).to_have_value("2")
+        assert heatmap(page) == CAT_A, "the last good numbers stay on screen"
+        own.start()
+        expect(status).to_contain_text("Connected again", timeout=15_000)
+        wait_settled(page)
+        A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
+                               [[1, 0], [0, 2]])
+        assert heatmap(page) == np.round(A, 3).tolist()
+    finally:
+        console[:] = [m for m in console if "Failed to load resource" not in m[1]
+                      and "ERR_CONNECTION_REFUSED" not in m[1]]
+        page.context.close()
+        own.stop()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_screenshots_and_no_sideways_scroll(browser, console, server, artifacts, width, height):
+    page = open_page(browser, console, width=width, height=height)
+    loaded(page, server.url)
+    page.evaluate("document.fonts.ready")
+    page.screenshot(path=str(artifacts / f"page-{width}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # Every block stays inside the viewport; wide matrices scroll inside their own box.
+    overflow = page.evaluate("""w => [...document.querySelectorAll('.block, .matrix, .heatmap')]
+        .filter(e => e.getBoundingClientRect().right > w + 0.5).map(e => e.className)""", width)
+    assert overflow == []
+    page.context.close()
+
+
+def test_wide_matrices_scroll_in_their_own_box_on_a_phone(browser, console, server, artifacts):
+    page = open_page(browser, console, width=390, height=844)
+    loaded(page, server.url + "?tokens=a|b|c|d|e|f|g|h&X=" + ";".join(["1,0"] * 8))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    scrollers = page.evaluate("""() => [...document.querySelectorAll('.heatmap, .scroll')]
+        .filter(e => e.scrollWidth > e.clientWidth).length""")
+    assert scrollers >= 1
+    page.screenshot(path=str(artifacts / "page-390-8-tokens.png"), full_page=True)
+    page.context.close()
+
+
+def test_favicon_and_no_console_errors_on_load(page, server):
+    failed = []
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
+    loaded(page, server.url)
+    assert failed == []
+    assert page.title().startswith("Attention Explorer")
+    assert page.locator('meta[name="description"]').get_attribute("content")

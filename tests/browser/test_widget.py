@@ -1,0 +1,205 @@
+"""The page in a real browser: numbers, edits, the heatmap, the working, the causal mask."""
+
+import json
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import cell, heatmap, loaded, matrix, wait_settled, working_text
+
+pytestmark = pytest.mark.browser
+
+CAT_A = [[0.446, 0.108, 0.446], [0.164, 0.164, 0.673], [0.187, 0.045, 0.768]]
+CAT_Z = [[0.892, 1.108], [0.836, 1.673], [0.955, 1.627]]
+
+
+def numpy_attention(X, W_Q, W_K, W_V, causal=False):
+    """An independent computation in the test: plain numpy, nothing from the app."""
+    X, W_Q, W_K, W_V = (np.array(m, dtype=float) for m in (X, W_Q, W_K, W_V))
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V
+    s = Q @ K.T / np.sqrt(K.shape[1])
+    if causal:
+        s[np.triu_indices(len(X), 1)] = -np.inf
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    A = e / e.sum(axis=1, keepdims=True)
+    return A, A @ V
+
+
+def test_default_page_shows_the_weights_and_outputs(page, server):
+    loaded(page, server.url)
+    assert heatmap(page) == CAT_A
+    assert matrix(page, "Z") == CAT_Z
+    assert matrix(page, "Q") == [[1, 0], [1, 2], [2, 2]]
+    grid = page.get_by_role("grid", name="Attention weights")
+    assert grid.get_by_role("columnheader").all_inner_texts()[1:] == ["the", "cat", "sat"]
+    assert grid.get_by_role("rowheader").all_inner_texts() == ["the", "cat", "sat"]
+    expect(page.locator('figure[data-key="SS"] figcaption')).to_contain_text("÷ 1.414, d")
+    assert "?tokens=the|cat|sat&X=1,0;0,1;1,1" in page.url
+
+
+def test_editing_x_row3_col1_recomputes_a_and_z(page, server):
+    loaded(page, server.url)
+    x = cell(page, "X row 3 column 1")
+    expect(x).to_have_value("1")
+    x.fill("2")
+    A, Z = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
+                           [[1, 0], [0, 2]])
+    expected = np.round(A, 3).tolist()
+    page.wait_for_function(
+        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')].map(r => [...r.cells].slice(1).map(c => Number(c.textContent))))"
+        " === JSON.stringify(want)", arg=expected)
+    assert heatmap(page) == expected
+    assert matrix(page, "Z") == np.round(Z, 3).tolist()
+    assert "X=1,0;0,1;2,1" in page.url
+
+
+def test_clicking_row3_writes_out_its_working(page, server):
+    loaded(page, server.url)
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(1).get_by_role("gridcell").first.click()  # row 1 first
+    expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
+    grid.get_by_role("row").nth(3).get_by_role("gridcell").nth(1).click()
+    expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
+    expect(grid.get_by_role("row").nth(3)).to_have_attribute("aria-selected", "true")
+    text = working_text(page)
+    for shown in ("2·2+2·0=4", "4÷1.414=2.828", "e2.828≈16.92", "≈4.113", "e4.243≈69.59",
+                  "=90.62", "16.92/90.62=0.187", "=0.045", "69.59/90.62=0.768",
+                  "=(0.955,1.627)"):
+        assert shown in text, (shown, text)
+    # The selected row shares one highlight with Q's and Z's rows.
+    assert page.locator('figure[data-key="Q"] tbody tr.hl').count() == 1
+    assert page.locator('figure[data-key="Z"] tbody tr').nth(2).evaluate("r => r.classList.contains('hl')")
+
+
+def test_causal_mask_zeroes_the_future_and_keeps_row3(page, server):
+    loaded(page, server.url)
+    page.get_by_role("checkbox", name="Causal mask").check()
+    page.wait_for_function("() => document.querySelectorAll('table.grid td.masked').length === 3")
+    wait_settled(page)
+    A = heatmap(page)
+    assert A[0] == [1, 0, 0] and A[1] == [0.5, 0.5, 0] and A[2] == CAT_A[2]
+    masked = page.locator("table.grid td.masked")
+    assert masked.count() == 3
+    assert masked.first.inner_text().startswith("0")
+    ss = page.locator('figure[data-key="SS"] tbody tr').nth(0).locator("td")
+    assert ss.all_inner_texts()[1:] == ["\u2212∞", "\u2212∞"]
+    assert "causal=1" in page.url
+    text = page.locator("#working").inner_text()
+    assert "NaN" not in text and "null" not in text
+
+
+def test_causal_working_shows_masked_keys_as_minus_infinity(page, server):
+    loaded(page, server.url + "?causal=1&row=0")
+    text = working_text(page)
+    assert "s1,2=-∞" in text and "a1,2=0" in text and "e1.414≈4.113" in text and "a1,1=4.113/4.113=1.000" in text
+
+
+def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
+    loaded(page, server.url)
+    x = cell(page, "W_K row 1 column 2")
+    x.fill("abc")
+    expect(x).to_have_attribute("aria-invalid", "true")
+    message = page.locator("#input-errors .field-error")
+    expect(message).to_have_text("⚠ W_K row 1 column 2: “abc” is not a number." .replace("⚠ ", ""))
+    expect(page.locator("#stale-note")).to_be_visible()
+    assert heatmap(page) == CAT_A, "the last good numbers stay"
+    assert x.get_attribute("aria-describedby") == message.get_attribute("id")
+    assert "W_K=2,abc;0,1" in page.url, "what was typed is in the link"
+    page.reload()
+    expect(cell(page, "W_K row 1 column 2")).to_have_value("abc")
+    cell(page, "W_K row 1 column 2").fill("0")
+    expect(page.locator("#stale-note")).to_be_hidden()
+    expect(page.locator("#input-errors .field-error")).to_have_count(0)
+    assert heatmap(page) == CAT_A
+
+
+def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
+    loaded(page, server.url)
+    cell(page, "W_V row 2 column 2").fill("3")
+    page.wait_for_function("() => location.search.includes('W_V=1,0;0,3')")
+    cell(page, "X row 1 column 2").fill("1")
+    page.wait_for_function("() => location.search.includes('X=1,1;')")
+    page.reload()
+    wait_settled(page)
+    expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
+    expect(cell(page, "X row 1 column 2")).to_have_value("1")
+    A, Z = numpy_attention([[1, 1], [0, 1], [1, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
+                           [[1, 0], [0, 3]])
+    assert heatmap(page) == np.round(A, 3).tolist()
+    page.go_back()
+    expect(cell(page, "X row 1 column 2")).to_have_value("0")
+    expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
+    page.go_back()
+    expect(cell(page, "W_V row 2 column 2")).to_have_value("2")
+    page.wait_for_function("() => document.querySelector('figure[data-key=Z] tbody tr:nth-child(3) td').textContent === '0.955'")
+
+
+def test_label_is_text_never_html(page, server):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    loaded(page, server.url)
+    evil = "<img src=x onerror=alert(1)>"
+    page.get_by_role("textbox", name="Token 1 label").fill(evil)
+    grid = page.get_by_role("grid", name="Attention weights")
+    expect(grid.get_by_role("rowheader").first).to_have_text(evil)
+    expect(grid.get_by_role("columnheader").nth(1)).to_have_text(evil)
+    page.wait_for_timeout(300)
+    assert page.locator("img").count() == 0
+    assert dialogs == []
+
+
+def test_slow_answer_never_overwrites_a_newer_one(page, server):
+    loaded(page, server.url)
+    held = []
+
+    def hold_first(route):
+        body = json.loads(route.request.post_data)
+        if body["X"][2][0] == 5 and not held:
+            held.append(route)  # answered only after the newer edit is on screen
+        else:
+            route.continue_()
+
+    page.route("**/api/attention", hold_first)
+    x = cell(page, "X row 3 column 1")
+    x.fill("5")
+    page.wait_for_function("() => true")
+    assert held, "the first request was held"
+    x.fill("2")
+    A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
+                           [[1, 0], [0, 2]])
+    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
+                           arg=f"{A[2][0]:.3f}")
+    held[0].continue_()
+    page.wait_for_timeout(500)
+    assert heatmap(page) == np.round(A, 3).tolist()
+
+
+def test_tokens_dimensions_presets_seed_and_reset(page, server):
+    loaded(page, server.url)
+    page.get_by_role("button", name="Add token").click()
+    expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("on")
+    page.wait_for_function("() => document.querySelectorAll('table.grid tbody tr').length === 4")
+    wait_settled(page)
+    A = np.array(heatmap(page))
+    assert A.shape == (4, 4) and np.allclose(A.sum(axis=1), 1, atol=2e-3)
+    page.get_by_role("button", name="Increase d_k").click()
+    expect(page.get_by_role("textbox", name="W_Q row 2 column 3")).to_have_value("0")
+    expect(page.get_by_role("textbox", name="W_Q row 1 column 1")).to_have_value("1")
+    expect(page.locator('figure[data-key="SS"] figcaption')).to_contain_text("÷ 1.732, d")
+    page.get_by_role("button", name="Remove token").click()
+    expect(page.get_by_role("textbox", name="Token 4 label")).to_have_count(0)
+    page.get_by_label("Example").select_option(label="a causal sentence")
+    expect(page.get_by_role("checkbox", name="Causal mask")).to_be_checked()
+    expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("tea")
+    page.get_by_label("Seed").fill("42")
+    page.get_by_label("Seed").press("Enter")
+    page.wait_for_function("() => location.search.includes('seed=42')")
+    first = page.get_by_role("textbox", name="X row 1 column 1").input_value()
+    url = page.url
+    page.get_by_role("button", name="Reset").click()
+    expect(page.get_by_role("textbox", name="X row 3 column 1")).to_have_value("1")
+    wait_settled(page)
+    assert heatmap(page) == CAT_A
+    page.goto(url)
+    expect(page.get_by_role("textbox", name="X row 1 column 1")).to_have_value(first)
