@@ -10,7 +10,7 @@ from .engine import AttentionResult, attention, softmax_rows
 from .errors import AttentionInputError
 from .presets import default_request, presets
 from .request import AttentionRequest, JSONSyntaxError, Limits, parse_json, parse_request
-from .response import compute, response_json, working_json
+from .response import compute, plain, response_body, working_body
 from .working import RowWorking, working
 
 __version__ = "0.1.0"
@@ -18,5 +18,6 @@ __version__ = "0.1.0"
 __all__ = [
     "AttentionInputError", "AttentionRequest", "AttentionResult", "JSONSyntaxError",
     "Limits", "RowWorking", "attention", "compute", "default_request", "parse_json",
-    "parse_request", "presets", "response_json", "softmax_rows", "working", "working_json",
+    "parse_request", "plain", "presets", "response_body", "softmax_rows", "working",
+    "working_body",
 ]

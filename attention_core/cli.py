@@ -10,7 +10,7 @@ from .errors import AttentionInputError
 from .presets import default_request
 from .report import latex_report, text_report
 from .request import JSONSyntaxError, parse_json, parse_request
-from .response import compute, response_json
+from .response import compute, plain, response_body
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error{where}: {exc.message}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(response_json(request, result, row), allow_nan=False, indent=1))
+        print(json.dumps(plain(response_body(request, result, row)), allow_nan=False, indent=1))
     elif args.format == "latex":
         print(latex_report(result, request.X, request.tokens, row, args.decimals), end="")
     else:

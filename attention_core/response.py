@@ -1,7 +1,10 @@
-"""The response format of the HTTP API and of ``--format json``: plain, strict-JSON-safe data.
+"""The response format of the HTTP API and of ``--format json``.
 
-JSON has no infinity, so a masked entry of ``scaled_scores`` (−∞) is ``null``,
-as is an exponential that overflows float64. Nothing here ever yields NaN.
+``response_body`` assembles the answer with numpy arrays left as they are; a
+non-finite entry in it (−∞ for a masked score, +∞ for an exponential beyond
+float64) means JSON ``null``, since JSON has no infinities. Serialisers must keep
+that rule: the HTTP layer's orjson does it natively, and ``plain`` does it for the
+standard library's json. NaN never occurs: the engine refuses inputs that would make it.
 """
 
 from __future__ import annotations
@@ -21,62 +24,46 @@ def compute(request: AttentionRequest) -> tuple[AttentionResult, RowWorking | No
     return result, row
 
 
-def _finite_or_null(a: np.ndarray) -> list:
-    """``a.tolist()`` with every non-finite entry (−∞ for a masked score) as None."""
-    out = a.tolist()
-    bad = np.argwhere(~np.isfinite(a))
-    if a.ndim == 1:
-        for (j,) in bad:
-            out[j] = None
-    else:
-        for i, j in bad:
-            out[i][j] = None
-    return out
-
-
-def working_json(w: RowWorking, tokens: list[str]) -> dict:
-    """The hand calculation of one row as JSON-ready data (see RowWorking)."""
+def working_body(w: RowWorking, tokens: list[str]) -> dict:
+    """The hand calculation of one row (see RowWorking for each field)."""
     return {
-        "row": w.row,
-        "token": tokens[w.row],
-        "q": w.q.tolist(),
-        "k": w.k.tolist(),
-        "v": w.v.tolist(),
-        "products": w.products.tolist(),
-        "dots": w.dots.tolist(),
-        "scale": w.scale,
-        "scaled": _finite_or_null(w.scaled),
-        "allowed": w.allowed.tolist(),
-        "exp": _finite_or_null(w.exp),
-        "exp_sum": w.exp_sum if np.isfinite(w.exp_sum) else None,
-        "exp_overflow": w.exp_overflow,
-        "shift": w.shift,
-        "exp_shifted": w.exp_shifted.tolist(),
-        "exp_shifted_sum": w.exp_shifted_sum,
-        "weights": w.weights.tolist(),
-        "terms": w.terms.tolist(),
-        "z": w.z.tolist(),
+        "row": w.row, "token": tokens[w.row], "q": w.q, "k": w.k, "v": w.v,
+        "products": w.products, "dots": w.dots, "scale": w.scale, "scaled": w.scaled,
+        "allowed": w.allowed, "exp": w.exp,
+        "exp_sum": w.exp_sum, "exp_overflow": w.exp_overflow, "shift": w.shift,
+        "exp_shifted": w.exp_shifted, "exp_shifted_sum": w.exp_shifted_sum,
+        "weights": w.weights, "terms": w.terms, "z": w.z,
     }
 
 
-def response_json(request: AttentionRequest, result: AttentionResult,
+def response_body(request: AttentionRequest, result: AttentionResult,
                   row: RowWorking | None) -> dict:
-    """The body of a successful ``POST /api/attention``."""
+    """The body of a successful ``POST /api/attention``, arrays unconverted."""
     body = {
-        "tokens": request.tokens,
-        "d_k": result.d_k,
-        "scale": result.scale,
-        "causal": request.causal,
-        "Q": result.Q.tolist(),
-        "K": result.K.tolist(),
-        "V": result.V.tolist(),
-        "scores": result.scores.tolist(),
-        "scaled_scores": _finite_or_null(result.scaled_scores),
-        "mask": result.mask.tolist(),
-        "weights": result.weights.tolist(),
-        "output": result.output.tolist(),
-        "warnings": list(result.warnings),
+        "tokens": request.tokens, "d_k": result.d_k, "scale": result.scale,
+        "causal": request.causal, "Q": result.Q, "K": result.K, "V": result.V,
+        "scores": result.scores, "scaled_scores": result.scaled_scores, "mask": result.mask,
+        "weights": result.weights, "output": result.output, "warnings": list(result.warnings),
     }
     if row is not None:
-        body["working"] = working_json(row, request.tokens)
+        body["working"] = working_body(row, request.tokens)
     return body
+
+
+def plain(obj):
+    """``obj`` with arrays as nested lists and every non-finite number as None.
+
+    >>> plain({"s": np.array([1.5, -np.inf]), "n": float("inf"), "ok": np.array([True])})
+    {'s': [1.5, None], 'n': None, 'ok': [True]}
+    """
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind != "f" or np.isfinite(obj).all():
+            return obj.tolist()
+        return np.where(np.isfinite(obj), obj, None).tolist()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None
+    return obj

@@ -62,3 +62,18 @@ def test_bad_stdin_is_reported_not_raised(stdin, words):
 def test_missing_file_is_reported():
     p = run("/nonexistent/req.json")
     assert p.returncode == 2 and "cannot read" in p.stderr
+
+
+def test_json_format_equals_the_api_answer(tmp_path, capsys, client):
+    """Two serialisers (orjson in the HTTP layer, json in the CLI) give the same JSON."""
+    req = {"tokens": ["a", "b", "c"], "X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2]],
+           "W_K": [[900, 0], [0, 1]], "W_V": [[1, 0], [0, 2]], "causal": True, "row": 2,
+           "scale": 1}
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps(req))
+    assert main([str(f), "--format", "json"]) == 0
+    from_cli = json.loads(capsys.readouterr().out)
+    r = client.post("/api/attention", json=req)
+    assert r.status_code == 200
+    assert from_cli == json.loads(r.get_data(as_text=True))
+    assert from_cli["working"]["exp_overflow"] is True and from_cli["working"]["exp_sum"] is None

@@ -39,8 +39,8 @@ const api = createApi({ onConnection: (up) => {
 
 function update(next, { history = "push", field = null } = {}) {
   state = next;
-  const url = S.toQuery(state);
-  if (url !== location.search) {
+  const url = S.toHash(state);
+  if (url !== location.hash) {
     const coalesce = history === "push" && field !== null && field === ui.lastField;
     if (history === "replace" || coalesce) window.history.replaceState(null, "", url);
     else window.history.pushState(null, "", url);
@@ -52,7 +52,7 @@ function update(next, { history = "push", field = null } = {}) {
 }
 
 async function recompute() {
-  const { request } = S.buildRequest(state);
+  const { request } = built(state);
   if (!request) {
     markStale();
     return;
@@ -78,8 +78,15 @@ const inputsKey = (request) => JSON.stringify({ ...request, row: null });
 
 // ---- drawing ----
 
+// buildRequest parses every cell; at 256 tokens that is worth doing once per state.
+const builtCache = new WeakMap();
+function built(s) {
+  if (!builtCache.has(s)) builtCache.set(s, S.buildRequest(s));
+  return builtCache.get(s);
+}
+
 function allErrors() {
-  const errors = S.buildRequest(state).errors;
+  const errors = new Map(built(state).errors);
   for (const [f, m] of ui.serverErrors) errors.set(f, m);
   return errors;
 }
@@ -92,7 +99,7 @@ function drawInputs() {
 }
 
 function markStale() {
-  const { request } = S.buildRequest(state);
+  const { request } = built(state);
   const stale = ui.body !== null && (request === null || ui.serverErrors.size > 0 || inputsKey(request) !== ui.answered);
   $("results").classList.toggle("is-stale", stale);
   $("stale-note").hidden = !stale;
@@ -113,7 +120,8 @@ function drawControls() {
 }
 
 function sameInputs(a, b) {
-  const strip = (s) => S.toQuery({ ...s, row: null, seed: 0 });
+  if (JSON.stringify(S.shapes(a)) !== JSON.stringify(S.shapes(b))) return false;
+  const strip = (s) => S.toHash({ ...s, row: null, seed: 0 });
   return strip(a) === strip(b);
 }
 
@@ -266,7 +274,7 @@ function wire() {
     }
   });
   window.addEventListener("popstate", () => {
-    state = S.fromQuery(location.search, DEFAULT).state;
+    state = S.fromHash(location.hash, DEFAULT).state;
     ui.lastField = null;
     ui.serverErrors = new Map();
     drawInputs();
@@ -279,11 +287,11 @@ function start() {
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
   select.lastChild.disabled = true;
   renderLegend($("legend"));
-  const { state: loaded, problem } = S.fromQuery(location.search, DEFAULT);
+  const { state: loaded, problem } = S.fromHash(location.hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
-  window.history.replaceState(null, "", S.toQuery(state));
+  window.history.replaceState(null, "", S.toHash(state));
   wire();
   drawInputs();
   recompute();

@@ -48,22 +48,25 @@ function wholeNumber(s) {
   return Number(s);
 }
 
-/** The query string ("?tokens=…&X=…") that reproduces ``state``. Separators , ; | stay
- *  literal for readability; the same characters inside a cell or label are escaped. */
-export function toQuery(state) {
+// The state lives in the URL's fragment ("#tokens=…&X=…"), never sent to the server:
+// a 256-token link is ~100 kB, beyond what servers accept in a request line.
+
+/** The fragment that reproduces ``state``. Separators , ; | stay literal for
+ *  readability; the same characters inside a cell or label are escaped. */
+export function toHash(state) {
   const parts = PROPERTIES.map(({ key, codec }) => {
     const value = encodeURIComponent(CODECS[codec].encode(state[key]))
       .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
     return `${key}=${value}`;
   });
-  return "?" + parts.join("&");
+  return "#" + parts.join("&");
 }
 
-/** Read a state from a query string. Properties that are absent come from ``fallback``.
+/** Read a state from a fragment. Properties that are absent come from ``fallback``.
  *  Returns {state, problem}: on a URL that cannot be read or does not fit together,
  *  ``state`` is ``fallback`` and ``problem`` says why. */
-export function fromQuery(search, fallback) {
-  const params = new URLSearchParams(search);
+export function fromHash(hash, fallback) {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
   const state = { ...fallback };
   try {
     for (const { key, codec } of PROPERTIES) {

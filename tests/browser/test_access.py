@@ -76,7 +76,7 @@ def test_every_input_has_the_contract_name(page, server):
 @pytest.mark.parametrize("width", [1280, 390])
 def test_axe_finds_no_wcag_a_or_aa_violations(browser, console, server, width):
     page = open_page(browser, console, width=width)
-    loaded(page, server.url + "?causal=1")
+    loaded(page, server.url + "#causal=1")
     cell(page, "X row 2 column 2").fill("oops")  # an invalid input and its message too
     expect(page.locator("#stale-note")).to_be_visible()
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
@@ -126,7 +126,7 @@ def test_screenshots_and_no_sideways_scroll(browser, console, server, artifacts,
 
 def test_wide_matrices_scroll_in_their_own_box_on_a_phone(browser, console, server, artifacts):
     page = open_page(browser, console, width=390, height=844)
-    loaded(page, server.url + "?tokens=a|b|c|d|e|f|g|h&X=" + ";".join(["1,0"] * 8))
+    loaded(page, server.url + "#tokens=a|b|c|d|e|f|g|h&X=" + ";".join(["1,0"] * 8))
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     scrollers = page.evaluate("""() => [...document.querySelectorAll('.heatmap, .scroll')]
         .filter(e => e.scrollWidth > e.clientWidth).length""")

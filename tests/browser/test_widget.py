@@ -35,7 +35,7 @@ def test_default_page_shows_the_weights_and_outputs(page, server):
     assert grid.get_by_role("columnheader").all_inner_texts()[1:] == ["the", "cat", "sat"]
     assert grid.get_by_role("rowheader").all_inner_texts() == ["the", "cat", "sat"]
     expect(page.locator('figure[data-key="SS"] figcaption')).to_contain_text("÷ 1.414, d")
-    assert "?tokens=the|cat|sat&X=1,0;0,1;1,1" in page.url
+    assert "#tokens=the|cat|sat&X=1,0;0,1;1,1" in page.url
 
 
 def test_editing_x_row3_col1_recomputes_a_and_z(page, server):
@@ -90,7 +90,7 @@ def test_causal_mask_zeroes_the_future_and_keeps_row3(page, server):
 
 
 def test_causal_working_shows_masked_keys_as_minus_infinity(page, server):
-    loaded(page, server.url + "?causal=1&row=0")
+    loaded(page, server.url + "#causal=1&row=0")
     text = working_text(page)
     assert "s1,2=-∞" in text and "a1,2=0" in text and "e1.414≈4.113" in text and "a1,1=4.113/4.113=1.000" in text
 
@@ -117,9 +117,9 @@ def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
 def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     loaded(page, server.url)
     cell(page, "W_V row 2 column 2").fill("3")
-    page.wait_for_function("() => location.search.includes('W_V=1,0;0,3')")
+    page.wait_for_function("() => location.hash.includes('W_V=1,0;0,3')")
     cell(page, "X row 1 column 2").fill("1")
-    page.wait_for_function("() => location.search.includes('X=1,1;')")
+    page.wait_for_function("() => location.hash.includes('X=1,1;')")
     page.reload()
     wait_settled(page)
     expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
@@ -194,7 +194,7 @@ def test_tokens_dimensions_presets_seed_and_reset(page, server):
     expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("tea")
     page.get_by_label("Seed").fill("42")
     page.get_by_label("Seed").press("Enter")
-    page.wait_for_function("() => location.search.includes('seed=42')")
+    page.wait_for_function("() => location.hash.includes('seed=42')")
     first = page.get_by_role("textbox", name="X row 1 column 1").input_value()
     url = page.url
     page.get_by_role("button", name="Reset").click()
