@@ -16,7 +16,14 @@ import numpy as np
 from .errors import AttentionInputError
 
 MATRICES = ("X", "W_Q", "W_K", "W_V")
-FIELDS = ("tokens", *MATRICES, "causal", "scale", "mask", "row")
+FIELDS = ("tokens", *MATRICES, "causal", "scale", "mask", "row", "fields")
+
+# What a response may hold, for the optional "fields" selection of a request.
+RESPONSE_FIELDS = ("tokens", "d_k", "scale", "causal", "Q", "K", "V", "scores",
+                   "scaled_scores", "mask", "weights", "output", "warnings", "working")
+WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
+                  "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
+                  "exp_shifted_sum", "weights", "terms", "z")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class AttentionRequest:
     scale: float | None
     mask: np.ndarray | None  # (n, n) bool
     row: int | None
+    fields: frozenset[str] | None  # None: every response field
 
 
 class JSONSyntaxError(ValueError):
@@ -245,4 +253,21 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
             f"row must be a whole number from 0 to {n - 1} (0-based), got {_describe(row)}",
             "row")
     return AttentionRequest(tokens=tokens, X=X, W_Q=W["W_Q"], W_K=W["W_K"], W_V=W["W_V"],
-                            causal=causal, scale=scale, mask=mask, row=row)
+                            causal=causal, scale=scale, mask=mask, row=row,
+                            fields=_fields(payload.get("fields")))
+
+
+def _fields(value) -> frozenset[str] | None:
+    """The response fields asked for: top-level names, or "working.<name>" for parts of it."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise AttentionInputError(
+            f"fields must be a list of response field names, got {_describe(value)}", "fields")
+    known = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)}
+    for i, name in enumerate(value):
+        if name not in known:
+            raise AttentionInputError(
+                f"fields[{i}] is {_describe(name)}, which is not a response field; the "
+                f"fields are {', '.join(RESPONSE_FIELDS)} and working.<part>", f"fields[{i}]")
+    return frozenset(value)

@@ -47,8 +47,20 @@ def response_body(request: AttentionRequest, result: AttentionResult,
     }
     if row is not None:
         body["working"] = working_body(row, request.tokens)
-    return body
+    return body if request.fields is None else select(body, request.fields)
 
+
+def select(body: dict, fields: frozenset[str]) -> dict:
+    """Keep the fields named; "working.q" keeps that part of the working (and its row).
+
+    A client that draws 256 tokens does not need every n × n matrix of the answer:
+    choosing fields cuts the bytes sent, not the work done.
+    """
+    out = {k: v for k, v in body.items() if k in fields}
+    parts = {f.split(".", 1)[1] for f in fields if f.startswith("working.")}
+    if "working" in body and parts and "working" not in fields:
+        out["working"] = {k: v for k, v in body["working"].items() if k in parts or k == "row"}
+    return out
 
 def plain(obj):
     """``obj`` with arrays as nested lists and every non-finite number as None.

@@ -267,3 +267,19 @@ def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_
     text = r.get_data(as_text=True)
     assert "secret internals" not in text and "Traceback" not in text
     assert r.get_json()["error"]["field"] is None
+
+
+def test_fields_selects_parts_of_the_answer(client, cat_sat):
+    r = post(client, {**cat_sat, "row": 2, "fields": ["weights", "mask", "working.q", "working.z"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"weights", "mask", "working"}
+    assert body["working"] == {"row": 2, "q": [2.0, 2.0], "z": pytest.approx([0.9546, 1.6266], abs=1e-4)}
+    assert np.round(body["weights"], 3).tolist()[2] == [0.187, 0.045, 0.768]
+
+
+@pytest.mark.parametrize("fields, field", [("weights", "fields"), (["weights", "W_Q"], "fields[1]"),
+                                           (["working.nope"], "fields[0]"), ([3], "fields[0]")])
+def test_fields_must_name_response_fields(client, cat_sat, fields, field):
+    r = post(client, {**cat_sat, "fields": fields})
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == field

@@ -109,9 +109,6 @@ function buildCanvas(n) {
 function fillCanvas(host, { weights, mask, tokens, selected, focus }) {
   const n = weights.length;
   const canvas = host.querySelector("canvas");
-  const side = Math.min(560, Math.max(n, host.clientWidth || 560));
-  canvas.style.width = `${side}px`;
-  canvas.style.height = `${side}px`;
   const ctx = canvas.getContext("2d");
   const image = ctx.createImageData(n, n);
   const px = image.data;

@@ -2,10 +2,11 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi } from "./api.js";
+import { el } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
-import { renderMatrix } from "./matrix.js";
+import { renderMatrix, SHOWN } from "./matrix.js";
 import * as S from "./state.js";
 import { renderWorking } from "./working.js";
 
@@ -57,7 +58,7 @@ async function recompute() {
     markStale();
     return;
   }
-  const answer = await api.compute(request);
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length) });
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;
@@ -71,6 +72,16 @@ async function recompute() {
     drawInputs();
   }
   markStale();
+}
+
+// What the page draws. The working's factors come from K and V, and beyond SHOWN
+// tokens the n × n scores are not printed, so neither is fetched: at 256 tokens this
+// cuts the answer from 6.5 MB to under 3 MB.
+const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
+  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z"].map((f) => `working.${f}`);
+const ALWAYS = ["tokens", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings", ...WORKING];
+function fieldsFor(n) {
+  return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
 }
 
 // Two requests that differ only in the selected row give the same matrices.
@@ -147,7 +158,25 @@ function drawResults() {
   renderMatrix(figure(proj, "Q"), { data: body.Q, caption: ["Q", "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
   renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", "= X·W_K"], shape: shape(body.K, "n", "d_k"), rowLabels: labels, highlight: keys });
   renderMatrix(figure(proj, "V"), { data: body.V, caption: ["V", "= X·W_V"], shape: shape(body.V, "n", "d_v"), rowLabels: labels, highlight: keys });
+  drawScores(body, labels, sel, shape, figure);
+  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, selected: row, focus: clampFocus(n) });
+  renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  // A new selection's working arrives with the next answer; until then the old one stays.
+  if (row === null || body.working?.row === row) {
+    renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k, K: body.K, V: body.V });
+    $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+  }
+  if (body.warnings.length) say(body.warnings.join(" "), { warning: true });
+}
+
+function drawScores(body, labels, sel, shape, figure) {
   const scores = $("scores");
+  const note = scores.querySelector(".too-many");
+  if (!body.scores) {
+    scores.replaceChildren(el("p", { class: "too-many", text: `With ${labels.length} tokens the ${labels.length} × ${labels.length} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
+    return;
+  }
+  note?.remove();
   const masked = (i, j) => !body.mask[i][j];
   renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], shape: shape(body.scores, "n", "n"), rowLabels: labels, highlight: sel });
   const root = Math.sqrt(body.d_k);
@@ -158,14 +187,6 @@ function drawResults() {
     shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
     rowLabels: labels, highlight: sel, masked,
   });
-  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, selected: row, focus: clampFocus(n) });
-  renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
-  // A new selection's working arrives with the next answer; until then the old one stays.
-  if (row === null || body.working?.row === row) {
-    renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k });
-    $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
-  }
-  if (body.warnings.length) say(body.warnings.join(" "), { warning: true });
 }
 
 function clampFocus(n) {

@@ -48,8 +48,9 @@ function step(title, ...items) {
   return [el("h3", {}, ...symbols(title)), el("ol", {}, ...items)];
 }
 
-/** renderWorking(host, {working, tokens, d_k}) — working may be undefined (no row). */
-export function renderWorking(host, { working: w, tokens, d_k }) {
+/** renderWorking(host, {working, tokens, d_k, K, V}) — working may be undefined (no row).
+ *  K and V are the answer's matrices: k_j and v_j are their rows. */
+export function renderWorking(host, { working: w, tokens, d_k, K, V }) {
   if (!w) {
     host.replaceChildren(el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." }));
     return;
@@ -68,7 +69,7 @@ export function renderWorking(host, { working: w, tokens, d_k }) {
   const root = texNumber(Math.sqrt(d_k));
 
   const dots = shown.map((j) => line(
-    `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texTerm(qc)} \\cdot ${texTerm(w.k[j][c])}`))} = ${texTerm(w.dots[j])}`,
+    `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texTerm(qc)} \\cdot ${texTerm(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
     tokens[j]));
   const scaled = shown.map((j) => (w.allowed[j]
     ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, tokens[j])
@@ -87,7 +88,7 @@ export function renderWorking(host, { working: w, tokens, d_k }) {
   const weights = shown.map((j) => (w.allowed[j]
     ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, tokens[j])
     : line(`a_{${sub(j)}} = 0`, `${tokens[j]} — masked`, "masked-line")));
-  const zTerms = joinTerms(allowedIdx.map((j) => `${texNumber(w.weights[j])}\\,${texVector(w.v[j])}`));
+  const zTerms = joinTerms(allowedIdx.map((j) => `${texNumber(w.weights[j])}\\,${texVector(V[j])}`));
   const output = allowedIdx.length
     ? [line(`z_{${i}} = ${zTerms}`), line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)]
     : [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
