@@ -59,6 +59,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.from_mapping(test_config)
 
+    # The page opens on the default example with its last row selected. Its answer is
+    # computed once here and sent with the page, so the first paint has every number.
+    default = core.default_request()
+    initial_req = core.parse_request({**default, "row": len(default["X"]) - 1})
+    initial_answer = core.response_body(initial_req, *core.compute(initial_req))
+
     def limits() -> core.Limits:
         return core.Limits(max_tokens=app.config["MAX_TOKENS"], max_dim=app.config["MAX_DIM"])
 
@@ -67,8 +73,9 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     @app.get("/")
     def index():
-        """The interactive page."""
-        return render_template("index.html", version=core.__version__, presets=core.presets())
+        """The interactive page, with the default view's answer already in it."""
+        return render_template("index.html", version=core.__version__, presets=core.presets(),
+                               initial=initial_answer)
 
     @app.get("/api/docs")
     def api_docs():

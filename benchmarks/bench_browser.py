@@ -7,6 +7,7 @@ fetch of /health followed by a frame), and the time to the first paint of a 512-
 heatmap. Goals: p95 <= 50 ms at 3 tokens, <= 250 ms at 256 tokens; 512 tokens <= 1 s.
 """
 
+import logging
 import statistics
 import sys
 import threading
@@ -24,21 +25,24 @@ from tests.browser.conftest import ARGS, CHROMIUM  # noqa: E402
 
 EDITS = 50
 
-# One edit: type into X row 1 column 1, resolve once the weights or outputs have changed
-# and a frame has been painted (rAF runs before the paint, the timeout after it).
+# One edit: type into X row 1 column 1; measure until the weights and outputs have changed
+# and a frame has been painted (rAF runs before the paint, the timeout after it), and the
+# same for the working, which is typeset in the frame after the numbers.
 EDIT_JS = """async (value) => {
   const input = document.querySelector('[aria-label="X row 1 column 1"]');
-  const watched = [document.getElementById('heatmap'), document.getElementById('output')];
-  return await new Promise((resolve) => {
-    const t0 = performance.now();
+  const painted = (targets, t0) => new Promise((resolve) => {
     const seen = new MutationObserver(() => {
       seen.disconnect();
       requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0)));
     });
-    for (const w of watched) seen.observe(w, { subtree: true, childList: true, characterData: true, attributes: true });
-    input.value = value;
-    input.dispatchEvent(new Event('input', { bubbles: true }));
+    for (const t of targets) seen.observe(t, { subtree: true, childList: true, characterData: true, attributes: true });
   });
+  const t0 = performance.now();
+  const numbers = painted([document.getElementById('heatmap'), document.getElementById('output')], t0);
+  const working = painted([document.getElementById('working')], t0);
+  input.value = value;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  return [await numbers, await working];
 }"""
 
 BASELINE_JS = """async () => {
@@ -66,12 +70,15 @@ def settle(page):
 
 
 def edits(page):
-    times, base = [], []
+    """(numbers painted, working painted, baseline) in ms, one triple per edit."""
+    numbers, working, base = [], [], []
     for k in range(EDITS):
-        times.append(page.evaluate(EDIT_JS, "0.3" if k % 2 else "1.7"))
+        a, b = page.evaluate(EDIT_JS, "0.3" if k % 2 else "1.7")
+        numbers.append(a)
+        working.append(b)
         base.append(page.evaluate(BASELINE_JS))
         page.wait_for_timeout(20)
-    return times, base
+    return numbers, working, base
 
 
 def pct(xs, q):
@@ -79,21 +86,23 @@ def pct(xs, q):
 
 
 def main() -> int:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one log line per request is noise here
     srv = make_server("127.0.0.1", 0, create_app(), threaded=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{srv.server_port}/"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        print(f"{'case':<22} {'median':>9} {'p95':>9} {'baseline p95':>13} {'ratio':>7}  goal")
+        print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline p95':>13}"
+              f" {'ratio':>6}  goal (numbers p95)")
         for label, frag, goal in (("3 tokens (default)", "", 50), ("256 tokens, d = 64", fragment(256, 64), 250)):
             page.goto(url + frag)
             settle(page)
-            times, base = edits(page)
-            p95, b95 = pct(times, 95), pct(base, 95)
+            numbers, working, base = edits(page)
+            p95, b95 = pct(numbers, 95), pct(base, 95)
             verdict = "meets" if p95 <= goal else "misses"
-            print(f"{label:<22} {statistics.median(times):>6.1f} ms {p95:>6.1f} ms {b95:>10.1f} ms "
-                  f"{p95 / b95:>6.1f}×  p95 <= {goal} ms: {verdict}")
+            print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
+                  f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  <= {goal} ms: {verdict}")
 
         page.goto("about:blank")
         page.goto(url + fragment(512, 64))
@@ -110,9 +119,10 @@ def main() -> int:
               f"{'meets' if painted <= 1000 else 'misses'}")
         page.goto(url + fragment(512, 64))
         settle(page)
-        times, _ = edits(page)
-        print(f"512 tokens, d = 64: an edit repaints in median {statistics.median(times):.0f} ms, "
-              f"p95 {pct(times, 95):.0f} ms (the page stays responsive)")
+        numbers, working, _ = edits(page)
+        print(f"512 tokens, d = 64: an edit repaints the numbers in median "
+              f"{statistics.median(numbers):.0f} ms, p95 {pct(numbers, 95):.0f} ms; "
+              f"the working p95 {pct(working, 95):.0f} ms")
         browser.close()
     srv.shutdown()
     return 0

@@ -133,18 +133,23 @@ function fillCanvas(host, { weights, mask, tokens, selected, focus }) {
     row.setAttribute("aria-selected", String(i === selected));
     row.firstChild.textContent = tokens[i];
     const cell = row.lastChild;
-    cell.textContent = strongest(weights[i], mask[i], tokens);
+    cell.textContent = strongestKeys(weights[i], mask[i], tokens);
     cell.tabIndex = i === focus.i ? 0 : -1;
   }
 }
 
-function strongest(row, allowed, tokens) {
-  const top = [];
+/** What a screen reader hears for a row too long to read out: its three largest weights. */
+export function strongestKeys(row, allowed, tokens) {
+  const top = [];  // the indices of the (up to) three largest permitted weights, largest first
   for (let j = 0; j < row.length; j++) {
-    if (!allowed[j]) continue;
-    top.push(j);
-    top.sort((a, b) => row[b] - row[a]);
-    if (top.length > 3) top.pop();
+    if (!allowed[j] || (top.length === 3 && row[j] <= row[top[2]])) continue;
+    let k = Math.min(top.length, 2);
+    if (top.length < 3) top.push(j);
+    while (k > 0 && row[top[k - 1]] < row[j]) {
+      top[k] = top[k - 1];
+      k -= 1;
+    }
+    top[k] = j;
   }
   if (!top.length) return "reads no key (all masked)";
   return "strongest keys: " + top.map((j) => `${tokens[j]} ${formatNumber(row[j])}`).join(", ");

@@ -2,7 +2,7 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi } from "./api.js";
-import { el } from "./dom.js";
+import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
@@ -23,11 +23,12 @@ const DEFAULT = presetState(presets[0]);
 let state = DEFAULT;
 const ui = {
   body: null,             // the last good answer of the API
-  answered: null,         // inputsKey of the request that body answers
+  answered: null,         // the state whose inputs body answers
   serverErrors: new Map(),
   lastField: null,        // consecutive keystrokes in one field make one history entry
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
+  workingTicket: 0,
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -40,6 +41,8 @@ const api = createApi({ onConnection: (up) => {
 
 function update(next, { history = "push", field = null } = {}) {
   state = next;
+  ui.serverErrors = new Map();
+  recompute();  // first, so the request travels while the URL and inputs are redrawn
   const url = S.toHash(state);
   if (url !== location.hash) {
     const coalesce = history === "push" && field !== null && field === ui.lastField;
@@ -47,13 +50,12 @@ function update(next, { history = "push", field = null } = {}) {
     else window.history.pushState(null, "", url);
   }
   ui.lastField = field;
-  ui.serverErrors = new Map();
   drawInputs();
-  recompute();
 }
 
 async function recompute() {
-  const { request } = built(state);
+  const asked = state;
+  const { request } = built(asked);
   if (!request) {
     markStale();
     return;
@@ -62,7 +64,7 @@ async function recompute() {
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;
-    ui.answered = inputsKey(request);
+    ui.answered = asked;
     if ($("status").classList.contains("is-warning")) say("");
     drawResults();
   } else {
@@ -84,8 +86,12 @@ function fieldsFor(n) {
   return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
 }
 
-// Two requests that differ only in the selected row give the same matrices.
-const inputsKey = (request) => JSON.stringify({ ...request, row: null });
+// The answer still describes the inputs when they are the very same arrays: every
+// transition makes new arrays for what it changes, so identity is enough (and free).
+function sameInputs(a, b) {
+  return a !== null && a.tokens === b.tokens && a.causal === b.causal
+    && S.MATRICES.every((m) => a[m] === b[m]);
+}
 
 // ---- drawing ----
 
@@ -111,7 +117,7 @@ function drawInputs() {
 
 function markStale() {
   const { request } = built(state);
-  const stale = ui.body !== null && (request === null || ui.serverErrors.size > 0 || inputsKey(request) !== ui.answered);
+  const stale = ui.body !== null && (request === null || ui.serverErrors.size > 0 || !sameInputs(ui.answered, state));
   $("results").classList.toggle("is-stale", stale);
   $("stale-note").hidden = !stale;
 }
@@ -126,17 +132,18 @@ function drawControls() {
   $("causal").checked = state.causal;
   $("remove-token").disabled = dims.n <= 1;
   $("add-token").disabled = dims.n >= S.LIMITS.tokens;
-  const match = presets.findIndex((p) => sameInputs(presetState(p, state.seed), state));
+  const match = presets.findIndex((p) => isPreset(p, state));
   $("preset").value = match >= 0 ? String(match) : "edited";
 }
 
-function sameInputs(a, b) {
-  if (JSON.stringify(S.shapes(a)) !== JSON.stringify(S.shapes(b))) return false;
-  const strip = (s) => S.toHash({ ...s, row: null, seed: 0 });
-  return strip(a) === strip(b);
+function isPreset(preset, s) {
+  const p = presetState(preset, s.seed);
+  if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
+  const strip = (x) => S.toHash({ ...x, row: null, seed: 0 });
+  return strip(p) === strip(s);
 }
 
-function drawResults() {
+function drawResults({ now = false } = {}) {
   const body = ui.body;
   const n = body.tokens.length;
   const row = state.row !== null && state.row < n ? state.row : null;
@@ -144,16 +151,7 @@ function drawResults() {
   const keys = new Set(row === null ? [] : [...Array(n).keys()].filter((j) => body.mask[row][j]));
   const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
   const labels = body.tokens;
-  const figure = (host, key) => {
-    let f = host.querySelector(`[data-key="${key}"]`);
-    if (!f) {
-      f = document.createElement("figure");
-      f.className = "matrix";
-      f.dataset.key = key;
-      host.append(f);
-    }
-    return f;
-  };
+  const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
   const proj = $("projections");
   renderMatrix(figure(proj, "Q"), { data: body.Q, caption: ["Q", "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
   renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", "= X·W_K"], shape: shape(body.K, "n", "d_k"), rowLabels: labels, highlight: keys });
@@ -162,9 +160,18 @@ function drawResults() {
   renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, selected: row, focus: clampFocus(n) });
   renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
   // A new selection's working arrives with the next answer; until then the old one stays.
+  // Typesetting takes longer than all the matrices, so it waits for the frame after
+  // theirs: the new numbers paint first, the working one frame later.
+  // (The first drawing, before the first paint, typesets at once.)
   if (row === null || body.working?.row === row) {
-    renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k, K: body.K, V: body.V });
-    $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+    const ticket = ++ui.workingTicket;
+    const draw = () => {
+      if (ticket !== ui.workingTicket) return;  // a newer draw has its own
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k, K: body.K, V: body.V });
+      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+    };
+    if (now) draw();
+    else requestAnimationFrame(() => setTimeout(draw));
   }
   if (body.warnings.length) say(body.warnings.join(" "), { warning: true });
 }
@@ -315,7 +322,15 @@ function start() {
   window.history.replaceState(null, "", S.toHash(state));
   wire();
   drawInputs();
-  recompute();
+  // The server sent the default view's answer with the page; any other view is fetched.
+  const initial = JSON.parse($("initial-data").textContent);
+  if (isPreset(presets[0], state) && state.row === initial.working?.row) {
+    ui.body = initial;
+    ui.answered = state;
+    drawResults({ now: true });
+  } else {
+    recompute();
+  }
 }
 
 start();

@@ -6,7 +6,7 @@ import { formatNumber } from "./format.js";
 
 // Beyond this many rows or columns a matrix shows its top-left corner and says so:
 // the heatmap still shows every weight, and the DOM stays small enough to redraw at once.
-export const SHOWN = 24;
+export const SHOWN = 16;
 
 /** renderMatrix(figure, spec)
  *  spec: {data: rows of numbers (null = −∞), caption: [name, formula], shape: text,

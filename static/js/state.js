@@ -18,13 +18,21 @@ export const LIMITS = { tokens: 512, dim: 256, label: 64 };
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
+// Transitions copy only the rows they change, so a row array that is unchanged is the
+// same object as before: its encoding (and its parse, below) is computed once.
+const encodedRows = new WeakMap();
+function encodeRow(r) {
+  if (!encodedRows.has(r)) encodedRows.set(r, r.map(escapePart).join(","));
+  return encodedRows.get(r);
+}
+
 const CODECS = {
   labels: {
     encode: (v) => v.map(escapePart).join("|"),
     decode: (s) => s.split("|").map(decodeURIComponent),
   },
   matrix: {
-    encode: (m) => m.map((r) => r.map(escapePart).join(",")).join(";"),
+    encode: (m) => m.map(encodeRow).join(";"),
     decode: (s) => s.split(";").map((r) => r.split(",").map(decodeURIComponent)),
   },
   bool: { encode: (v) => (v ? "1" : "0"), decode: (s) => s === "1" },
@@ -115,11 +123,11 @@ export function buildRequest(state) {
   const errors = new Map();
   const request = { tokens: state.tokens, causal: state.causal, row: state.row };
   for (const name of MATRICES) {
-    request[name] = state[name].map((r, i) => r.map((text, j) => {
-      const parsed = parseCell(text);
-      if (!parsed.ok) errors.set(`${name}[${i}][${j}]`, parsed.message);
-      return parsed.value;
-    }));
+    request[name] = state[name].map((r, i) => {
+      const { values, problems } = parseRow(r);
+      for (const [j, message] of problems) errors.set(`${name}[${i}][${j}]`, message);
+      return values;
+    });
   }
   state.tokens.forEach((label, i) => {
     if (label.length > LIMITS.label) {
@@ -127,6 +135,20 @@ export function buildRequest(state) {
     }
   });
   return { request: errors.size ? null : request, errors };
+}
+
+const parsedRows = new WeakMap();
+function parseRow(r) {
+  if (!parsedRows.has(r)) {
+    const problems = [];
+    const values = r.map((text, j) => {
+      const parsed = parseCell(text);
+      if (!parsed.ok) problems.push([j, parsed.message]);
+      return parsed.value;
+    });
+    parsedRows.set(r, { values, problems });
+  }
+  return parsedRows.get(r);
 }
 
 // ---- transitions ----
@@ -141,7 +163,8 @@ export function fromPreset(req, seed = 1) {
 }
 
 export function setCell(state, name, i, j, text) {
-  const m = state[name].map((r) => [...r]);
+  const m = [...state[name]];
+  m[i] = [...m[i]];
   m[i][j] = text;
   return { ...state, [name]: m };
 }

@@ -102,3 +102,15 @@ test("rng is mulberry32: first values for seed 1 agree with a Python port of it"
   assert.equal(next(), 0.002735721180215478);
   assert.equal(next(), 0.5274470399599522);
 });
+
+test("setCell copies only the row it changes and leaves the old state alone", () => {
+  const a = base();
+  const b = setCell(a, "X", 1, 0, "7");
+  assert.equal(b.X[0], a.X[0]);
+  assert.equal(b.X[2], a.X[2]);
+  assert.notEqual(b.X[1], a.X[1]);
+  assert.deepEqual(a.X[1], ["0", "1"]);
+  assert.deepEqual(buildRequest(b).request.X, [[1, 0], [7, 1], [1, 1]]);
+  assert.deepEqual(buildRequest(a).request.X, [[1, 0], [0, 1], [1, 1]]);
+  assert.equal(toHash(b).includes("X=1,0;7,1;1,1"), true);
+});
