@@ -14,6 +14,11 @@ export function texTerm(x) {
   return Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x) : texNumber(x);
 }
 
+/** A factor of a product: negative numbers in parentheses, "2 · (−0.5)". */
+export function texFactor(x) {
+  return x < 0 ? `(${texTerm(x)})` : texTerm(x);
+}
+
 /** Four significant figures for exponentials and their sums: 16.92, 4.113, 69.59,
  *  0.006738, 4.852 × 10^8. */
 export function texSig(x) {
@@ -69,7 +74,7 @@ export function renderWorking(host, { working: w, tokens, d_k, K, V }) {
   const root = texNumber(Math.sqrt(d_k));
 
   const dots = shown.map((j) => line(
-    `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texTerm(qc)} \\cdot ${texTerm(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
+    `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
     tokens[j]));
   const scaled = shown.map((j) => (w.allowed[j]
     ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, tokens[j])

@@ -203,3 +203,60 @@ def test_tokens_dimensions_presets_seed_and_reset(page, server):
     assert heatmap(page) == CAT_A
     page.goto(url)
     expect(page.get_by_role("textbox", name="X row 1 column 1")).to_have_value(first)
+
+
+def test_copy_link_copies_a_url_that_reproduces_the_view(browser, console, server):
+    from tests.browser.conftest import open_page
+    page = open_page(browser, console)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    loaded(page, server.url)
+    cell(page, "W_Q row 1 column 2").fill("3")
+    page.wait_for_function("() => location.hash.includes('W_Q=1,3;1,2')")
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.get_by_role("status")).to_contain_text("Link copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.url and "W_Q=1,3;1,2" in copied
+    other = open_page(browser, console)
+    loaded(other, copied)
+    assert heatmap(other) == heatmap(page)
+    page.context.close()
+    other.context.close()
+
+
+def test_nothing_moves_while_the_page_loads(page, server):
+    """The first paint already has every number: no layout shift, no request for the default."""
+    requests = []
+    page.on("request", lambda r: requests.append(r.url) if "/api/attention" in r.url else None)
+    page.add_init_script("""
+        window.__shift = 0;
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
+        }).observe({ type: 'layout-shift', buffered: true });
+    """)
+    loaded(page, server.url)
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__shift") < 0.01
+    assert requests == []
+    assert heatmap(page) == CAT_A
+
+
+def test_many_tokens_draw_a_canvas_under_an_accessible_grid(page, server):
+    n = 40
+    tokens = "|".join(f"w{i}" for i in range(n))
+    X = ";".join(f"{(i % 5) / 5:.1f},{(i % 3) / 3:.2f}" for i in range(n))
+    loaded(page, server.url + f"#tokens={tokens}&X={X}&causal=1&row={n - 1}")
+    grid = page.get_by_role("grid", name="Attention weights")
+    rows = grid.get_by_role("row")
+    expect(rows).to_have_count(n)
+    expect(page.locator("#heatmap canvas")).to_have_count(1)
+    # Row 1 may read only key 1 under the causal mask.
+    expect(rows.first.get_by_role("gridcell")).to_have_text("strongest keys: w0 1.000")
+    expect(rows.nth(n - 1)).to_have_attribute("aria-selected", "true")
+    rows.nth(n - 1).get_by_role("gridcell").focus()
+    page.keyboard.press("ArrowUp")
+    expect(rows.nth(n - 2)).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#working-sym")).to_have_text(f"— query {n - 1}, “w{n - 2}”")
+    expect(page.locator("#scores .too-many")).to_contain_text(f"With {n} tokens")
+    expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
+        f"Showing 16 of {n} rows and 2 of 2 columns.")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
