@@ -260,3 +260,29 @@ def test_many_tokens_draw_a_canvas_under_an_accessible_grid(page, server):
     expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
         f"Showing 16 of {n} rows and 2 of 2 columns.")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+
+
+def test_an_overflow_the_server_refuses_is_said_and_marked(page, server, console):
+    loaded(page, server.url)
+    x = cell(page, "X row 1 column 1")
+    x.fill("1e200")
+    cell(page, "W_Q row 1 column 1").fill("1e200")
+    expect(page.get_by_role("status")).to_contain_text("overflows float64")
+    expect(page.locator("#stale-note")).to_be_visible()
+    assert heatmap(page) == CAT_A
+    cell(page, "W_Q row 1 column 1").fill("1")
+    x.fill("1")
+    expect(page.locator("#stale-note")).to_be_hidden()
+    expect(page.get_by_role("status")).to_have_text("")
+    assert heatmap(page) == CAT_A
+    # Chrome logs every 4xx answer as a console error; these 422s are the expected ones.
+    console[:] = [m for m in console if "status of 422" not in m[1]]
+
+
+def test_a_label_over_64_characters_is_marked_not_sent(page, server):
+    loaded(page, server.url)
+    label = page.get_by_role("textbox", name="Token 2 label")
+    label.fill("x" * 65)
+    expect(label).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#input-errors")).to_contain_text("Token 2 label: Labels have at most 64 characters; this one has 65.")
+    expect(page.locator("#stale-note")).to_be_visible()
