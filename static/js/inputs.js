@@ -35,12 +35,16 @@ export function renderInputs(host, state, errors) {
       build(figure, name, rows, cols);
       figure.dataset.size = size;
     }
-    const [, , shape] = CAPTIONS[name];
-    const [a, b] = shape.split(" × ");
-    figure.querySelector(".shape").replaceChildren(...symbols(`${m.length} × ${m[0].length}  (${a} × ${b})`));
-    const note = figure.querySelector(".truncated");
-    note.hidden = m.length <= rows && m[0].length <= cols;
-    note.textContent = `Showing ${rows} of ${m.length} rows and ${cols} of ${m[0].length} columns; the rest are in the link.`;
+    const [, , dims] = CAPTIONS[name];
+    const [a, b] = dims.split(" × ");
+    const shape = `${m.length} × ${m[0].length}  (${a} × ${b})`;
+    if (figure.dataset.shape !== shape) {  // only when it changes: this runs on every keystroke
+      figure.dataset.shape = shape;
+      figure.querySelector(".shape").replaceChildren(...symbols(shape));
+      const note = figure.querySelector(".truncated");
+      note.hidden = m.length <= rows && m[0].length <= cols;
+      note.textContent = `Showing ${rows} of ${m.length} rows and ${cols} of ${m[0].length} columns; the rest are in the link.`;
+    }
     for (let i = 0; i < rows; i++) {
       for (let j = 0; j < cols; j++) {
         const field = `${name}[${i}][${j}]`;

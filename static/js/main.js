@@ -211,10 +211,6 @@ function say(text, { warning = false, clearAfter = 0 } = {}) {
   if (clearAfter) ui.statusTimer = setTimeout(() => say(""), clearAfter);
 }
 
-function clearWarning() {
-  if ($("status").classList.contains("is-warning")) say("");
-}
-
 // ---- events ----
 
 function selectRow(i) {
