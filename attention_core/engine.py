@@ -129,10 +129,14 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     Q = _finite_product(X, W_Q, "Q = X·W_Q")  # (n, d_k)
     K = _finite_product(X, W_K, "K = X·W_K")  # (n, d_k)
     V = _finite_product(X, W_V, "V = X·W_V")  # (n, d_v)
-    scores = _finite_product(Q, K.T, "the scores Q·Kᵀ")  # (n, n)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = Q @ K.T  # (n, n)
         scaled = scores * scale
-    _require_finite(scaled, "the scaled scores scale·Q·Kᵀ")
+    # One pass over n² checks both: a non-finite score makes its scaled score non-finite
+    # too (inf·0 is NaN), so only a failure needs the finer look that names the culprit.
+    if not np.isfinite(scaled).all():
+        _require_finite(scores, "the scores Q·Kᵀ")
+        _require_finite(scaled, "the scaled scores scale·Q·Kᵀ")
     scaled_scores = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
         scaled_scores[~allowed] = -np.inf
