@@ -63,7 +63,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     # computed once here and sent with the page, so the first paint has every number.
     default = core.default_request()
     initial_req = core.parse_request({**default, "row": len(default["X"]) - 1})
-    initial_answer = core.response_body(initial_req, *core.compute(initial_req))
+    initial_answer = core.response_body(initial_req, core.compute(initial_req))
 
     def limits() -> core.Limits:
         return core.Limits(max_tokens=app.config["MAX_TOKENS"], max_dim=app.config["MAX_DIM"])
@@ -109,10 +109,10 @@ def create_app(test_config: dict | None = None) -> Flask:
             return error(400, str(exc))
         try:
             req = core.parse_request(payload, limits())
-            result, row = core.compute(req)
+            computed = core.compute(req)
         except core.AttentionInputError as exc:
             return error(422, exc.message, exc.field)
-        return jsonify(core.response_body(req, result, row))
+        return jsonify(core.response_body(req, computed))
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -8,16 +8,19 @@ array([0.955, 1.627])
 
 from .engine import AttentionResult, attention, softmax_rows
 from .errors import AttentionInputError
+from .multihead import MultiHeadResult, multi_head_attention
+from .positions import sinusoidal
 from .presets import default_request, presets
-from .request import AttentionRequest, JSONSyntaxError, Limits, parse_json, parse_request
-from .response import compute, plain, response_body, working_body
+from .request import AttentionRequest, Limits, parse_request
+from .response import Computed, compute, plain, response_body, working_body
+from .values import JSONSyntaxError, parse_json
 from .working import RowWorking, working
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AttentionInputError", "AttentionRequest", "AttentionResult", "JSONSyntaxError",
-    "Limits", "RowWorking", "attention", "compute", "default_request", "parse_json",
-    "parse_request", "plain", "presets", "response_body", "softmax_rows", "working",
-    "working_body",
+    "AttentionInputError", "AttentionRequest", "AttentionResult", "Computed",
+    "JSONSyntaxError", "Limits", "MultiHeadResult", "RowWorking", "attention", "compute",
+    "default_request", "multi_head_attention", "parse_json", "parse_request", "plain",
+    "presets", "response_body", "sinusoidal", "softmax_rows", "working", "working_body",
 ]

@@ -9,8 +9,9 @@ import sys
 from .errors import AttentionInputError
 from .presets import default_request
 from .report import latex_report, text_report
-from .request import JSONSyntaxError, parse_json, parse_request
+from .request import parse_request
 from .response import compute, plain, response_body
+from .values import JSONSyntaxError, parse_json
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.row is not None:
                 payload["row"] = args.row
         request = parse_request(payload)
-        result, row = compute(request)
+        computed = compute(request)
     except OSError as exc:
         print(f"error: cannot read {args.request}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -64,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error{where}: {exc.message}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(plain(response_body(request, result, row)), allow_nan=False, indent=1))
+        print(json.dumps(plain(response_body(request, computed)), allow_nan=False, indent=1))
     elif args.format == "latex":
-        print(latex_report(result, request.X, request.tokens, row, args.decimals), end="")
+        print(latex_report(request, computed, args.decimals), end="")
     else:
-        print(text_report(result, request.X, request.tokens, row, args.decimals), end="")
+        print(text_report(request, computed, args.decimals), end="")
     return 0

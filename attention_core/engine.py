@@ -13,17 +13,20 @@ from .errors import AttentionInputError
 class AttentionResult:
     """Every intermediate of one attention computation (all float64 arrays).
 
-    Orientation: row ``i`` is query token ``i``; column ``j`` is key token ``j``.
+    Orientation: row ``i`` is query token ``i``; column ``j`` is key token ``j``. In
+    self-attention the m keys are the n queries' own tokens (m = n); in
+    cross-attention they come from a second sequence X_kv of m tokens.
 
     Attributes
     ----------
-    Q, K : (n, d_k)   projections X @ W_Q and X @ W_K.
-    V : (n, d_v)      projection X @ W_V.
-    scores : (n, n)   raw Q @ K.T, never masked.
-    scaled_scores : (n, n)  scale * scores, with -inf where ``mask`` is False.
-    mask : (n, n) bool  ``mask[i, j]`` is True where query i may read key j
+    Q : (n, d_k)      projection X @ W_Q.
+    K : (m, d_k)      projection X_kv @ W_K (X @ W_K in self-attention).
+    V : (m, d_v)      projection X_kv @ W_V.
+    scores : (n, m)   raw Q @ K.T, never masked.
+    scaled_scores : (n, m)  scale * scores, with -inf where ``mask`` is False.
+    mask : (n, m) bool  ``mask[i, j]`` is True where query i may read key j
         (the convention of torch's boolean ``attn_mask``).
-    weights : (n, n)  row-wise softmax of ``scaled_scores``; ``weights[i, j]``
+    weights : (n, m)  row-wise softmax of ``scaled_scores``; ``weights[i, j]``
         is how much query i reads key j. Each row sums to 1, or is all 0 when
         the row has no permitted key. Disallowed entries are exactly 0.
     output : (n, d_v)  weights @ V.
@@ -78,7 +81,7 @@ def softmax_rows(scaled_scores: np.ndarray) -> np.ndarray:
 
 
 def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = None,
-              mask=None) -> AttentionResult:
+              mask=None, X_kv=None) -> AttentionResult:
     """Single-head scaled dot-product attention, softmax(scale * Q K^T) V.
 
     Parameters
@@ -86,11 +89,14 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     X : (n, d_model) array-like   one embedding per row, one row per token.
     W_Q, W_K : (d_model, d_k)     query and key projections.
     W_V : (d_model, d_v)          value projection.
-    causal : bool                 if True, query i may read only keys j <= i.
+    causal : bool                 if True, query i may read only keys j <= i. With
+        m != n keys the mask is aligned at the top left, as torch's ``is_causal``.
     scale : float or None         factor for the scores; None means 1/sqrt(d_k).
         Any finite number is used as given (``scale=1`` is unscaled attention).
-    mask : (n, n) bool array-like or None  True where query i may read key j;
+    mask : (n, m) bool array-like or None  True where query i may read key j;
         combined with the causal mask by logical AND.
+    X_kv : (m, d_model) array-like or None  the sequence the keys and values come
+        from (cross-attention); None means X itself (self-attention).
 
     Returns
     -------
@@ -111,6 +117,15 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     X, W_Q, W_K, W_V = (_as_matrix(a, name) for a, name in
                         ((X, "X"), (W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
     n, d_model = X.shape  # (n tokens, d_model)
+    if X_kv is None:
+        X_kv = X
+    else:
+        X_kv = _as_matrix(X_kv, "X_kv")
+        if X_kv.shape[1] != d_model:
+            raise AttentionInputError(
+                f"X_kv has {X_kv.shape[1]} numbers per token but X has {d_model}; both "
+                "sequences must use the same embedding width d_model", "X_kv")
+    m = X_kv.shape[0]  # key/value tokens
     _check_projection("W_Q", W_Q, d_model)
     _check_projection("W_K", W_K, d_model)
     _check_projection("W_V", W_V, d_model)
@@ -124,13 +139,14 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     scale = float(scale)
     if not np.isfinite(scale):
         raise AttentionInputError(f"scale must be a finite number, not {scale}", "scale")
-    allowed = _allowed(n, causal, mask)
+    allowed = _allowed(n, m, causal, mask)
 
+    source = "X" if X_kv is X else "X_kv"
     Q = _finite_product(X, W_Q, "Q = X·W_Q")  # (n, d_k)
-    K = _finite_product(X, W_K, "K = X·W_K")  # (n, d_k)
-    V = _finite_product(X, W_V, "V = X·W_V")  # (n, d_v)
+    K = _finite_product(X_kv, W_K, f"K = {source}·W_K")  # (m, d_k)
+    V = _finite_product(X_kv, W_V, f"V = {source}·W_V")  # (m, d_v)
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = Q @ K.T  # (n, n)
+        scores = Q @ K.T  # (n, m)
         scaled = scores * scale
     # One pass over n² checks both: a non-finite score makes its scaled score non-finite
     # too (inf·0 is NaN), so only a failure needs the finer look that names the culprit.
@@ -140,7 +156,7 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     scaled_scores = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
         scaled_scores[~allowed] = -np.inf
-    weights = softmax_rows(scaled_scores)  # (n, n)
+    weights = softmax_rows(scaled_scores)  # (n, m)
     output = _finite_product(weights, V, "the output A·V")  # (n, d_v)
 
     blocked = np.flatnonzero(~allowed.any(axis=1))
@@ -175,19 +191,20 @@ def _check_projection(name: str, W: np.ndarray, d_model: int) -> None:
             f"{name} must have one row per embedding component", name)
 
 
-def _allowed(n: int, causal: bool, mask) -> np.ndarray:
-    allowed = np.ones((n, n), dtype=bool)
+def _allowed(n: int, m: int, causal: bool, mask) -> np.ndarray:
+    """(n, m) bool: True where query i may read key j."""
+    allowed = np.ones((n, m), dtype=bool)
     if causal:
         allowed = np.tril(allowed)  # key j visible to query i only when j <= i
     if mask is not None:
-        m = np.asarray(mask)
-        if m.shape != (n, n):
+        given = np.asarray(mask)
+        if given.shape != (n, m):
             raise AttentionInputError(
-                f"mask has shape {m.shape} but there are {n} tokens; it must be {n}×{n}",
-                "mask")
-        if m.dtype != bool:
+                f"mask has shape {given.shape} but there are {n} queries and {m} keys; "
+                f"it must be {n}×{m}", "mask")
+        if given.dtype != bool:
             raise AttentionInputError("mask must hold only true and false", "mask")
-        allowed = allowed & m
+        allowed = allowed & given
     return allowed
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import AttentionResult
+from .request import AttentionRequest
+from .response import Computed
 from .working import RowWorking
 
 
@@ -19,35 +20,59 @@ def number(x: float, decimals: int = 3, latex: bool = False) -> str:
     return text
 
 
-def _matrices(result: AttentionResult, X: np.ndarray) -> list[tuple[str, str, np.ndarray]]:
-    """(name, LaTeX name, matrix) for every matrix of the computation, in order."""
-    return [
-        ("X", "X", X), ("Q = X·W_Q", "Q = XW_Q", result.Q), ("K = X·W_K", "K = XW_K", result.K),
-        ("V = X·W_V", "V = XW_V", result.V), ("QKᵀ", "QK^\\top", result.scores),
-        (f"QKᵀ × {number(result.scale)}", f"QK^\\top \\times {number(result.scale)}",
-         result.scaled_scores),
-        ("A = softmax", "A = \\operatorname{softmax}", result.weights),
-        ("Z = A·V", "Z = AV", result.output),
-    ]
+def factor(x: float, decimals: int = 3, latex: bool = False) -> str:
+    """A factor of a product: negative numbers in parentheses, "2.000·(-0.500)"."""
+    text = number(x, decimals, latex)
+    return f"({text})" if text.startswith("-") else text
 
 
-def text_report(result: AttentionResult, X: np.ndarray, tokens: list[str],
-                row: RowWorking | None, decimals: int = 3) -> str:
-    """Every matrix labelled with its tokens, then the working of ``row`` if given."""
-    n, d_k = result.Q.shape  # (n tokens, d_k)
-    width = max(len(t) for t in tokens)
-    lines = [f"Tokens: {', '.join(tokens)}  (n = {n}, d_model = {X.shape[1]}, d_k = {d_k}, "
-             f"d_v = {result.V.shape[1]}, scale = {number(result.scale, decimals)})", ""]
-    for name, _, m in _matrices(result, X):
+def _matrices(request: AttentionRequest, computed: Computed):
+    """(heading, LaTeX name, matrix, row labels) for every matrix, in the order computed."""
+    q, kv = request.tokens, request.tokens_kv or request.tokens
+    out = [("X", "X", request.X, q)]
+    if request.X_kv is not None:
+        out.append(("X_kv (keys and values)", "X_{kv}", request.X_kv, kv))
+    if computed.positional_encoding is not None:
+        out.append(("PE, sinusoidal positions (added to X)", "PE", computed.positional_encoding, q))
+    if computed.positional_encoding_kv is not None:
+        out.append(("PE_kv (added to X_kv)", "PE_{kv}", computed.positional_encoding_kv, kv))
+    for h, r in enumerate(computed.results):
+        head = f"head {h + 1}: " if computed.multi is not None else ""
+        sup = f"^{{({h + 1})}}" if computed.multi is not None else ""
+        out += [
+            (f"{head}Q = X·W_Q", f"Q{sup}", r.Q, q), (f"{head}K", f"K{sup}", r.K, kv),
+            (f"{head}V", f"V{sup}", r.V, kv), (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
+            (f"{head}QKᵀ × {number(r.scale)}", f"Q{sup}K{sup}{{}}^\\top \\times {number(r.scale)}",
+             r.scaled_scores, q),
+            (f"{head}A = softmax", f"A{sup}", r.weights, q), (f"{head}Z = A·V", f"Z{sup}", r.output, q),
+        ]
+    if computed.multi is not None:
+        out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
+                ("Output = Concat·W_O", "\\operatorname{Concat} W_O", computed.multi.output, q)]
+    return out
+
+
+def text_report(request: AttentionRequest, computed: Computed, decimals: int = 3) -> str:
+    """Every matrix labelled with its tokens, then the working of the asked row if any."""
+    first = computed.results[0]
+    n, d_model = request.X.shape  # (n tokens, d_model)
+    lines = [f"Tokens: {', '.join(request.tokens)}  (n = {n}, d_model = {d_model}, "
+             f"heads = {len(computed.results)}, d_k = {first.d_k}, "
+             f"scale = {number(first.scale, decimals)})", ""]
+    for name, _, m, row_labels in _matrices(request, computed):
+        width = max(len(t) for t in row_labels)
         cells = [[number(v, decimals) for v in r] for r in m]
         cw = max(len(c) for r in cells for c in r)
         lines.append(f"{name}  ({m.shape[0]}×{m.shape[1]})")
         lines += [f"  {t:<{width}}  " + "  ".join(c.rjust(cw) for c in r)
-                  for t, r in zip(tokens, cells)]
+                  for t, r in zip(row_labels, cells)]
         lines.append("")
-    lines += result.warnings
-    if row is not None:
-        lines += ["", *working_text(row, tokens, decimals)]
+    lines += computed.multi.warnings if computed.multi else first.warnings
+    keys = request.tokens_kv or request.tokens
+    for h, w in enumerate(computed.rows):
+        if w is not None:
+            title = [f"Head {h + 1}", ""] if computed.multi is not None else []
+            lines += ["", *title, *working_text(w, request.tokens, keys, decimals)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -62,26 +87,31 @@ def _weight_fraction(w: RowWorking, j: int) -> tuple[float, float]:
     return w.exp[j], w.exp_sum
 
 
-def working_text(w: RowWorking, tokens: list[str], decimals: int = 3) -> list[str]:
-    """The hand calculation of one row as lines of plain text (indices 1-based, as taught)."""
+def working_text(w: RowWorking, tokens: list[str], keys: list[str],
+                 decimals: int = 3) -> list[str]:
+    """The hand calculation of one row as lines of plain text (indices 1-based, as taught).
+
+    ``tokens`` label the queries, ``keys`` the keys (the same list in self-attention).
+    """
     f = lambda x: number(x, decimals)  # noqa: E731
     i = w.row + 1
     lines = [f"Working for query {i}, \"{tokens[w.row]}\" (row index {w.row})",
              f"q_{i} = {_vector(w.q, decimals)}", "",
              f"Scores, then × scale {f(w.scale)}:"]
-    for j, t in enumerate(tokens):
-        terms = " + ".join(f"{f(a)}·{f(b)}" for a, b in zip(w.q, w.k[j]))
+    for j, t in enumerate(keys):
+        terms = " + ".join(f"{factor(a, decimals)}·{factor(b, decimals)}"
+                           for a, b in zip(w.q, w.k[j]))
         scaled = f(w.scaled[j]) if w.allowed[j] else "-inf (masked)"
         lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  s_{j + 1} = {scaled}")
     lines += ["", "Exponentials:"]
-    for j in range(len(tokens)):
+    for j in range(len(keys)):
         lines.append(f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}")
     lines.append(f"  sum = {f(w.exp_sum)}")
     if w.exp_overflow:
         lines.append(f"  (e^s overflows float64; the code subtracts the row maximum "
                      f"{f(w.shift)} first: sum of e^(s - max) = {f(w.exp_shifted_sum)})")
     lines += ["", "Weights:"]
-    for j, t in enumerate(tokens):
+    for j, t in enumerate(keys):
         top, bottom = _weight_fraction(w, j)
         lines.append(f"  a_{i},{j + 1} ({t}) = {f(top)} / {f(bottom)} = {f(w.weights[j])}"
                      if w.allowed[j] else f"  a_{i},{j + 1} ({t}) = 0 (masked)")
@@ -97,15 +127,17 @@ def _pmatrix(m: np.ndarray, decimals: int) -> str:
     return "\\begin{pmatrix} " + " \\\\ ".join(rows) + " \\end{pmatrix}"
 
 
-def latex_report(result: AttentionResult, X: np.ndarray, tokens: list[str],
-                 row: RowWorking | None, decimals: int = 3) -> str:
-    """Every matrix as a display-maths pmatrix, then the working of ``row`` as align*."""
-    label = ", ".join(t.replace("\\", "\\textbackslash{}") for t in tokens)
+def latex_report(request: AttentionRequest, computed: Computed, decimals: int = 3) -> str:
+    """Every matrix as a display-maths pmatrix, then each head's working as align*."""
+    label = ", ".join(t.replace("\\", "\\textbackslash{}") for t in request.tokens)
     parts = [f"% Attention Explorer: tokens {label}"]
     parts += [f"\\[ {tex} = {_pmatrix(m, decimals)} \\]"
-              for _, tex, m in _matrices(result, X)]
-    if row is not None:
-        parts.append(working_latex(row, decimals))
+              for _, tex, m, _ in _matrices(request, computed)]
+    for h, w in enumerate(computed.rows):
+        if w is not None:
+            if computed.multi is not None:
+                parts.append(f"% head {h + 1}")
+            parts.append(working_latex(w, decimals))
     return "\n".join(parts) + "\n"
 
 
@@ -115,7 +147,8 @@ def working_latex(w: RowWorking, decimals: int = 3) -> str:
     i = w.row + 1
     lines = [f"q_{{{i}}} &= {_vector(w.q, decimals, True)}"]
     for j in range(len(w.dots)):
-        terms = " + ".join(f"{f(a)} \\cdot {f(b)}" for a, b in zip(w.q, w.k[j]))
+        terms = " + ".join(f"{factor(a, decimals, True)} \\cdot {factor(b, decimals, True)}"
+                           for a, b in zip(w.q, w.k[j]))
         s = (f"{f(w.dots[j])} \\times {f(w.scale)} = {f(w.scaled[j])}" if w.allowed[j]
              else "-\\infty \\quad\\text{(masked)}")
         lines.append(f"q_{{{i}}} \\cdot k_{{{j + 1}}} &= {terms} = {f(w.dots[j])}, "

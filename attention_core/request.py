@@ -1,26 +1,32 @@
-"""The request format shared by the HTTP API and the CLI: strict JSON parsing and validation.
+"""The request format shared by the HTTP API and the CLI, validated into numpy arrays.
 
-Every problem becomes an AttentionInputError naming the field as the request
-spells it (``"W_K[0][1]"``, 0-based) with a sentence that carries the numbers.
-Sizes are checked before any array is built, so a huge request costs nothing.
+A request is one head (``W_Q``, ``W_K``, ``W_V``) or several (``heads`` and
+``W_O``), self-attention or cross-attention (``X_kv``), with optional positions,
+masks and the row whose working to write out. Sizes are checked before any
+array is built, so a huge request costs nothing.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import AttentionInputError
+from .multihead import MAX_HEADS
+from .values import bool_matrix, describe, labels, matrix, number
 
-MATRICES = ("X", "W_Q", "W_K", "W_V")
-FIELDS = ("tokens", *MATRICES, "causal", "scale", "mask", "row", "fields")
+PROJECTIONS = ("W_Q", "W_K", "W_V")
+MATRICES = ("X", *PROJECTIONS)
+FIELDS = ("tokens", "X", *PROJECTIONS, "heads", "W_O", "X_kv", "tokens_kv", "positional",
+          "causal", "scale", "mask", "row", "fields")
+POSITIONAL = ("sinusoidal",)
 
 # What a response may hold, for the optional "fields" selection of a request.
-RESPONSE_FIELDS = ("tokens", "d_k", "scale", "causal", "Q", "K", "V", "scores",
-                   "scaled_scores", "mask", "weights", "output", "warnings", "working")
+RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
+                   "d_k", "scale", "causal", "Q", "K", "V", "scores", "scaled_scores", "mask",
+                   "weights", "output", "warnings", "working", "heads", "concat")
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
                   "exp_shifted_sum", "weights", "terms", "z")
@@ -30,230 +36,144 @@ WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "s
 class Limits:
     """Upper bounds on a request, so one request cannot exhaust a worker."""
 
-    max_tokens: int = 512  # n; a 512×512 weight matrix is ~2 MB of float64
-    max_dim: int = 256  # d_model, d_k and d_v each
+    max_tokens: int = 512  # n and m; a 512×512 weight matrix is ~2 MB of float64
+    max_dim: int = 256  # d_model, d_k, d_v and W_O's width each
     max_label: int = 64  # characters in one token label
 
 
 @dataclass(frozen=True)
 class AttentionRequest:
-    """A validated request: float64 matrices and options ready for ``attention()``."""
+    """A validated request: float64 matrices and options ready for the engine."""
 
     tokens: list[str]
     X: np.ndarray  # (n, d_model)
-    W_Q: np.ndarray  # (d_model, d_k)
-    W_K: np.ndarray  # (d_model, d_k)
-    W_V: np.ndarray  # (d_model, d_v)
+    heads: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]  # (W_Q, W_K, W_V) each
+    W_O: np.ndarray | None  # (sum of d_v, d_out); None for a single head sent as W_Q…
+    X_kv: np.ndarray | None  # (m, d_model) for cross-attention, else None
+    tokens_kv: list[str] | None
+    positional: str | None
     causal: bool
     scale: float | None
-    mask: np.ndarray | None  # (n, n) bool
+    mask: np.ndarray | None  # (n, m) bool
     row: int | None
     fields: frozenset[str] | None  # None: every response field
 
+    @property
+    def multi_head(self) -> bool:
+        return self.W_O is not None
 
-class JSONSyntaxError(ValueError):
-    """The body is not JSON at all (as opposed to JSON with a bad value)."""
-
-
-class _NonFinite:
-    """Stands in for NaN, ±Infinity or an overflowing number until we know its field."""
-
-    def __init__(self, text: str):
-        self.text = text
+    # The single head's projections, for callers that know there is one.
+    W_Q = property(lambda self: self.heads[0][0])
+    W_K = property(lambda self: self.heads[0][1])
+    W_V = property(lambda self: self.heads[0][2])
 
 
-def _parse_int(text: str):
-    # Python refuses to convert integers longer than 4300 digits; anything over
-    # ~309 digits overflows float64 anyway, so such a number is reported, not parsed.
-    return int(text) if len(text) <= 400 else _NonFinite(text[:12] + "…")
-
-
-def parse_json(body: bytes | str):
-    """Parse strict JSON; NaN, Infinity and -Infinity come back as markers, not floats.
-
-    A literal too large for float64 (1e999) parses as inf, which validation refuses;
-    floats are parsed by the C scanner itself, as a hook per number costs ~2 µs each.
-
-    Raises JSONSyntaxError for malformed or too deeply nested input.
-    """
-    try:
-        return json.loads(body, parse_int=_parse_int, parse_constant=_NonFinite)
-    except RecursionError:
-        raise JSONSyntaxError("The JSON is nested too deeply to be a request.") from None
-    except UnicodeDecodeError as exc:
-        raise JSONSyntaxError(f"The body is not UTF-8 text ({exc.reason}).") from None
-    except json.JSONDecodeError as exc:
-        raise JSONSyntaxError(
-            f"The body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}."
-        ) from None
-
-
-def _describe(value) -> str:
-    if isinstance(value, _NonFinite):
-        return value.text
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        shown = value if len(value) <= 20 else value[:20] + "…"
-        return f"the string {json.dumps(shown)}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return repr(value)
-
-
-def _number(value, field: str) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            number = float(value)
-        except OverflowError:
-            number = float("inf")
-        if np.isfinite(number):
-            return number
-        value = _NonFinite(f"{str(value)[:12]}…" if isinstance(value, int) else
-                           "a number too large for float64, which reads as infinity")
-    if isinstance(value, _NonFinite):
-        raise AttentionInputError(
-            f"{field} is {value.text}; every number must be finite and within "
-            "float64's range (about ±1.8e308)", field)
-    raise AttentionInputError(f"{field} must be a number, got {_describe(value)}", field)
-
-
-def _table(value, name: str, max_rows: int, max_cols: int) -> list[list]:
-    """Check that ``value`` is a rectangular, non-empty list of lists within limits."""
-    if not isinstance(value, list):
-        raise AttentionInputError(
-            f"{name} must be a matrix (a list of rows), got {_describe(value)}", name)
-    if not value:
-        raise AttentionInputError(f"{name} is empty; it needs at least one row", name)
-    if len(value) > max_rows:
-        raise AttentionInputError(
-            f"{name} has {len(value)} rows; at most {max_rows} are allowed", name)
-    width = None
-    for i, row in enumerate(value):
-        if not isinstance(row, list):
-            raise AttentionInputError(
-                f"{name}[{i}] must be a row (a list of numbers), got {_describe(row)}",
-                f"{name}[{i}]")
-        if not row:
-            raise AttentionInputError(f"{name}[{i}] is an empty row", f"{name}[{i}]")
-        if len(row) > max_cols:
-            raise AttentionInputError(
-                f"{name}[{i}] has {len(row)} numbers; at most {max_cols} are allowed",
-                f"{name}[{i}]")
-        if width is None:
-            width = len(row)
-        elif len(row) != width:
-            raise AttentionInputError(
-                f"{name}[{i}] has {len(row)} numbers but {name}[0] has {width}; "
-                "every row must be the same length", f"{name}[{i}]")
-    return value
-
-
-def _matrix(value, name: str, max_rows: int, max_cols: int) -> np.ndarray:
-    rows = _table(value, name, max_rows, max_cols)
-    # Fast path: plain numbers convert in C. Anything else (or an overflow) takes the
-    # cell-by-cell path below, whose only job is to name the first bad cell.
-    if all(type(v) is float or type(v) is int for row in rows for v in row):
-        try:
-            m = np.array(rows, dtype=np.float64)
-        except OverflowError:
-            m = None
-        if m is not None and np.isfinite(m).all():
-            return m
-    return np.array([[_number(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)]
-                     for i, row in enumerate(rows)], dtype=np.float64)
-
-
-def _mask(value, n: int, limits: Limits) -> np.ndarray:
-    rows = _table(value, "mask", limits.max_tokens, limits.max_tokens)
-    for i, row in enumerate(rows):
-        for j, v in enumerate(row):
-            if not isinstance(v, bool):
-                raise AttentionInputError(
-                    f"mask[{i}][{j}] must be true or false, got {_describe(v)}",
-                    f"mask[{i}][{j}]")
-    if len(rows) != n or len(rows[0]) != n:
-        raise AttentionInputError(
-            f"mask is {len(rows)}×{len(rows[0])} but there are {n} tokens; "
-            f"it must be {n}×{n}", "mask")
-    return np.array(rows, dtype=bool)
-
-
-def _tokens(value, n: int, limits: Limits) -> list[str]:
-    if value is None:
-        return [f"t{i + 1}" for i in range(n)]
-    if not isinstance(value, list):
-        raise AttentionInputError(
-            f"tokens must be a list of labels, got {_describe(value)}", "tokens")
-    if len(value) != n:
-        raise AttentionInputError(
-            f"tokens has {len(value)} labels but X has {n} rows; "
-            "give one label per row of X", "tokens")
-    for i, label in enumerate(value):
-        if not isinstance(label, str):
-            raise AttentionInputError(
-                f"tokens[{i}] must be text, got {_describe(label)}", f"tokens[{i}]")
-        if len(label) > limits.max_label:
-            raise AttentionInputError(
-                f"tokens[{i}] is {len(label)} characters long; at most "
-                f"{limits.max_label} are allowed", f"tokens[{i}]")
-    return list(value)
-
-
-def _check_keys(payload: dict) -> None:
+def _check_keys(payload: dict, allowed=FIELDS, where: str = "") -> None:
     for key in payload:
-        if key not in FIELDS:
-            lowered = {f.lower(): f for f in FIELDS}
+        if key not in allowed:
+            lowered = {f.lower(): f for f in allowed}
             guess = lowered.get(str(key).lower()) or next(
-                iter(difflib.get_close_matches(str(key), FIELDS, n=1)), None)
-            hint = f'; did you mean "{guess}"?' if guess else ""
+                iter(difflib.get_close_matches(str(key), allowed, n=1)), None)
+            hint = f'; did you mean "{guess}"?' if guess else "."
             raise AttentionInputError(
-                f'Unknown field "{key}"{hint} The fields are {", ".join(FIELDS)}.', key)
-    for name in MATRICES:
+                f'Unknown field "{where}{key}"{hint} The fields are {", ".join(allowed)}.',
+                f"{where}{key}")
+
+
+def _require(payload: dict, names, where: str = "") -> None:
+    for name in names:
         if name not in payload:
-            raise AttentionInputError(f'The request needs the field "{name}"', name)
+            raise AttentionInputError(f'The request needs the field "{where}{name}"',
+                                      f"{where}{name}")
+
+
+def _heads(payload: dict, limits: Limits):
+    """((W_Q, W_K, W_V), …) and W_O, from either the single-head or the multi-head form."""
+    dim = limits.max_dim
+    if "heads" not in payload:
+        if "W_O" in payload:
+            raise AttentionInputError("W_O goes with heads; a single head has no W_O", "W_O")
+        _require(payload, MATRICES)
+        return (tuple(matrix(payload[p], p, dim, dim) for p in PROJECTIONS),), None
+    given = [p for p in PROJECTIONS if p in payload]
+    if given:
+        raise AttentionInputError(
+            f"Send either W_Q, W_K and W_V (one head) or heads with W_O, not both; this "
+            f"request has heads and {', '.join(given)}", "heads")
+    _require(payload, ("X", "W_O"))
+    heads = payload["heads"]
+    if not isinstance(heads, list) or not 1 <= len(heads) <= MAX_HEADS:
+        raise AttentionInputError(
+            f"heads must be a list of 1 to {MAX_HEADS} objects with W_Q, W_K and W_V, got "
+            f"{describe(heads) if not isinstance(heads, list) else f'{len(heads)} heads'}",
+            "heads")
+    out = []
+    for h, head in enumerate(heads):
+        where = f"heads[{h}]."
+        if not isinstance(head, dict):
+            raise AttentionInputError(
+                f"heads[{h}] must be an object with W_Q, W_K and W_V, got {describe(head)}",
+                f"heads[{h}]")
+        _check_keys(head, PROJECTIONS, where)
+        _require(head, PROJECTIONS, where)
+        out.append(tuple(matrix(head[p], where + p, dim, dim) for p in PROJECTIONS))
+    return tuple(out), matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
 
 
 def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
-    """Validate a decoded request (see ``parse_json``) and build float64 arrays.
+    """Validate a decoded request (see ``values.parse_json``) and build float64 arrays.
 
     Raises AttentionInputError naming the first offending field.
     """
     if not isinstance(payload, dict):
         raise AttentionInputError(
             f"The request must be a JSON object with X, W_Q, W_K and W_V, "
-            f"got {_describe(payload)}")
+            f"got {describe(payload)}")
     _check_keys(payload)
-    X = _matrix(payload["X"], "X", limits.max_tokens, limits.max_dim)
-    n = X.shape[0]  # tokens
-    W = {name: _matrix(payload[name], name, limits.max_dim, limits.max_dim)
-         for name in MATRICES[1:]}
-    tokens = _tokens(payload.get("tokens"), n, limits)
+    _require(payload, ("X",))
+    X = matrix(payload["X"], "X", limits.max_tokens, limits.max_dim)
+    n = X.shape[0]  # query tokens
+    heads, W_O = _heads(payload, limits)
+    tokens = labels(payload.get("tokens"), "tokens", n, "X", limits.max_label, "t")
 
+    X_kv = payload.get("X_kv")
+    if X_kv is not None:
+        X_kv = matrix(X_kv, "X_kv", limits.max_tokens, limits.max_dim)
+        tokens_kv = labels(payload.get("tokens_kv"), "tokens_kv", X_kv.shape[0], "X_kv",
+                           limits.max_label, "s")
+    elif payload.get("tokens_kv") is not None:
+        raise AttentionInputError("tokens_kv labels the rows of X_kv, and there is no X_kv",
+                                  "tokens_kv")
+    else:
+        tokens_kv = None
+    m = n if X_kv is None else X_kv.shape[0]  # key/value tokens
+
+    positional = payload.get("positional")
+    if positional is not None and positional not in POSITIONAL:
+        raise AttentionInputError(
+            f"positional must be null or \"sinusoidal\", got {describe(positional)}",
+            "positional")
     causal = payload.get("causal")
     if causal is None:
         causal = False
     elif not isinstance(causal, bool):
-        raise AttentionInputError(f"causal must be true or false, got {_describe(causal)}",
+        raise AttentionInputError(f"causal must be true or false, got {describe(causal)}",
                                   "causal")
     scale = payload.get("scale")
     if scale is not None:
-        scale = _number(scale, "scale")
+        scale = number(scale, "scale")
     mask = payload.get("mask")
     if mask is not None:
-        mask = _mask(mask, n, limits)
+        mask = bool_matrix(mask, "mask", n, m, limits.max_tokens)
     row = payload.get("row")
     if row is not None and (isinstance(row, bool) or not isinstance(row, int)
                             or not 0 <= row < n):
         raise AttentionInputError(
-            f"row must be a whole number from 0 to {n - 1} (0-based), got {_describe(row)}",
+            f"row must be a whole number from 0 to {n - 1} (0-based), got {describe(row)}",
             "row")
-    return AttentionRequest(tokens=tokens, X=X, W_Q=W["W_Q"], W_K=W["W_K"], W_V=W["W_V"],
-                            causal=causal, scale=scale, mask=mask, row=row,
+    return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
+                            tokens_kv=tokens_kv, positional=positional, causal=causal,
+                            scale=scale, mask=mask, row=row,
                             fields=_fields(payload.get("fields")))
 
 
@@ -263,11 +183,11 @@ def _fields(value) -> frozenset[str] | None:
         return None
     if not isinstance(value, list):
         raise AttentionInputError(
-            f"fields must be a list of response field names, got {_describe(value)}", "fields")
+            f"fields must be a list of response field names, got {describe(value)}", "fields")
     known = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)}
     for i, name in enumerate(value):
         if name not in known:
             raise AttentionInputError(
-                f"fields[{i}] is {_describe(name)}, which is not a response field; the "
+                f"fields[{i}] is {describe(name)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)} and working.<part>", f"fields[{i}]")
     return frozenset(value)

@@ -11,17 +11,47 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataclasses import dataclass
+
 from .engine import AttentionResult, attention
+from .multihead import MultiHeadResult, multi_head_attention
+from .positions import sinusoidal
 from .request import AttentionRequest
 from .working import RowWorking, working
 
 
-def compute(request: AttentionRequest) -> tuple[AttentionResult, RowWorking | None]:
-    """Run the engine on a validated request; the working only when a row is asked for."""
-    result = attention(request.X, request.W_Q, request.W_K, request.W_V,
-                       causal=request.causal, scale=request.scale, mask=request.mask)
-    row = working(result, request.row) if request.row is not None else None
-    return result, row
+@dataclass(frozen=True)
+class Computed:
+    """What a request computes: one result per head and, with W_O, their combination."""
+
+    results: tuple[AttentionResult, ...]
+    multi: MultiHeadResult | None  # None for a single head sent as W_Q, W_K, W_V
+    rows: tuple[RowWorking | None, ...]  # the asked row's working in each head
+    positional_encoding: np.ndarray | None  # (n, d_model) added to X
+    positional_encoding_kv: np.ndarray | None  # (m, d_model) added to X_kv
+
+
+def compute(request: AttentionRequest) -> Computed:
+    """Run the engine on a validated request (positions first, then every head)."""
+    X, X_kv = request.X, request.X_kv
+    pe = pe_kv = None
+    if request.positional == "sinusoidal":
+        pe = sinusoidal(*X.shape)
+        X = X + pe
+        if X_kv is not None:
+            pe_kv = sinusoidal(*X_kv.shape)
+            X_kv = X_kv + pe_kv
+    options = dict(causal=request.causal, scale=request.scale, mask=request.mask, X_kv=X_kv)
+    if request.multi_head:
+        multi = multi_head_attention(X, request.heads, request.W_O, **options)
+        results = multi.heads
+    else:
+        multi = None
+        results = (attention(X, *request.heads[0], **options),)
+    rows = tuple(working(r, request.row) if request.row is not None else None
+                 for r in results)
+    return Computed(results=results, multi=multi, rows=rows, positional_encoding=pe,
+                    positional_encoding_kv=pe_kv)
 
 
 def working_body(w: RowWorking, tokens: list[str]) -> dict:
@@ -36,17 +66,37 @@ def working_body(w: RowWorking, tokens: list[str]) -> dict:
     }
 
 
-def response_body(request: AttentionRequest, result: AttentionResult,
-                  row: RowWorking | None) -> dict:
-    """The body of a successful ``POST /api/attention``, arrays unconverted."""
+def head_body(result: AttentionResult, row: RowWorking | None, keys: list[str]) -> dict:
+    """One head's matrices (and working), as in a single-head answer."""
     body = {
-        "tokens": request.tokens, "d_k": result.d_k, "scale": result.scale,
-        "causal": request.causal, "Q": result.Q, "K": result.K, "V": result.V,
+        "d_k": result.d_k, "scale": result.scale, "Q": result.Q, "K": result.K, "V": result.V,
         "scores": result.scores, "scaled_scores": result.scaled_scores, "mask": result.mask,
         "weights": result.weights, "output": result.output, "warnings": list(result.warnings),
     }
     if row is not None:
-        body["working"] = working_body(row, request.tokens)
+        body["working"] = working_body(row, keys)
+    return body
+
+
+def response_body(request: AttentionRequest, computed: Computed) -> dict:
+    """The body of a successful ``POST /api/attention``, arrays unconverted.
+
+    One head: its matrices at the top level. Several: ``heads`` (one such body each),
+    ``concat`` and ``output``.
+    """
+    body = {"tokens": request.tokens, "causal": request.causal}
+    if request.tokens_kv is not None:
+        body["tokens_kv"] = request.tokens_kv
+    if computed.positional_encoding is not None:
+        body["positional_encoding"] = computed.positional_encoding
+    if computed.positional_encoding_kv is not None:
+        body["positional_encoding_kv"] = computed.positional_encoding_kv
+    heads = [head_body(r, w, request.tokens) for r, w in zip(computed.results, computed.rows)]
+    if computed.multi is None:
+        body.update(heads[0])
+    else:
+        body.update(heads=heads, concat=computed.multi.concat, output=computed.multi.output,
+                    warnings=list(computed.multi.warnings))
     return body if request.fields is None else select(body, request.fields)
 
 

@@ -15,21 +15,40 @@ def transpose(a):
     return [list(col) for col in zip(*a)]
 
 
-def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None):
-    Q, K, V = matmul(X, W_Q), matmul(X, W_K), matmul(X, W_V)
-    n, d_k = len(X), len(W_Q[0])
+def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None, X_kv=None):
+    X_kv = X if X_kv is None else X_kv
+    Q, K, V = matmul(X, W_Q), matmul(X_kv, W_K), matmul(X_kv, W_V)
+    n, m, d_k = len(X), len(X_kv), len(W_Q[0])
     scale = 1 / math.sqrt(d_k) if scale is None else scale
     scores = matmul(Q, transpose(K))
     weights = []
     for i in range(n):
-        ok = [(not causal or j <= i) and (mask is None or mask[i][j]) for j in range(n)]
-        s = [scores[i][j] * scale for j in range(n)]
+        ok = [(not causal or j <= i) and (mask is None or mask[i][j]) for j in range(m)]
+        s = [scores[i][j] * scale for j in range(m)]
         if not any(ok):
-            weights.append([0.0] * n)
+            weights.append([0.0] * m)
             continue
-        m = max(s[j] for j in range(n) if ok[j])
-        e = [math.exp(s[j] - m) if ok[j] else 0.0 for j in range(n)]
+        top = max(s[j] for j in range(m) if ok[j])
+        e = [math.exp(s[j] - top) if ok[j] else 0.0 for j in range(m)]
         total = sum(e)
         weights.append([x / total for x in e])
     return {"Q": Q, "K": K, "V": V, "scores": scores, "weights": weights,
             "output": matmul(weights, V)}
+
+
+def reference_multi_head(X, heads, W_O, **options):
+    """Concat(head_1 … head_h) · W_O with each head from reference_attention."""
+    outs = [reference_attention(X, *head, **options)["output"] for head in heads]
+    concat = [sum((o[i] for o in outs), []) for i in range(len(X))]
+    return {"concat": concat, "output": matmul(concat, W_O)}
+
+
+def reference_sinusoidal(n, d_model):
+    """PE[pos][2i] = sin(pos / 10000^(2i/d)), PE[pos][2i+1] = cos(same), by loops."""
+    pe = [[0.0] * d_model for _ in range(n)]
+    for pos in range(n):
+        for c in range(d_model):
+            i = c // 2
+            angle = pos / 10000 ** (2 * i / d_model)
+            pe[pos][c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    return pe

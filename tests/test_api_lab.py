@@ -1,0 +1,95 @@
+"""POST /api/attention with several heads, a second sequence, positions, a custom mask."""
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.reference import reference_attention, reference_multi_head, reference_sinusoidal
+
+X = [[1, 0], [0, 1], [1, 1]]
+H1 = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+H2 = {"W_Q": [[0, 1], [1, 0]], "W_K": [[1, 1], [0, 1]], "W_V": [[1], [1]]}
+W_O = [[1, 0], [0, 1], [0.5, -0.5]]
+
+
+def post(client, body):
+    return client.post("/api/attention", data=json.dumps(body), content_type="application/json")
+
+
+def test_two_heads_give_each_head_concat_and_output(client):
+    r = post(client, {"tokens": ["the", "cat", "sat"], "X": X, "heads": [H1, H2], "W_O": W_O,
+                      "row": 2})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) >= {"tokens", "heads", "concat", "output", "warnings"}
+    assert "weights" not in body
+    assert len(body["heads"]) == 2
+    # Head 1 is the default example: its numbers are the hand-worked ones.
+    assert np.round(body["heads"][0]["weights"], 3).tolist()[2] == [0.187, 0.045, 0.768]
+    assert np.round(body["heads"][0]["working"]["z"], 3).tolist() == [0.955, 1.627]
+    ref = reference_multi_head(X, [[h["W_Q"], h["W_K"], h["W_V"]] for h in (H1, H2)], W_O)
+    np.testing.assert_allclose(body["concat"], ref["concat"], atol=1e-12)
+    np.testing.assert_allclose(body["output"], ref["output"], atol=1e-12)
+    assert body["heads"][1]["d_k"] == 2 and np.array(body["heads"][1]["V"]).shape == (3, 1)
+
+
+def test_cross_attention_with_labels_and_top_left_causal_mask(client):
+    X_kv = [[1, 1], [2, 0], [0, 3], [1, -1]]
+    r = post(client, {"X": X, **H1, "X_kv": X_kv, "tokens_kv": ["w", "x", "y", "z"],
+                      "causal": True, "row": 0})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["tokens_kv"] == ["w", "x", "y", "z"]
+    assert body["mask"] == [[True, False, False, False], [True, True, False, False],
+                            [True, True, True, False]]
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"], X_kv=X_kv, causal=True)
+    np.testing.assert_allclose(body["weights"], ref["weights"], atol=1e-12)
+    assert body["working"]["token"] == "t1" and len(body["working"]["weights"]) == 4
+    assert body["scaled_scores"][0][1:] == [None, None, None]
+
+
+def test_sinusoidal_positions_are_added_to_x_and_returned(client):
+    r = post(client, {"X": X, **H1, "positional": "sinusoidal"})
+    assert r.status_code == 200
+    body = r.get_json()
+    pe = reference_sinusoidal(3, 2)
+    np.testing.assert_allclose(body["positional_encoding"], pe, atol=1e-15)
+    Xp = (np.array(X) + np.array(pe)).tolist()
+    ref = reference_attention(Xp, H1["W_Q"], H1["W_K"], H1["W_V"])
+    np.testing.assert_allclose(body["weights"], ref["weights"], atol=1e-12)
+
+
+def test_a_padding_mask_leaving_a_row_empty_gives_zeros_and_a_warning(client):
+    mask = [[False, False, False], [True, True, False], [True, True, True]]
+    r = post(client, {"X": X, **H1, "mask": mask})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["weights"][0] == [0, 0, 0] and body["output"][0] == [0, 0]
+    assert body["warnings"] and "Row 0" in body["warnings"][0]
+
+
+BAD = [
+    ({"X": X, **H1, "heads": [H1], "W_O": W_O}, "heads", "not both"),
+    ({"X": X, **H1, "W_O": W_O}, "W_O", "W_O goes with heads"),
+    ({"X": X, "heads": [H1]}, "W_O", "needs"),
+    ({"X": X, "heads": [], "W_O": W_O}, "heads", "1 to 16"),
+    ({"X": X, "heads": "x", "W_O": W_O}, "heads", "list"),
+    ({"X": X, "heads": [H1, {**H2, "W_q": [[1]]}], "W_O": W_O}, "heads[1].W_q", 'did you mean "W_Q"'),
+    ({"X": X, "heads": [H1, {"W_Q": H2["W_Q"], "W_K": H2["W_K"]}], "W_O": W_O}, "heads[1].W_V", "needs"),
+    ({"X": X, "heads": [H1, {**H2, "W_V": [[1], ["a"]]}], "W_O": W_O}, "heads[1].W_V[1][0]", '"a"'),
+    ({"X": X, "heads": [H1, H2], "W_O": [[1, 0]]}, "W_O", "concatenate to 3"),
+    ({"X": X, **H1, "tokens_kv": ["a"]}, "tokens_kv", "no X_kv"),
+    ({"X": X, **H1, "X_kv": [[1, 2]], "tokens_kv": ["a", "b"]}, "tokens_kv", "2 labels but X_kv has 1"),
+    ({"X": X, **H1, "X_kv": [[1, 2, 3]]}, "X_kv", "3 numbers per token but X has 2"),
+    ({"X": X, **H1, "X_kv": [[1, 2]], "mask": [[True]] * 3 + [[True]]}, "mask", "must be 3×1"),
+    ({"X": X, **H1, "positional": "learned"}, "positional", "sinusoidal"),
+]
+
+
+@pytest.mark.parametrize("body, field, words", BAD, ids=[b[1] + ":" + b[2] for b in BAD])
+def test_bad_multi_head_and_cross_requests_are_422_naming_the_field(client, body, field, words):
+    r = post(client, body)
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == field and words in error["message"], error
