@@ -19,6 +19,7 @@ export function fieldName(field) {
   if (m) return `${m[1]} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
   m = /^tokens\[(\d+)\]$/.exec(field);
   if (m) return `Token ${Number(m[1]) + 1} label`;
+  if (field === "scale") return "Scale";
   return null;
 }
 

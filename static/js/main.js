@@ -81,7 +81,8 @@ async function recompute() {
 // cuts the answer from 6.5 MB to under 3 MB.
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z"].map((f) => `working.${f}`);
-const ALWAYS = ["tokens", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings", ...WORKING];
+const ALWAYS = ["tokens", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
+  "positional_encoding", ...WORKING];
 function fieldsFor(n) {
   return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
 }
@@ -130,6 +131,19 @@ function drawControls() {
   }
   if (document.activeElement !== $("seed")) $("seed").value = state.seed;
   $("causal").checked = state.causal;
+  $("positional").checked = state.positional;
+  const scale = $("scale");
+  $("scale-default").checked = state.scale === "";
+  scale.disabled = state.scale === "";
+  if (document.activeElement !== scale) {
+    scale.value = state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale;
+  }
+  const scaleError = allErrors().has("scale");
+  scale.setAttribute("aria-invalid", String(scaleError));
+  if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
+  else scale.removeAttribute("aria-describedby");
+  $("mask-tools").hidden = state.blocked.length === 0;
+  $("mask-count").textContent = `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`;
   $("remove-token").disabled = dims.n <= 1;
   $("add-token").disabled = dims.n >= S.LIMITS.tokens;
   const match = presets.findIndex((p) => isPreset(p, state));
@@ -173,7 +187,16 @@ function drawResults({ now = false } = {}) {
     if (now) draw();
     else requestAnimationFrame(() => setTimeout(draw));
   }
-  if (body.warnings.length) say(body.warnings.join(" "), { warning: true });
+  const pe = $("positions");
+  if (body.positional_encoding) {
+    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
+  } else {
+    pe.replaceChildren();
+  }
+  const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
+  if (silent.length) {
+    say(`Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.`, { warning: true });
+  }
 }
 
 function drawScores(body, labels, sel, shape, figure) {
@@ -190,7 +213,8 @@ function drawScores(body, labels, sel, shape, figure) {
   const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
-    caption: ["QKᵀ / √d_k", isDefault ? `÷ ${formatNumber(root)}, d_k = ${body.d_k}` : `× ${formatNumber(body.scale)}`],
+    caption: isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : ["scale · QKᵀ", `× ${formatNumber(body.scale)} (not 1/√d_k)`],
     shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
     rowLabels: labels, highlight: sel, masked,
   });
@@ -253,6 +277,11 @@ function wire() {
       selectRow(ui.focus.i);
       return;
     }
+    if ((e.key === "m" || e.key === "M") && heatmap.dataset.mode === "table") {  // mask or unmask this cell
+      e.preventDefault();
+      update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
+      return;
+    }
     const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey);
     if (!next) return;
     e.preventDefault();
@@ -262,6 +291,17 @@ function wire() {
   });
 
   $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
+  $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
+  $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
+  $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
+  $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
+  $("scores").addEventListener("click", (e) => {
+    const td = e.target.closest('figure[data-key="SS"] tbody td');
+    if (!td) return;
+    const i = td.parentElement.sectionRowIndex;
+    const j = td.cellIndex - 1;  // cell 0 is the row's header
+    update(S.toggleBlocked(state, i, j));
+  });
   $("add-token").addEventListener("click", () => update(S.addToken(state)));
   $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
   $("reset").addEventListener("click", () => update(DEFAULT));

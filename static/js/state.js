@@ -6,6 +6,9 @@
 //      (matrices of *strings*: exactly what the person typed, so nothing is lost
 //       even while a cell does not parse),
 //   causal: boolean, row: selected query row (0-based) or null, seed: integer,
+//   scale: "" for 1/√d_k, else the factor as typed ("1" is unscaled attention),
+//   positional: boolean (sinusoidal positions added to X),
+//   blocked: [[i, j], …] score cells masked by hand (query i may not read key j),
 // }
 // Every transition returns a new object; nothing here touches the DOM.
 
@@ -41,12 +44,24 @@ const CODECS = {
     decode: (s) => (s === "" ? null : wholeNumber(s)),
   },
   int: { encode: String, decode: wholeNumber },
+  text: { encode: (v) => v, decode: (s) => s },
+  pairs: {
+    encode: (v) => v.map(([i, j]) => `${i}-${j}`).join(","),
+    decode: (s) => (s === "" ? [] : s.split(",").map((p) => {
+      const m = /^(\d{1,3})-(\d{1,3})$/.exec(p);
+      if (!m) throw new Error(`“${p}” is not a masked cell like 2-0`);
+      return [Number(m[1]), Number(m[2])];
+    })),
+  },
 };
 
 const PROPERTIES = [
   { key: "tokens", codec: "labels" },
   ...MATRICES.map((key) => ({ key, codec: "matrix" })),
   { key: "causal", codec: "bool" },
+  { key: "scale", codec: "text" },
+  { key: "positional", codec: "bool" },
+  { key: "blocked", codec: "pairs" },
   { key: "row", codec: "index" },
   { key: "seed", codec: "int" },
 ];
@@ -113,6 +128,7 @@ function checkShapes(state) {
   if (state.W_K[0].length !== d_k) throw new Error("W_Q and W_K differ in width");
   if (n > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
   if (state.row !== null && state.row >= n) state.row = null;
+  if (state.blocked.some(([i, j]) => i >= n || j >= n)) throw new Error("a masked cell is outside the matrix");
 }
 
 // ---- from state to a request for POST /api/attention ----
@@ -122,6 +138,17 @@ function checkShapes(state) {
 export function buildRequest(state) {
   const errors = new Map();
   const request = { tokens: state.tokens, causal: state.causal, row: state.row };
+  if (state.scale !== "") {
+    const parsed = parseCell(state.scale);
+    if (parsed.ok) request.scale = parsed.value;
+    else errors.set("scale", parsed.message);
+  }
+  if (state.positional) request.positional = "sinusoidal";
+  if (state.blocked.length) {
+    const n = state.tokens.length;
+    request.mask = Array.from({ length: n }, () => Array(n).fill(true));
+    for (const [i, j] of state.blocked) request.mask[i][j] = false;
+  }
   for (const name of MATRICES) {
     request[name] = state[name].map((r, i) => {
       const { values, problems } = parseRow(r);
@@ -157,7 +184,10 @@ const asText = (m) => m.map((r) => r.map((v) => String(v)));
 
 /** The state of a preset's request (as /api/presets gives it). */
 export function fromPreset(req, seed = 1) {
-  const state = { tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed };
+  const state = {
+    tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed,
+    scale: "", positional: false, blocked: [],
+  };
   for (const name of MATRICES) state[name] = asText(req[name]);
   return state;
 }
@@ -218,9 +248,19 @@ export function addToken(state) {
 export function removeToken(state, i = state.tokens.length - 1) {
   if (state.tokens.length <= 1) return state;
   const drop = (arr) => arr.filter((_, k) => k !== i);
+  const shift = (k) => (k > i ? k - 1 : k);
   let row = state.row;
-  if (row !== null) row = row === i ? null : row > i ? row - 1 : row;
-  return { ...state, tokens: drop(state.tokens), X: drop(state.X), row };
+  if (row !== null) row = row === i ? null : shift(row);
+  const blocked = state.blocked.filter(([a, b]) => a !== i && b !== i).map(([a, b]) => [shift(a), shift(b)]);
+  return { ...state, tokens: drop(state.tokens), X: drop(state.X), row, blocked };
+}
+
+/** Mask or unmask one score cell by hand (a padding mask): query i may not read key j. */
+export function toggleBlocked(state, i, j) {
+  const has = state.blocked.some(([a, b]) => a === i && b === j);
+  const blocked = has ? state.blocked.filter(([a, b]) => a !== i || b !== j) : [...state.blocked, [i, j]];
+  blocked.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  return { ...state, blocked };
 }
 
 const identity = (i, j) => (i === j ? "1" : "0");

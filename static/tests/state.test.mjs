@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addToken, buildRequest, fromPreset, fromHash, randomize, removeToken, resize, rng,
-  setCell, setLabel, shapes, toHash,
+  setCell, setLabel, shapes, toHash, toggleBlocked,
 } from "../js/state.js";
 
 const CAT = {
@@ -13,13 +13,13 @@ const base = () => fromPreset(CAT);
 
 test("the default example's URL is short and readable", () => {
   assert.equal(toHash(base()),
-    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&causal=0&row=&seed=1");
+    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&causal=0&scale=&positional=0&blocked=&row=&seed=1");
 });
 
 test("a state survives the URL round trip, awkward text included", () => {
   let s = setLabel(base(), 0, "a|b,c;d%e & <img src=x>");
   s = setCell(s, "X", 1, 1, "1,5");  // an invalid cell is kept as typed
-  s = { ...s, causal: true, row: 2, seed: 42 };
+  s = { ...s, causal: true, row: 2, seed: 42, scale: "0.5", positional: true, blocked: [[0, 1], [2, 2]] };
   const { state, problem } = fromHash(toHash(s), base());
   assert.equal(problem, null);
   assert.deepEqual(state, s);
@@ -32,7 +32,8 @@ test("absent properties come from the fallback", () => {
 });
 
 test("a URL whose parts do not fit falls back with a reason", () => {
-  for (const q of ["#X=1,0;0,1", "#W_Q=1;2;3", "#X=1,0;0", "#row=abc", "#tokens=%E0%A4%A"]) {
+  for (const q of ["#X=1,0;0,1", "#W_Q=1;2;3", "#X=1,0;0", "#row=abc", "#tokens=%E0%A4%A",
+    "#blocked=0-9", "#blocked=x"]) {
     const { state, problem } = fromHash(q, base());
     assert.deepEqual(state, base(), q);
     assert.match(problem, /could not be read/, q);
@@ -113,4 +114,22 @@ test("setCell copies only the row it changes and leaves the old state alone", ()
   assert.deepEqual(buildRequest(b).request.X, [[1, 0], [7, 1], [1, 1]]);
   assert.deepEqual(buildRequest(a).request.X, [[1, 0], [0, 1], [1, 1]]);
   assert.equal(toHash(b).includes("X=1,0;7,1;1,1"), true);
+});
+
+test("scale, positions and hand-made masks reach the request", () => {
+  const plain = buildRequest(base()).request;
+  assert.equal("scale" in plain || "positional" in plain || "mask" in plain, false);
+  let s = { ...base(), scale: "1", positional: true };
+  s = toggleBlocked(toggleBlocked(s, 2, 0), 0, 1);
+  const { request } = buildRequest(s);
+  assert.equal(request.scale, 1);
+  assert.equal(request.positional, "sinusoidal");
+  assert.deepEqual(request.mask, [[true, false, true], [true, true, true], [false, true, true]]);
+  assert.deepEqual(toggleBlocked(s, 0, 1).blocked, [[2, 0]], "a second click unmasks");
+  assert.equal(buildRequest({ ...base(), scale: "fast" }).errors.has("scale"), true);
+});
+
+test("removing a token drops and renumbers its masked cells", () => {
+  const s = { ...base(), blocked: [[0, 2], [1, 0], [2, 1]] };
+  assert.deepEqual(removeToken(s, 1).blocked, [[0, 1]]);
 });

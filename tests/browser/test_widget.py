@@ -286,3 +286,71 @@ def test_a_label_over_64_characters_is_marked_not_sent(page, server):
     expect(label).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#input-errors")).to_contain_text("Token 2 label: Labels have at most 64 characters; this one has 65.")
     expect(page.locator("#stale-note")).to_be_visible()
+
+
+def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
+    # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/test_lab.py).
+    loaded(page, server.url + "#tokens=a|b|c&X=1,0;1,0;1,1&W_Q=1,0;0,1&W_K=1,0;0,1&W_V=1,0;0,1&row=2")
+    assert heatmap(page)[2] == [0.248, 0.248, 0.503]
+    switch = page.get_by_role("checkbox", name="Scale by 1/√dk")
+    expect(switch).to_be_checked()
+    scale = page.get_by_role("textbox", name="Scale", exact=True)
+    expect(scale).to_be_disabled()
+    expect(scale).to_have_value("0.707")
+    switch.uncheck()
+    expect(scale).to_have_value("1")
+    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td:last-child').textContent === '0.576'")
+    assert heatmap(page)[2] == [0.212, 0.212, 0.576]
+    expect(page.locator("#working")).to_contain_text("Multiply by the scale")
+    scale.fill("0.5x")
+    expect(scale).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#input-errors")).to_contain_text("Scale: “0.5x” is not a number.")
+    scale.fill("0")
+    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === '0.333'")
+    assert "scale=0" in page.url
+
+
+def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, server):
+    loaded(page, server.url)
+    row1 = page.locator('figure[data-key="SS"] tbody tr').first.locator("td")
+    for j in range(3):
+        row1.nth(j).click()
+        page.wait_for_function(f"() => location.hash.includes('0-{j}')")
+    wait_settled(page)
+    assert heatmap(page)[0] == [0, 0, 0]
+    assert page.locator("table.grid tbody tr").first.locator("td.masked").count() == 3
+    expect(page.get_by_role("status")).to_contain_text("Query 1 “the” may read no key")
+    assert matrix(page, "Z")[0] == [0, 0]
+    assert "NaN" not in page.locator("main").inner_text()
+    assert heatmap(page)[1:] == CAT_A[1:], "other rows are untouched"
+    # By keyboard: M on a focused heatmap cell unmasks it.
+    cell_ = page.get_by_role("grid", name="Attention weights").get_by_role("row").nth(1).get_by_role("gridcell").first
+    cell_.click()
+    page.keyboard.press("m")
+    page.wait_for_function("() => !location.hash.includes('0-0')")
+    wait_settled(page)
+    assert heatmap(page)[0] == [1, 0, 0]
+    page.get_by_role("button", name="Clear masks").click()
+    wait_settled(page)
+    assert heatmap(page) == CAT_A
+
+
+def test_sinusoidal_positions_show_pe_and_change_the_weights(page, server):
+    loaded(page, server.url)
+    page.get_by_role("checkbox", name="Sinusoidal positions").check()
+    expect(page.locator('figure[data-key="PE"]')).to_be_visible()
+    wait_settled(page)
+    pe = matrix(page, "PE")
+    assert pe == [[0.0, 1.0], [0.841, 0.540], [0.909, -0.416]]  # sin/cos of 0, 1, 2
+    X = np.array([[1, 0], [0, 1], [1, 1]]) + np.array(
+        [[np.sin(p), np.cos(p)] for p in range(3)])
+    A, _ = numpy_attention(X, [[1, 0], [1, 2]], [[2, 0], [0, 1]], [[1, 0], [0, 2]])
+    assert heatmap(page) == np.round(A, 3).tolist()
+
+
+def test_explanations_fold_open_by_keyboard(page, server):
+    loaded(page, server.url)
+    summary = page.locator(".block-scores details.explain summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".block-scores details.explain p")).to_contain_text("divided by √d")
