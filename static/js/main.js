@@ -6,6 +6,7 @@ import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
 import * as S from "./state.js";
 import { renderWorking } from "./working.js";
@@ -29,6 +30,7 @@ const ui = {
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   workingTicket: 0,
+  link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -182,11 +184,14 @@ function drawResults({ now = false } = {}) {
     const draw = () => {
       if (ticket !== ui.workingTicket) return;  // a newer draw has its own
       renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k, K: body.K, V: body.V });
+      $("working").dataset.row = row ?? "";
       $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+      renderLink($("page"), ui.link);
     };
     if (now) draw();
     else requestAnimationFrame(() => setTimeout(draw));
   }
+  renderLink($("page"), ui.link);
   const pe = $("positions");
   if (body.positional_encoding) {
     renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
@@ -269,6 +274,17 @@ function wire() {
     selectRow(i);
     cellAt(heatmap, ui.focus)?.focus({ preventScroll: true });
   });
+  const link = (e) => {
+    const cell = e.target.closest?.("td[data-i]");
+    const next = cell && heatmap.contains(cell) ? { i: Number(cell.dataset.i), j: Number(cell.dataset.j) } : null;
+    if (next?.i === ui.link?.i && next?.j === ui.link?.j) return;
+    ui.link = next;
+    renderLink($("page"), ui.link);
+  };
+  heatmap.addEventListener("mouseover", link);
+  heatmap.addEventListener("focusin", link);
+  heatmap.addEventListener("mouseleave", () => { ui.link = null; renderLink($("page"), null); });
+  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) { ui.link = null; renderLink($("page"), null); } });
   heatmap.addEventListener("keydown", (e) => {
     if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
     const n = ui.body.tokens.length;

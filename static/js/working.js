@@ -45,8 +45,19 @@ function math(tex) {
   return span;
 }
 
-function line(tex, label = null, cls = null) {
-  return el("li", { class: cls }, math(tex), label === null ? null : el("span", { class: "key-label", text: `  ${label}` }));
+/** One line of the working; ``j`` marks the key it is about, for linked highlighting. */
+function line(tex, label = null, cls = null, j = null) {
+  return el("li", { class: cls, "data-j": j }, math(tex), label === null ? null : el("span", { class: "key-label", text: `  ${label}` }));
+}
+
+/** z_i as a sum whose terms are typeset apart, so that the term of key j can be lit. */
+function zLine(i, terms) {
+  const parts = [math(`z_{${i}} =`)];
+  terms.forEach(({ j, tex }, k) => {
+    if (k) parts.push(math("+"));
+    parts.push(el("span", { class: "term", "data-j": j }, math(tex)));
+  });
+  return el("li", { class: "z-terms" }, ...parts);
 }
 
 function step(title, ...items) {
@@ -75,27 +86,29 @@ export function renderWorking(host, { working: w, tokens, d_k, K, V }) {
 
   const dots = shown.map((j) => line(
     `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
-    tokens[j]));
+    tokens[j], null, j));
   const scaled = shown.map((j) => (w.allowed[j]
-    ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, tokens[j])
-    : line(`s_{${sub(j)}} = -\\infty`, `${tokens[j]} — masked`, "masked-line")));
+    ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, tokens[j], null, j)
+    : line(`s_{${sub(j)}} = -\\infty`, `${tokens[j]} — masked`, "masked-line", j)));
   const useShift = w.exp_overflow;
   const expOf = (j) => (useShift ? w.exp_shifted[j] : w.exp[j]);
   const total = useShift ? w.exp_shifted_sum : w.exp_sum;
   const power = (j) => (useShift ? `${texNumber(w.scaled[j])} - ${texNumber(w.shift)}` : texNumber(w.scaled[j]));
   const exps = shown.map((j) => (w.allowed[j]
-    ? line(`e^{${power(j)}} \\approx ${texSig(expOf(j))}`, tokens[j])
-    : line("e^{-\\infty} = 0", `${tokens[j]} — masked`, "masked-line")));
+    ? line(`e^{${power(j)}} \\approx ${texSig(expOf(j))}`, tokens[j], null, j)
+    : line("e^{-\\infty} = 0", `${tokens[j]} — masked`, "masked-line", j)));
   const sumTex = useShift ? `\\textstyle\\sum_j e^{s_{${i},j} - m}` : `\\textstyle\\sum_j e^{s_{${i},j}}`;
   const sum = allowedIdx.length
     ? line(`${sumTex} \\approx ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`)
     : line(`${sumTex} = 0`);
   const weights = shown.map((j) => (w.allowed[j]
-    ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, tokens[j])
-    : line(`a_{${sub(j)}} = 0`, `${tokens[j]} — masked`, "masked-line")));
-  const zTerms = joinTerms(allowedIdx.map((j) => `${texNumber(w.weights[j])}\\,${texVector(V[j])}`));
+    ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, tokens[j], null, j)
+    : line(`a_{${sub(j)}} = 0`, `${tokens[j]} — masked`, "masked-line", j)));
+  // Long sums keep their first and last terms, as joinTerms does for the other lines.
+  const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
   const output = allowedIdx.length
-    ? [line(`z_{${i}} = ${zTerms}`), line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)]
+    ? [zLine(i, zIdx.map((j) => ({ j, tex: j === null ? "\\cdots" : `${texNumber(w.weights[j])}\\,${texVector(V[j])}` }))),
+      line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)]
     : [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
 
   host.replaceChildren(

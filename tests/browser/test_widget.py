@@ -1,6 +1,7 @@
 """The page in a real browser: numbers, edits, the heatmap, the working, the causal mask."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -354,3 +355,22 @@ def test_explanations_fold_open_by_keyboard(page, server):
     summary.focus()
     page.keyboard.press("Enter")
     expect(page.locator(".block-scores details.explain p")).to_contain_text("divided by √d")
+
+
+def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
+    loaded(page, server.url)
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(3).get_by_role("gridcell").nth(1).hover()  # a_{3,2}: sat → cat
+    lit = lambda sel: page.locator(sel).evaluate("n => n.classList.contains('linked')")  # noqa: E731
+    assert lit('figure[data-key="Q"] tbody tr:nth-child(3)')
+    assert lit('figure[data-key="K"] tbody tr:nth-child(2)')
+    assert lit('figure[data-key="V"] tbody tr:nth-child(2)')
+    assert not lit('figure[data-key="K"] tbody tr:nth-child(1)')
+    assert lit('figure[data-key="SS"] tbody tr:nth-child(3) td:nth-of-type(2)')
+    terms = page.locator('#working .term[data-j="1"]')
+    expect(terms).to_have_class(re.compile("linked"))
+    assert page.locator('#working li.linked[data-j="1"]').count() == 4  # dot, scale, exp, weight
+    page.mouse.move(0, 0)
+    expect(page.locator(".linked")).to_have_count(0)
+    grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()
+    expect(page.locator('figure[data-key="K"] tbody tr:nth-child(1)')).to_have_class(re.compile("linked"))
