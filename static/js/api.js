@@ -52,3 +52,11 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
 
   return { compute };
 }
+
+/** One request outside the page's main sequence (for a demonstration): {status, body}. */
+export async function postOnce(request, { fetch = globalThis.fetch.bind(globalThis), url = "/api/attention" } = {}) {
+  const response = await fetch(url, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
+  });
+  return { status: response.status, body: await response.json() };
+}

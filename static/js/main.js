@@ -1,13 +1,14 @@
 // The wiring: every event changes the state, writes the URL, then redraws and recomputes.
 // The only module that knows about state, fetching and drawing at once.
 
-import { createApi } from "./api.js";
+import { createApi, postOnce } from "./api.js";
 import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
+import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { renderWorking } from "./working.js";
 
@@ -31,6 +32,7 @@ const ui = {
   statusTimer: 0,
   workingTicket: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
+  shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -69,6 +71,7 @@ async function recompute() {
     ui.answered = asked;
     if ($("status").classList.contains("is-warning")) say("");
     drawResults();
+    if (ui.shuffles) shuffleTest();
   } else {
     const { message, field } = answer.body.error ?? { message: `Error ${answer.status}`, field: null };
     if (field && fieldName(field)) ui.serverErrors.set(field, message);
@@ -230,6 +233,29 @@ function clampFocus(n) {
   return ui.focus;
 }
 
+// The shuffle test: the inputs in their order and shuffled, without and with positions.
+let shuffleTicket = 0;
+async function shuffleTest() {
+  const { request } = built(state);
+  const n = state.tokens.length;
+  if (!request || n < 2 || n > SHOWN) {
+    $("shuffle-result").replaceChildren();
+    $("shuffle-order").textContent = n < 2 ? "Add a second token to shuffle." : n > SHOWN ? `Shown for up to ${SHOWN} tokens.` : "";
+    return;
+  }
+  const ticket = ++shuffleTicket;
+  const perm = permutation(n, state.seed + ui.shuffles);
+  const identity = [...Array(n).keys()];
+  const runs = await Promise.all([false, true].map(async (positional) => {
+    const [a, b] = await Promise.all([identity, perm].map((p) => postOnce(shuffledRequest(request, p, positional))));
+    if (a.status !== 200 || b.status !== 200) throw new Error((a.body.error ?? b.body.error).message);
+    return { title: positional ? "With sinusoidal positions" : "Without positions", Z: a.body.output, Zs: b.body.output };
+  })).catch((err) => { say(err.message, { warning: true }); return null; });
+  if (!runs || ticket !== shuffleTicket) return;  // a newer test is on its way
+  $("shuffle-order").textContent = `Shuffled order: ${perm.map((k) => state.tokens[k]).join(", ")}`;
+  renderShuffle($("shuffle-result"), { tokens: state.tokens, perm, runs });
+}
+
 // ---- the status line (an aria-live region) ----
 
 function say(text, { warning = false, clearAfter = 0 } = {}) {
@@ -311,6 +337,10 @@ function wire() {
   $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
   $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
   $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
+  $("shuffle").addEventListener("click", () => {
+    ui.shuffles += 1;
+    shuffleTest();
+  });
   $("scores").addEventListener("click", (e) => {
     const td = e.target.closest('figure[data-key="SS"] tbody td');
     if (!td) return;

@@ -374,3 +374,19 @@ def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
     expect(page.locator(".linked")).to_have_count(0)
     grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()
     expect(page.locator('figure[data-key="K"] tbody tr:nth-child(1)')).to_have_class(re.compile("linked"))
+
+
+def test_shuffling_tokens_moves_rows_without_positions_and_changes_them_with(page, server):
+    loaded(page, server.url)
+    page.get_by_role("button", name="Shuffle tokens").click()
+    runs = page.locator(".shuffle-run")
+    expect(runs).to_have_count(2)
+    expect(runs.first.locator(".verdict")).to_have_class(re.compile("same"))
+    expect(runs.nth(1).locator(".verdict")).to_have_class(re.compile("differs"))
+    order = page.locator("#shuffle-order").inner_text().split(": ")[1].split(", ")
+    assert sorted(order) == ["cat", "sat", "the"] and order != ["the", "cat", "sat"]
+    # Without positions, the shuffled Z holds exactly the hand-worked rows, moved.
+    shuffled = runs.first.locator("figure").nth(1).locator("tbody tr")
+    rows = {shuffled.nth(k).locator("th").inner_text(): [float(t) for t in shuffled.nth(k).locator("td").all_inner_texts()]
+            for k in range(3)}
+    assert rows == {"the": CAT_Z[0], "cat": CAT_Z[1], "sat": CAT_Z[2]}
