@@ -10,6 +10,7 @@ import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
+import { renderWalk, STEPS, walkPanel } from "./walk.js";
 import { renderWorking } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
@@ -33,6 +34,7 @@ const ui = {
   workingTicket: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
+  walk: null,             // the step of the guided walk on screen, or null
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -195,6 +197,7 @@ function drawResults({ now = false } = {}) {
     else requestAnimationFrame(() => setTimeout(draw));
   }
   renderLink($("page"), ui.link);
+  drawWalk();
   const pe = $("positions");
   if (body.positional_encoding) {
     renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
@@ -231,6 +234,23 @@ function drawScores(body, labels, sel, shape, figure) {
 function clampFocus(n) {
   ui.focus = { i: Math.min(ui.focus.i, n - 1), j: Math.min(ui.focus.j, n - 1) };
   return ui.focus;
+}
+
+function drawWalk() {
+  const body = ui.body;
+  const i = state.row;
+  if (ui.walk === null || !body || i === null || i >= body.tokens.length) {
+    renderWalk($("page"), $("walk-panel").firstChild, { k: null });
+    return;
+  }
+  const keys = [...body.mask[i].keys()].filter((j) => body.mask[i][j]);
+  renderWalk($("page"), $("walk-panel").firstChild, { k: ui.walk, i, token: body.tokens[i], keys });
+}
+
+function walkTo(k) {
+  ui.walk = k;
+  drawWalk();
+  if (k === null) $("walk").focus();
 }
 
 // The shuffle test: the inputs in their order and shuffled, without and with positions.
@@ -337,6 +357,22 @@ function wire() {
   $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
   $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
   $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
+  $("walk-panel").append(walkPanel());
+  $("walk").addEventListener("click", () => {
+    if (state.row === null) selectRow(state.tokens.length - 1);
+    walkTo(0);
+    $("walk-panel").querySelector(".walk-next").focus();
+  });
+  $("walk-panel").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (!b) return;
+    if (b.classList.contains("walk-prev")) walkTo(Math.max(0, ui.walk - 1));
+    else if (b.classList.contains("walk-next")) walkTo(ui.walk + 1 < STEPS.length ? ui.walk + 1 : null);
+    else walkTo(null);
+  });
+  $("walk-panel").addEventListener("keydown", (e) => {
+    if (e.key === "Escape") walkTo(null);
+  });
   $("shuffle").addEventListener("click", () => {
     ui.shuffles += 1;
     shuffleTest();

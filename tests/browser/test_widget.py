@@ -390,3 +390,27 @@ def test_shuffling_tokens_moves_rows_without_positions_and_changes_them_with(pag
     rows = {shuffled.nth(k).locator("th").inner_text(): [float(t) for t in shuffled.nth(k).locator("td").all_inner_texts()]
             for k in range(3)}
     assert rows == {"the": CAT_Z[0], "cat": CAT_Z[1], "sat": CAT_Z[2]}
+
+
+def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
+    loaded(page, server.url)
+    page.get_by_role("button", name="Walk me through it").focus()
+    page.keyboard.press("Enter")
+    panel = page.get_by_role("region", name="Walk through the calculation")
+    expect(panel).to_contain_text("Step 1 of 8")
+    expect(panel).to_contain_text("“sat” starts as its embedding: row 3 of X")
+    expect(page.locator('.block-inputs.walk-block')).to_have_count(1)
+    expect(page.locator('figure[data-key="X"] tbody tr:nth-child(3).walk-lit')).to_have_count(1)
+    for step in range(2, 9):
+        page.keyboard.press("Enter")  # focus stays on Next
+        expect(panel).to_contain_text(f"Step {step} of 8")
+    expect(panel).to_contain_text("weighted sum of those values")
+    expect(page.locator('figure[data-key="Z"] tbody tr:nth-child(3).walk-lit')).to_have_count(1)
+    expect(page.get_by_role("button", name="Finish")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")  # Previous
+    expect(panel).to_contain_text("Step 7 of 8")
+    expect(page.locator('figure[data-key="V"] tbody tr.walk-lit')).to_have_count(3)
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(page.locator(".walk-lit, .walk-block")).to_have_count(0)
