@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException, UnsupportedMediaType
 import orjson
 
 import attention_core as core
+from attention_core import lab as scaling_lab
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -95,6 +96,23 @@ def create_app(test_config: dict | None = None) -> Flask:
     def api_presets():
         """The named example configurations, default first, in the request format."""
         return jsonify({"presets": core.presets()})
+
+    def lab_answer(answer):
+        """A scaling-lab answer from the query string, or 422 naming the bad parameter."""
+        try:
+            return jsonify(answer(request.args.items(multi=True)))
+        except core.AttentionInputError as exc:
+            return error(422, exc.message, exc.field)
+
+    @app.get("/api/scaling")
+    def api_scaling():
+        """Winner probability of two keys √d_k apart, unscaled and scaled, d_k = 1, 2, 4 …"""
+        return lab_answer(scaling_lab.scaling_curve)
+
+    @app.get("/api/scaling/sample")
+    def api_scaling_sample():
+        """Measured variance of random q·k and q·k/√d_k for one d_k, samples and seed."""
+        return lab_answer(scaling_lab.scaling_sample)
 
     @app.post("/api/attention")
     def api_attention():

@@ -29,7 +29,7 @@ RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_enc
                    "weights", "output", "warnings", "working", "heads", "concat")
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
-                  "exp_shifted_sum", "weights", "terms", "z")
+                  "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z")
 
 
 @dataclass(frozen=True)

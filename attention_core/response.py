@@ -62,7 +62,8 @@ def working_body(w: RowWorking, tokens: list[str]) -> dict:
         "allowed": w.allowed, "exp": w.exp,
         "exp_sum": w.exp_sum, "exp_overflow": w.exp_overflow, "shift": w.shift,
         "exp_shifted": w.exp_shifted, "exp_shifted_sum": w.exp_shifted_sum,
-        "weights": w.weights, "terms": w.terms, "z": w.z,
+        "weights": w.weights, "entropy": w.entropy, "jacobian_norm": w.jacobian_norm,
+        "terms": w.terms, "z": w.z,
     }
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .engine import AttentionResult
 from .errors import AttentionInputError
+from .scaling import entropy, softmax_jacobian
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,12 @@ class RowWorking:
     exp_shifted : (n,)        e^{scaled_j - shift}, what the code really computes.
     exp_shifted_sum : float   sum of ``exp_shifted``.
     weights : (n,)            exp_shifted / exp_shifted_sum (all 0 if no key allowed).
+    entropy : float           −Σ_j weights[j] ln weights[j], in nats (0 ln 0 = 0): 0 when
+                              one key takes all, ln n when the row is uniform over n keys;
+                              0 if no key is allowed.
+    jacobian_norm : float     Frobenius norm of the softmax Jacobian ∂a/∂s = diag(a) − a aᵀ
+                              of this row's weights a (weight per unit of scaled score);
+                              near 0 when the softmax saturates; 0 if no key is allowed.
     terms : (n, d_v)          terms[j] = weights[j] * v_j.
     z : (d_v,)                z_i = sum over j of terms[j].
     """
@@ -55,6 +62,8 @@ class RowWorking:
     exp_shifted: np.ndarray
     exp_shifted_sum: float
     weights: np.ndarray
+    entropy: float
+    jacobian_norm: float
     terms: np.ndarray
     z: np.ndarray
 
@@ -70,6 +79,8 @@ def working(result: AttentionResult, i: int) -> RowWorking:
     >>> w = working(r, 2)
     >>> w.exp.round(2), round(w.exp_sum, 2)
     (array([16.92,  4.11, 69.59]), 90.62)
+    >>> round(w.entropy, 4), round(w.jacobian_norm, 4)
+    (0.6565, 0.3168)
     """
     n = result.weights.shape[0]
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
@@ -91,5 +102,6 @@ def working(result: AttentionResult, i: int) -> RowWorking:
         row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i], scale=result.scale,
         scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
         exp_overflow=exp_overflow, shift=shift, exp_shifted=exp_shifted,
-        exp_shifted_sum=float(exp_shifted.sum()), weights=weights, terms=terms,
+        exp_shifted_sum=float(exp_shifted.sum()), weights=weights, entropy=entropy(weights),
+        jacobian_norm=float(np.linalg.norm(softmax_jacobian(weights))), terms=terms,
         z=result.output[i])
