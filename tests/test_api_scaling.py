@@ -62,9 +62,10 @@ def test_sample_is_reproducible_for_the_same_seed(client):
     assert client.get(url).get_json() == client.get(url).get_json()
 
 
-@pytest.mark.parametrize("d_k", [1, 16, 256])
-def test_variance_is_about_d_k_raw_and_about_1_scaled(client, d_k):
-    r = client.get(f"/api/scaling/sample?d_k={d_k}&samples=40000&seed=0")
+@pytest.mark.parametrize("d_k, samples", [(1, 40000), (16, 40000), (256, 15000)])
+def test_variance_is_about_d_k_raw_and_about_1_scaled(client, d_k, samples):
+    # The variance of a sample variance is ~2σ⁴/samples: 15 000 samples give ~1.2 %.
+    r = client.get(f"/api/scaling/sample?d_k={d_k}&samples={samples}&seed=0")
     assert r.status_code == 200
     body = r.get_json()
     assert body["variance_raw"] == pytest.approx(d_k, rel=0.06)
