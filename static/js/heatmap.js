@@ -10,30 +10,34 @@ import { rgbCss, textRGB, weightRGB } from "./colour.js";
 
 export const TABLE_MAX = 24;
 
-/** Where focus goes for a key press in an n × n grid, or null for keys we leave alone. */
-export function moveFocus({ i, j }, key, n, ctrl = false) {
-  const clamp = (v) => Math.max(0, Math.min(n - 1, v));
+/** Where focus goes for a key press in an n × m grid, or null for keys we leave alone. */
+export function moveFocus({ i, j }, key, n, ctrl = false, m = n) {
+  const row = (v) => Math.max(0, Math.min(n - 1, v));
+  const col = (v) => Math.max(0, Math.min(m - 1, v));
   switch (key) {
-    case "ArrowUp": return { i: clamp(i - 1), j };
-    case "ArrowDown": return { i: clamp(i + 1), j };
-    case "ArrowLeft": return { i, j: clamp(j - 1) };
-    case "ArrowRight": return { i, j: clamp(j + 1) };
+    case "ArrowUp": return { i: row(i - 1), j };
+    case "ArrowDown": return { i: row(i + 1), j };
+    case "ArrowLeft": return { i, j: col(j - 1) };
+    case "ArrowRight": return { i, j: col(j + 1) };
     case "Home": return ctrl ? { i: 0, j: 0 } : { i, j: 0 };
-    case "End": return ctrl ? { i: n - 1, j: n - 1 } : { i, j: n - 1 };
-    case "PageUp": return { i: clamp(i - 10), j };
-    case "PageDown": return { i: clamp(i + 10), j };
+    case "End": return ctrl ? { i: n - 1, j: m - 1 } : { i, j: m - 1 };
+    case "PageUp": return { i: row(i - 10), j };
+    case "PageDown": return { i: row(i + 10), j };
     default: return null;
   }
 }
 
-/** renderHeatmap(host, {weights, mask, tokens, selected, focus}) */
+/** renderHeatmap(host, {weights, mask, tokens, keys, selected, focus})
+ *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across. */
 export function renderHeatmap(host, view) {
   const n = view.weights.length;
-  const mode = n <= TABLE_MAX ? "table" : "canvas";
-  if (host.dataset.mode !== mode || Number(host.dataset.n) !== n) {
-    host.replaceChildren(mode === "table" ? buildTable(n) : buildCanvas(n));
+  const m = view.weights[0].length;
+  const mode = Math.max(n, m) <= TABLE_MAX ? "table" : "canvas";
+  const size = `${mode} ${n}×${m}`;
+  if (host.dataset.size !== size) {
+    host.replaceChildren(mode === "table" ? buildTable(n, m) : buildCanvas(n, m));
     host.dataset.mode = mode;
-    host.dataset.n = n;
+    host.dataset.size = size;
   }
   if (mode === "table") fillTable(host, view);
   else fillCanvas(host, view);
@@ -45,31 +49,32 @@ export function cellAt(host, { i, j }) {
   return host.querySelector(`[role="gridcell"][data-i="${i}"]`);
 }
 
-function buildTable(n) {
+function buildTable(n, m) {
   const head = el("tr", { role: "row" },
     el("th", { class: "axis", scope: "col" }, el("span", { text: "query ↓" }), el("br"), el("span", { text: "key →" })),
-    ...Array.from({ length: n }, () => el("th", { role: "columnheader", scope: "col" })));
+    ...Array.from({ length: m }, () => el("th", { role: "columnheader", scope: "col" })));
   const body = Array.from({ length: n }, (_, i) => el("tr", { role: "row", "data-i": i, "aria-selected": "false" },
     el("th", { role: "rowheader", scope: "row" }),
-    ...Array.from({ length: n }, (_, j) => el("td", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": j }))));
+    ...Array.from({ length: m }, (_, j) => el("td", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": j }))));
   return el("table", { role: "grid", "aria-label": "Attention weights", class: "grid" },
     el("thead", {}, head), el("tbody", {}, ...body));
 }
 
-function fillTable(host, { weights, mask, tokens, selected, focus }) {
+function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
   const n = weights.length;
+  const m = weights[0].length;
   const heads = host.querySelector("thead tr").cells;
   const rows = host.querySelector("tbody").rows;
-  for (let j = 0; j < n; j++) {
-    heads[j + 1].textContent = tokens[j];
-    heads[j + 1].title = tokens[j];
+  for (let j = 0; j < m; j++) {
+    heads[j + 1].textContent = keys[j];
+    heads[j + 1].title = keys[j];
   }
   for (let i = 0; i < n; i++) {
     const tr = rows[i];
     tr.setAttribute("aria-selected", String(i === selected));
     tr.cells[0].textContent = tokens[i];
     tr.cells[0].title = tokens[i];
-    for (let j = 0; j < n; j++) {
+    for (let j = 0; j < m; j++) {
       const td = tr.cells[j + 1];
       const allowed = mask[i][j];
       td.classList.toggle("masked", !allowed);
@@ -88,8 +93,8 @@ function fillTable(host, { weights, mask, tokens, selected, focus }) {
   }
 }
 
-function buildCanvas(n) {
-  const canvas = el("canvas", { class: "map", width: n, height: n, "aria-hidden": "true" });
+function buildCanvas(n, m) {
+  const canvas = el("canvas", { class: "map", width: m, height: n, "aria-hidden": "true" });
   const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
     ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
       el("span", { role: "rowheader" }),
@@ -101,20 +106,21 @@ function buildCanvas(n) {
   }
   const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }), grid);
   return el("div", {},
-    el("p", { class: "bigmap-caption", text: `query ↓ (${n} tokens), key → — one pixel per weight` }),
+    el("p", { class: "bigmap-caption", text: `query ↓ (${n} tokens), key → (${m}) — one pixel per weight` }),
     box,
     el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: focus a row to hear its strongest keys." }));
 }
 
-function fillCanvas(host, { weights, mask, tokens, selected, focus }) {
+function fillCanvas(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
   const n = weights.length;
+  const m = weights[0].length;
   const canvas = host.querySelector("canvas");
   const ctx = canvas.getContext("2d");
-  const image = ctx.createImageData(n, n);
+  const image = ctx.createImageData(m, n);
   const px = image.data;
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) {
-      const k = 4 * (i * n + j);
+    for (let j = 0; j < m; j++) {
+      const k = 4 * (i * m + j);
       // Masked weights are a neutral grey checker, never the colour of 0.
       const [r, g, b] = mask[i][j] ? weightRGB(weights[i][j]) : ((i + j) % 2 ? [150, 150, 150] : [200, 200, 200]);
       px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
@@ -133,7 +139,7 @@ function fillCanvas(host, { weights, mask, tokens, selected, focus }) {
     row.setAttribute("aria-selected", String(i === selected));
     row.firstChild.textContent = tokens[i];
     const cell = row.lastChild;
-    cell.textContent = strongestKeys(weights[i], mask[i], tokens);
+    cell.textContent = strongestKeys(weights[i], mask[i], keys);
     cell.tabIndex = i === focus.i ? 0 : -1;
   }
 }

@@ -4,21 +4,30 @@
 
 import { el, keyed, symbols } from "./dom.js";
 import { SHOWN } from "./matrix.js";
-import { MATRICES } from "./state.js";
+import { matricesOf } from "./state.js";
 
 const CAPTIONS = {
   X: ["X", "token embeddings", "n × d_model"],
   W_Q: ["W_Q", "query weights", "d_model × d_k"],
   W_K: ["W_K", "key weights", "d_model × d_k"],
   W_V: ["W_V", "value weights", "d_model × d_v"],
+  X_kv: ["X_kv", "the sequence keys and values come from", "m × d_model"],
+};
+
+// The labels beside a matrix's rows: X has the query tokens', X_kv the key tokens'.
+const LABELS = {
+  X: { key: "tokens", name: (i) => `Token ${i + 1} label`, data: "data-label" },
+  X_kv: { key: "tokens_kv", name: (i) => `Key token ${i + 1} label`, data: "data-label-kv" },
 };
 
 /** The accessible name of a field as the API names it: "X[2][0]" → "X row 3 column 1". */
 export function fieldName(field) {
-  let m = /^(X|W_Q|W_K|W_V)\[(\d+)\]\[(\d+)\]$/.exec(field);
+  let m = /^(X|W_Q|W_K|W_V|X_kv)\[(\d+)\]\[(\d+)\]$/.exec(field);
   if (m) return `${m[1]} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
   m = /^tokens\[(\d+)\]$/.exec(field);
   if (m) return `Token ${Number(m[1]) + 1} label`;
+  m = /^tokens_kv\[(\d+)\]$/.exec(field);
+  if (m) return `Key token ${Number(m[1]) + 1} label`;
   if (field === "scale") return "Scale";
   return null;
 }
@@ -26,7 +35,8 @@ export function fieldName(field) {
 export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
 
 export function renderInputs(host, state, errors) {
-  for (const name of MATRICES) {
+  if (!state.X_kv) host.querySelector(':scope > [data-key="X_kv"]')?.remove();
+  for (const name of matricesOf(state)) {
     const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
     const m = state[name];
     const rows = Math.min(m.length, SHOWN);
@@ -51,9 +61,9 @@ export function renderInputs(host, state, errors) {
         const field = `${name}[${i}][${j}]`;
         sync(figure.querySelector(`#${fieldId(field)}`), m[i][j], errors.get(field), field);
       }
-      if (name === "X") {
-        const field = `tokens[${i}]`;
-        sync(figure.querySelector(`#${fieldId(field)}`), state.tokens[i], errors.get(field), field);
+      if (LABELS[name]) {
+        const field = `${LABELS[name].key}[${i}]`;
+        sync(figure.querySelector(`#${fieldId(field)}`), state[LABELS[name].key][i], errors.get(field), field);
       }
     }
   }
@@ -86,10 +96,11 @@ function build(figure, name, rows, cols) {
     tbody.append(tr);
   }
   table.append(tbody);
-  const side = name === "X"
+  const labels = LABELS[name];
+  const side = labels
     ? el("div", { class: "row-labels input-labels" }, ...Array.from({ length: rows }, (_, i) => el("input", {
-      id: fieldId(`tokens[${i}]`), class: "label-input", type: "text", autocomplete: "off",
-      spellcheck: "false", "aria-label": `Token ${i + 1} label`, "data-label": i,
+      id: fieldId(`${labels.key}[${i}]`), class: "label-input", type: "text", autocomplete: "off",
+      spellcheck: "false", "aria-label": labels.name(i), [labels.data]: i,
     })))
     : null;
   figure.replaceChildren(

@@ -88,7 +88,7 @@ async function recompute() {
 // cuts the answer from 6.5 MB to under 3 MB.
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z"].map((f) => `working.${f}`);
-const ALWAYS = ["tokens", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
+const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
 function fieldsFor(n) {
   return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
@@ -97,8 +97,8 @@ function fieldsFor(n) {
 // The answer still describes the inputs when they are the very same arrays: every
 // transition makes new arrays for what it changes, so identity is enough (and free).
 function sameInputs(a, b) {
-  return a !== null && a.tokens === b.tokens && a.causal === b.causal
-    && S.MATRICES.every((m) => a[m] === b[m]);
+  return a !== null && ["tokens", "tokens_kv", "causal", "scale", "positional", "blocked", ...S.MATRICES, "X_kv"]
+    .every((key) => a[key] === b[key]);
 }
 
 // ---- drawing ----
@@ -138,6 +138,9 @@ function drawControls() {
   }
   if (document.activeElement !== $("seed")) $("seed").value = state.seed;
   $("causal").checked = state.causal;
+  $("cross").checked = state.X_kv !== null;
+  $("add-key").hidden = $("remove-key").hidden = state.X_kv === null;
+  $("remove-key").disabled = dims.m <= 1;
   $("positional").checked = state.positional;
   const scale = $("scale");
   $("scale-default").checked = state.scale === "";
@@ -172,13 +175,19 @@ function drawResults({ now = false } = {}) {
   const keys = new Set(row === null ? [] : [...Array(n).keys()].filter((j) => body.mask[row][j]));
   const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
   const labels = body.tokens;
+  const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
   const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
   const proj = $("projections");
   renderMatrix(figure(proj, "Q"), { data: body.Q, caption: ["Q", "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", "= X·W_K"], shape: shape(body.K, "n", "d_k"), rowLabels: labels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: ["V", "= X·W_V"], shape: shape(body.V, "n", "d_v"), rowLabels: labels, highlight: keys });
+  const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: ["V", `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
   drawScores(body, labels, sel, shape, figure);
-  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, selected: row, focus: clampFocus(n) });
+  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, keys: keyLabels, selected: row, focus: clampFocus(n, keyLabels.length) });
+  const m = keyLabels.length;
+  $("cross-note").hidden = !body.tokens_kv;
+  $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
+    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
   renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
@@ -188,7 +197,7 @@ function drawResults({ now = false } = {}) {
     const ticket = ++ui.workingTicket;
     const draw = () => {
       if (ticket !== ui.workingTicket) return;  // a newer draw has its own
-      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, d_k: body.d_k, K: body.K, V: body.V });
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
       $("working").dataset.row = row ?? "";
       $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
       renderLink($("page"), ui.link);
@@ -231,8 +240,8 @@ function drawScores(body, labels, sel, shape, figure) {
   });
 }
 
-function clampFocus(n) {
-  ui.focus = { i: Math.min(ui.focus.i, n - 1), j: Math.min(ui.focus.j, n - 1) };
+function clampFocus(n, m) {
+  ui.focus = { i: Math.min(ui.focus.i, n - 1), j: Math.min(ui.focus.j, m - 1) };
   return ui.focus;
 }
 
@@ -258,9 +267,10 @@ let shuffleTicket = 0;
 async function shuffleTest() {
   const { request } = built(state);
   const n = state.tokens.length;
-  if (!request || n < 2 || n > SHOWN) {
+  if (!request || n < 2 || n > SHOWN || state.X_kv) {
     $("shuffle-result").replaceChildren();
-    $("shuffle-order").textContent = n < 2 ? "Add a second token to shuffle." : n > SHOWN ? `Shown for up to ${SHOWN} tokens.` : "";
+    $("shuffle-order").textContent = state.X_kv ? "The shuffle test is for self-attention: turn cross-attention off."
+      : n < 2 ? "Add a second token to shuffle." : n > SHOWN ? `Shown for up to ${SHOWN} tokens.` : "";
     return;
   }
   const ticket = ++shuffleTicket;
@@ -308,6 +318,9 @@ function wire() {
       update(S.setCell(state, t.dataset.matrix, Number(t.dataset.i), Number(t.dataset.j), t.value), { field });
     } else if (t.dataset.label !== undefined) {
       update(S.setLabel(state, Number(t.dataset.label), t.value), { field: `tokens[${t.dataset.label}]` });
+    } else if (t.dataset.labelKv !== undefined) {
+      const i = Number(t.dataset.labelKv);
+      update(S.setLabel(state, i, t.value, "tokens_kv"), { field: `tokens_kv[${i}]` });
     }
   });
 
@@ -344,7 +357,7 @@ function wire() {
       update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
       return;
     }
-    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey);
+    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, ui.body.weights[0].length);
     if (!next) return;
     e.preventDefault();
     const rowChanged = next.i !== ui.focus.i;
@@ -354,6 +367,9 @@ function wire() {
 
   $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
   $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
+  $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
+  $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));
+  $("remove-key").addEventListener("click", () => update(S.removeKeyToken(state)));
   $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
   $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
   $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));

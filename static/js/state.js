@@ -9,12 +9,17 @@
 //   scale: "" for 1/√d_k, else the factor as typed ("1" is unscaled attention),
 //   positional: boolean (sinusoidal positions added to X),
 //   blocked: [[i, j], …] score cells masked by hand (query i may not read key j),
+//   X_kv: m × d_model or null, tokens_kv: [m labels] or null — with X_kv the keys and
+//      values come from this second sequence (cross-attention),
 // }
 // Every transition returns a new object; nothing here touches the DOM.
 
 import { parseCell } from "./format.js";
 
 export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
+
+/** The matrices of a state: the four above, and X_kv in cross-attention. */
+export const matricesOf = (state) => (state.X_kv ? [...MATRICES, "X_kv"] : MATRICES);
 export const LIMITS = { tokens: 512, dim: 256, label: 64 };
 
 // ---- the URL: one table of properties drives both directions ----
@@ -45,6 +50,8 @@ const CODECS = {
   },
   int: { encode: String, decode: wholeNumber },
   text: { encode: (v) => v, decode: (s) => s },
+  optLabels: { encode: (v) => (v ? CODECS.labels.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.labels.decode(s)) },
+  optMatrix: { encode: (v) => (v ? CODECS.matrix.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.matrix.decode(s)) },
   pairs: {
     encode: (v) => v.map(([i, j]) => `${i}-${j}`).join(","),
     decode: (s) => (s === "" ? [] : s.split(",").map((p) => {
@@ -62,6 +69,8 @@ const PROPERTIES = [
   { key: "scale", codec: "text" },
   { key: "positional", codec: "bool" },
   { key: "blocked", codec: "pairs" },
+  { key: "tokens_kv", codec: "optLabels" },
+  { key: "X_kv", codec: "optMatrix" },
   { key: "row", codec: "index" },
   { key: "seed", codec: "int" },
 ];
@@ -107,6 +116,7 @@ export function fromHash(hash, fallback) {
 export function shapes(state) {
   return {
     n: state.X.length,
+    m: state.X_kv ? state.X_kv.length : state.X.length,
     d_model: state.X[0].length,
     d_k: state.W_Q[0].length,
     d_v: state.W_V[0].length,
@@ -114,21 +124,26 @@ export function shapes(state) {
 }
 
 function checkShapes(state) {
-  for (const name of MATRICES) {
+  if ((state.X_kv === null) !== (state.tokens_kv === null)) throw new Error("X_kv and tokens_kv go together");
+  for (const name of matricesOf(state)) {
     const m = state[name];
     if (!Array.isArray(m) || m.length === 0 || m.some((r) => r.length !== m[0].length)) {
       throw new Error(`${name} is not a rectangular matrix`);
     }
   }
-  const { n, d_model, d_k, d_v } = shapes(state);
+  const { n, m, d_model, d_k, d_v } = shapes(state);
   if (state.tokens.length !== n) throw new Error(`${state.tokens.length} labels for ${n} rows of X`);
+  if (state.X_kv) {
+    if (state.X_kv[0].length !== d_model) throw new Error(`X_kv has ${state.X_kv[0].length} columns, X has ${d_model}`);
+    if (state.tokens_kv.length !== m) throw new Error(`${state.tokens_kv.length} labels for ${m} rows of X_kv`);
+  }
   for (const name of ["W_Q", "W_K", "W_V"]) {
     if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
   }
   if (state.W_K[0].length !== d_k) throw new Error("W_Q and W_K differ in width");
-  if (n > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
+  if (Math.max(n, m) > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
   if (state.row !== null && state.row >= n) state.row = null;
-  if (state.blocked.some(([i, j]) => i >= n || j >= n)) throw new Error("a masked cell is outside the matrix");
+  if (state.blocked.some(([i, j]) => i >= n || j >= m)) throw new Error("a masked cell is outside the matrix");
 }
 
 // ---- from state to a request for POST /api/attention ----
@@ -145,22 +160,25 @@ export function buildRequest(state) {
   }
   if (state.positional) request.positional = "sinusoidal";
   if (state.blocked.length) {
-    const n = state.tokens.length;
-    request.mask = Array.from({ length: n }, () => Array(n).fill(true));
+    const { n, m } = shapes(state);
+    request.mask = Array.from({ length: n }, () => Array(m).fill(true));
     for (const [i, j] of state.blocked) request.mask[i][j] = false;
   }
-  for (const name of MATRICES) {
+  if (state.X_kv) request.tokens_kv = state.tokens_kv;
+  for (const name of matricesOf(state)) {
     request[name] = state[name].map((r, i) => {
       const { values, problems } = parseRow(r);
       for (const [j, message] of problems) errors.set(`${name}[${i}][${j}]`, message);
       return values;
     });
   }
-  state.tokens.forEach((label, i) => {
-    if (label.length > LIMITS.label) {
-      errors.set(`tokens[${i}]`, `Labels have at most ${LIMITS.label} characters; this one has ${label.length}.`);
-    }
-  });
+  for (const key of ["tokens", "tokens_kv"]) {
+    (state[key] ?? []).forEach((label, i) => {
+      if (label.length > LIMITS.label) {
+        errors.set(`${key}[${i}]`, `Labels have at most ${LIMITS.label} characters; this one has ${label.length}.`);
+      }
+    });
+  }
   return { request: errors.size ? null : request, errors };
 }
 
@@ -186,7 +204,7 @@ const asText = (m) => m.map((r) => r.map((v) => String(v)));
 export function fromPreset(req, seed = 1) {
   const state = {
     tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed,
-    scale: "", positional: false, blocked: [],
+    scale: "", positional: false, blocked: [], X_kv: null, tokens_kv: null,
   };
   for (const name of MATRICES) state[name] = asText(req[name]);
   return state;
@@ -199,10 +217,10 @@ export function setCell(state, name, i, j, text) {
   return { ...state, [name]: m };
 }
 
-export function setLabel(state, i, text) {
-  const tokens = [...state.tokens];
-  tokens[i] = text;
-  return { ...state, tokens };
+export function setLabel(state, i, text, key = "tokens") {
+  const labels = [...state[key]];
+  labels[i] = text;
+  return { ...state, [key]: labels };
 }
 
 /** mulberry32: a small seeded generator, so a seed in the URL reproduces the numbers. */
@@ -223,7 +241,7 @@ const draw = (next) => String(Math.round(next() * 40 - 20) / 10);
 export function randomize(state, seed) {
   const next = rng(seed);
   const out = { ...state, seed };
-  for (const name of MATRICES) out[name] = state[name].map((r) => r.map(() => draw(next)));
+  for (const name of matricesOf(state)) out[name] = state[name].map((r) => r.map(() => draw(next)));
   return out;
 }
 
@@ -251,8 +269,42 @@ export function removeToken(state, i = state.tokens.length - 1) {
   const shift = (k) => (k > i ? k - 1 : k);
   let row = state.row;
   if (row !== null) row = row === i ? null : shift(row);
-  const blocked = state.blocked.filter(([a, b]) => a !== i && b !== i).map(([a, b]) => [shift(a), shift(b)]);
+  // In self-attention token i is also key i; in cross-attention the keys stay.
+  const self = state.X_kv === null;
+  const blocked = state.blocked.filter(([a, b]) => a !== i && (!self || b !== i))
+    .map(([a, b]) => [shift(a), self ? shift(b) : b]);
   return { ...state, tokens: drop(state.tokens), X: drop(state.X), row, blocked };
+}
+
+/** Cross-attention on (a key/value sequence of as many tokens, drawn from the seed) or off. */
+export function setCross(state, on) {
+  if (!on) return { ...state, X_kv: null, tokens_kv: null, blocked: [] };
+  const { n, d_model } = shapes(state);
+  const next = rng(state.seed * 104729 + n);
+  return {
+    ...state,
+    X_kv: Array.from({ length: n }, () => Array.from({ length: d_model }, () => draw(next))),
+    tokens_kv: Array.from({ length: n }, (_, j) => `s${j + 1}`),
+    blocked: [],
+  };
+}
+
+/** Add or remove the last token of the key/value sequence. */
+export function addKeyToken(state) {
+  const { m, d_model } = shapes(state);
+  if (!state.X_kv || m >= LIMITS.tokens) return state;
+  const next = rng(state.seed * 104729 + m + 1);
+  const row = Array.from({ length: d_model }, () => draw(next));
+  return { ...state, X_kv: [...state.X_kv, row], tokens_kv: [...state.tokens_kv, `s${m + 1}`] };
+}
+
+export function removeKeyToken(state) {
+  const { m } = shapes(state);
+  if (!state.X_kv || m <= 1) return state;
+  return {
+    ...state, X_kv: state.X_kv.slice(0, -1), tokens_kv: state.tokens_kv.slice(0, -1),
+    blocked: state.blocked.filter(([, j]) => j < m - 1),
+  };
 }
 
 /** Mask or unmask one score cell by hand (a padding mask): query i may not read key j. */
@@ -279,6 +331,7 @@ export function resize(state, dim, size) {
   return {
     ...state,
     X: resizeMatrix(state.X, d.n, d.d_model, () => "0"),
+    X_kv: state.X_kv && resizeMatrix(state.X_kv, d.m, d.d_model, () => "0"),
     W_Q: resizeMatrix(state.W_Q, d.d_model, d.d_k, identity),
     W_K: resizeMatrix(state.W_K, d.d_model, d.d_k, identity),
     W_V: resizeMatrix(state.W_V, d.d_model, d.d_v, identity),

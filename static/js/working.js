@@ -64,9 +64,10 @@ function step(title, ...items) {
   return [el("h3", {}, ...symbols(title)), el("ol", {}, ...items)];
 }
 
-/** renderWorking(host, {working, tokens, d_k, K, V}) — working may be undefined (no row).
- *  K and V are the answer's matrices: k_j and v_j are their rows. */
-export function renderWorking(host, { working: w, tokens, d_k, K, V }) {
+/** renderWorking(host, {working, tokens, keys, d_k, K, V}) — working may be undefined (no
+ *  row). K and V are the answer's matrices: k_j and v_j are their rows; ``keys`` label
+ *  them (the tokens themselves in self-attention, X_kv's in cross-attention). */
+export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K, V }) {
   if (!w) {
     host.replaceChildren(el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." }));
     return;
@@ -86,24 +87,24 @@ export function renderWorking(host, { working: w, tokens, d_k, K, V }) {
 
   const dots = shown.map((j) => line(
     `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
-    tokens[j], null, j));
+    keys[j], null, j));
   const scaled = shown.map((j) => (w.allowed[j]
-    ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, tokens[j], null, j)
-    : line(`s_{${sub(j)}} = -\\infty`, `${tokens[j]} — masked`, "masked-line", j)));
+    ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, keys[j], null, j)
+    : line(`s_{${sub(j)}} = -\\infty`, `${keys[j]} — masked`, "masked-line", j)));
   const useShift = w.exp_overflow;
   const expOf = (j) => (useShift ? w.exp_shifted[j] : w.exp[j]);
   const total = useShift ? w.exp_shifted_sum : w.exp_sum;
   const power = (j) => (useShift ? `${texNumber(w.scaled[j])} - ${texNumber(w.shift)}` : texNumber(w.scaled[j]));
   const exps = shown.map((j) => (w.allowed[j]
-    ? line(`e^{${power(j)}} \\approx ${texSig(expOf(j))}`, tokens[j], null, j)
-    : line("e^{-\\infty} = 0", `${tokens[j]} — masked`, "masked-line", j)));
+    ? line(`e^{${power(j)}} \\approx ${texSig(expOf(j))}`, keys[j], null, j)
+    : line("e^{-\\infty} = 0", `${keys[j]} — masked`, "masked-line", j)));
   const sumTex = useShift ? `\\textstyle\\sum_j e^{s_{${i},j} - m}` : `\\textstyle\\sum_j e^{s_{${i},j}}`;
   const sum = allowedIdx.length
     ? line(`${sumTex} \\approx ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`)
     : line(`${sumTex} = 0`);
   const weights = shown.map((j) => (w.allowed[j]
-    ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, tokens[j], null, j)
-    : line(`a_{${sub(j)}} = 0`, `${tokens[j]} — masked`, "masked-line", j)));
+    ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, keys[j], null, j)
+    : line(`a_{${sub(j)}} = 0`, `${keys[j]} — masked`, "masked-line", j)));
   // Long sums keep their first and last terms, as joinTerms does for the other lines.
   const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
   const output = allowedIdx.length

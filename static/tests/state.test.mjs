@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addToken, buildRequest, fromPreset, fromHash, randomize, removeToken, resize, rng,
+  addKeyToken, addToken, buildRequest, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
   setCell, setLabel, shapes, toHash, toggleBlocked,
 } from "../js/state.js";
 
@@ -13,7 +13,7 @@ const base = () => fromPreset(CAT);
 
 test("the default example's URL is short and readable", () => {
   assert.equal(toHash(base()),
-    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&causal=0&scale=&positional=0&blocked=&row=&seed=1");
+    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&causal=0&scale=&positional=0&blocked=&tokens_kv=&X_kv=&row=&seed=1");
 });
 
 test("a state survives the URL round trip, awkward text included", () => {
@@ -73,13 +73,13 @@ test("adding and removing tokens", () => {
 
 test("resizing keeps existing numbers and fills sensibly", () => {
   const s = resize(base(), "d_model", 3);
-  assert.deepEqual(shapes(s), { n: 3, d_model: 3, d_k: 2, d_v: 2 });
+  assert.deepEqual(shapes(s), { n: 3, m: 3, d_model: 3, d_k: 2, d_v: 2 });
   assert.deepEqual(s.X, [["1", "0", "0"], ["0", "1", "0"], ["1", "1", "0"]]);
   assert.deepEqual(s.W_Q[2], ["0", "0"]);
   const k = resize(base(), "d_k", 3);
   assert.deepEqual(k.W_Q, [["1", "0", "0"], ["1", "2", "0"]]);
   assert.deepEqual(k.W_K[1], ["0", "1", "0"]);
-  assert.deepEqual(shapes(resize(base(), "d_v", 1)), { n: 3, d_model: 2, d_k: 2, d_v: 1 });
+  assert.deepEqual(shapes(resize(base(), "d_v", 1)), { n: 3, m: 3, d_model: 2, d_k: 2, d_v: 1 });
   assert.deepEqual(shapes(resize(base(), "d_k", 0)), shapes(base()), "0 is refused");
   assert.deepEqual(shapes(resize(base(), "d_k", 257)), shapes(base()), "over 256 is refused");
 });
@@ -132,4 +132,27 @@ test("scale, positions and hand-made masks reach the request", () => {
 test("removing a token drops and renumbers its masked cells", () => {
   const s = { ...base(), blocked: [[0, 2], [1, 0], [2, 1]] };
   assert.deepEqual(removeToken(s, 1).blocked, [[0, 1]]);
+});
+
+test("cross-attention: a second sequence for keys and values, in the URL and the request", () => {
+  let s = setCross(base(), true);
+  assert.deepEqual(shapes(s), { n: 3, m: 3, d_model: 2, d_k: 2, d_v: 2 });
+  assert.deepEqual(s.tokens_kv, ["s1", "s2", "s3"]);
+  s = addKeyToken(setLabel(s, 0, "le", "tokens_kv"));
+  s = toggleBlocked(s, 2, 3);
+  assert.equal(shapes(s).m, 4);
+  const { request, errors } = buildRequest(s);
+  assert.equal(errors.size, 0);
+  assert.equal(request.X_kv.length, 4);
+  assert.deepEqual(request.tokens_kv, ["le", "s2", "s3", "s4"]);
+  assert.deepEqual(request.mask[2], [true, true, true, false]);
+  const back = fromHash(toHash(s), base());
+  assert.equal(back.problem, null);
+  assert.deepEqual(back.state, s);
+  assert.deepEqual(removeKeyToken(s).blocked, [], "a masked cell of the removed key goes");
+  assert.deepEqual(removeToken(s, 0).blocked, [[1, 3]], "removing a query keeps key indices");
+  assert.equal(setCross(s, false).X_kv, null);
+  assert.deepEqual(shapes(resize(s, "d_model", 3)).d_model, 3);
+  assert.equal(resize(s, "d_model", 3).X_kv[0].length, 3);
+  assert.match(fromHash("#X_kv=1,0&tokens_kv=a|b", base()).problem, /labels for 1 rows of X_kv/);
 });

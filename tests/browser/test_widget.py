@@ -414,3 +414,34 @@ def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     expect(page.locator(".walk-lit, .walk-block")).to_have_count(0)
+
+
+def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
+    loaded(page, server.url + "#causal=1")
+    page.get_by_role("checkbox", name="Cross-attention").check()
+    expect(page.get_by_role("textbox", name="Key token 1 label")).to_have_value("s1")
+    page.get_by_role("button", name="Add key token").click()
+    expect(page.get_by_role("textbox", name="X_kv row 4 column 2")).to_have_count(1)
+    page.get_by_role("textbox", name="Key token 1 label").fill("le")
+    for i, row in enumerate([[1, 0], [0, 1], [1, 1], [2, -1]]):
+        for j, v in enumerate(row):
+            page.get_by_role("textbox", name=f"X_kv row {i + 1} column {j + 1}", exact=True).fill(str(v))
+    page.wait_for_function("() => location.hash.includes('X_kv=1,0;0,1;1,1;2,-1')")
+    wait_settled(page)
+    grid = page.get_by_role("grid", name="Attention weights")
+    assert grid.get_by_role("columnheader").all_inner_texts()[1:] == ["le", "s2", "s3", "s4"]
+    # Keys and values from X_kv, a causal mask aligned top left over a 3 × 4 grid.
+    X_kv = np.array([[1, 0], [0, 1], [1, 1], [2, -1]], dtype=float)
+    Q = np.array([[1, 0], [0, 1], [1, 1]]) @ np.array([[1, 0], [1, 2]])
+    K, V = X_kv @ np.array([[2, 0], [0, 1]]), X_kv @ np.array([[1, 0], [0, 2]])
+    s = Q @ K.T / np.sqrt(2)
+    s[np.triu_indices(3, 1, 4)] = -np.inf
+    A = np.exp(s - s.max(axis=1, keepdims=True))
+    A /= A.sum(axis=1, keepdims=True)
+    assert heatmap(page) == np.round(A, 3).tolist()
+    assert matrix(page, "Z") == np.round(A @ V, 3).tolist()
+    expect(page.locator("#cross-note")).to_contain_text("aligned at the top left, as torch's is_causal")
+    expect(page.locator("#working")).to_contain_text("le")
+    page.get_by_role("checkbox", name="Cross-attention").uncheck()
+    wait_settled(page)
+    assert heatmap(page) == [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]]
