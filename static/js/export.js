@@ -1,0 +1,284 @@
+// Exports of matrices (CSV, JSON, LaTeX, NumPy, SVG) and of the settings, and their import. Pure.
+
+import { formatNumber, texNumber } from "./format.js";
+import { textRGB, weightRGB } from "./colour.js";
+import { LIMITS } from "./state.js";
+
+// A masked score is null (as the API sends it) or −Infinity (as the engine computes it).
+const isMasked = (x) => x === null || x === -Infinity;
+
+// ---- matrices: rows of the matrix are rows of the output ----
+
+const csvText = (s) => (/[",\r\n]/.test(String(s)) ? `"${String(s).replace(/"/g, '""')}"` : String(s));
+const csvNumber = (x) => (isMasked(x) ? "-inf" : x === Infinity ? "inf" : Number.isNaN(x) ? "nan" : String(x));
+
+/** CSV (RFC 4180 quoting, rows joined by "\n", no final newline). Numbers are String(x):
+ *  the shortest form that reads back as the same double, ASCII minus; masked → "-inf".
+ *  rowLabels become a first column; header is a first line (with an empty corner cell). */
+export function matrixToCSV(matrix, { rowLabels = null, header = null } = {}) {
+  const lines = matrix.map((row, i) =>
+    [...(rowLabels ? [csvText(rowLabels[i])] : []), ...row.map(csvNumber)].join(","));
+  if (header) lines.unshift([...(rowLabels ? [""] : []), ...header].map(csvText).join(","));
+  return lines.join("\n");
+}
+
+/** JSON text of the nested list, one line; masked (and any non-finite) entries → null. */
+export function matrixToJSON(matrix) {
+  return JSON.stringify(matrix.map((row) => row.map((x) => (Number.isFinite(x) ? x : null))));
+}
+
+/** One-line LaTeX pmatrix with fixed decimals, ASCII minus, never -0.000; masked → -\infty. */
+export function matrixToLatex(matrix, { decimals = 3 } = {}) {
+  const cell = (x) => (isMasked(x) ? "-\\infty" : x === Infinity ? "\\infty" : texNumber(x, decimals));
+  return `\\begin{pmatrix} ${matrix.map((r) => r.map(cell).join(" & ")).join(" \\\\ ")} \\end{pmatrix}`;
+}
+
+const PY_KEYWORDS = new Set(("False None True and as assert async await break class continue def " +
+  "del elif else except finally for from global if import in is lambda nonlocal not or pass " +
+  "raise return try while with yield").split(" "));
+
+/** Python's repr of a float: shortest round-trip digits, always a "." or an exponent. */
+function pyFloat(x) {
+  if (isMasked(x)) return "-np.inf";
+  if (x === Infinity) return "np.inf";
+  if (Number.isNaN(x)) return "np.nan";
+  if (Object.is(x, -0)) return "-0.0";
+  const [digits, exp] = x.toExponential().split("e");  // toExponential() keeps the shortest digits
+  const e = Number(exp);
+  if (e < -4 || e >= 16) return `${digits}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  const text = String(x);  // fixed notation in this range, as Python writes it
+  return text.includes(".") ? text : `${text}.0`;
+}
+
+/** Python source `name = np.array([[1.0, 0.0], [0.0, 1.0]])` that rebuilds the same float64
+ *  values; masked → -np.inf. Throws if name is not an (ASCII) Python identifier. */
+export function matrixToNumpy(name, matrix) {
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || PY_KEYWORDS.has(name)) {
+    throw new Error(`${JSON.stringify(String(name))} is not a valid Python name: use letters, ` +
+      "digits and _, not starting with a digit, and not a Python keyword");
+  }
+  return `${name} = np.array([${matrix.map((r) => `[${r.map(pyFloat).join(", ")}]`).join(", ")}])`;
+}
+
+// ---- the heatmap as a standalone SVG: queries down the side, keys across the top ----
+
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+// Characters XML 1.0 forbids become U+FFFD, so any label gives a well-formed document.
+const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c])
+  .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "\uFFFD");
+const hex = (rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
+
+/** A standalone SVG document of the weights (n × n, self-attention: tokens label both axes):
+ *  viridis squares with the value to 3 decimals; cells whose mask[i][j] is false are a grey
+ *  hatch titled "masked" (mask null: nothing masked). Each cell has a <title> "q → k: 0.446". */
+export function heatmapToSVG(weights, mask, tokens, { cell = 40 } = {}) {
+  const n = weights.length;
+  const label = (i) => String(tokens?.[i] ?? `t${i + 1}`);
+  const labels = Array.from({ length: n }, (_, i) => label(i));
+  const font = Math.max(8, Math.round(cell * 0.3));
+  const pad = Math.round(font / 2);
+  const textWidth = (s) => Math.ceil([...s].length * font * 0.62);  // an estimate: no DOM here
+  const longest = Math.max(0, ...labels.map(textWidth));
+  const left = Math.max(longest, textWidth("query ↓")) + 2 * pad;
+  const top = font + longest + 3 * pad;
+  const width = left + n * cell + pad;
+  const height = top + n * cell + pad;
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      `viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="${font}">`,
+    "<title>Attention weights</title>",
+    '<defs><pattern id="masked-hatch" width="8" height="8" patternUnits="userSpaceOnUse" ' +
+      'patternTransform="rotate(45)"><rect width="8" height="8" fill="#c8c8c8"/>' +
+      '<line x1="0" y1="0" x2="0" y2="8" stroke="#969696" stroke-width="4"/></pattern></defs>',
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${left}" y="${pad + font}">key →</text>`,
+    `<text x="${pad}" y="${top - pad}">query ↓</text>`,
+  ];
+  labels.forEach((t, k) => {
+    const x = left + k * cell + cell / 2;
+    const y = top + k * cell + cell / 2;
+    out.push(`<text x="${left - pad}" y="${y}" dy="0.35em" text-anchor="end">${xml(t)}</text>`);
+    out.push(`<text x="${x}" y="${top - pad}" dy="0.35em" ` +
+      `transform="rotate(-90 ${x} ${top - pad})">${xml(t)}</text>`);
+  });
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < weights[i].length; j++) {
+      const [x, y] = [left + j * cell, top + i * cell];
+      const square = `<rect x="${x}" y="${y}" width="${cell}" height="${cell}"`;
+      const title = `<title>${xml(`${labels[i]} → ${label(j)}: `)}`;
+      if (mask && !mask[i][j]) {
+        out.push(`<g>${title}masked</title>${square} fill="url(#masked-hatch)"/></g>`);
+        continue;
+      }
+      const bg = weightRGB(weights[i][j]);
+      const value = formatNumber(weights[i][j]);
+      out.push(`<g>${title}${value}</title>${square} fill="${hex(bg)}"/><text x="${x + cell / 2}" ` +
+        `y="${y + cell / 2}" dy="0.35em" text-anchor="middle" fill="${hex(textRGB(bg))}">${value}</text></g>`);
+    }
+  }
+  out.push("</svg>");
+  return out.join("\n");
+}
+
+// ---- the settings: a request in the API's format, saved and read back ----
+
+const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "causal", "scale", "mask", "positional", "row"];
+const LATER = ["heads", "W_O", "X_kv", "tokens_kv"];  // API keys the page cannot show yet
+const KNOWN = [...CONFIG_KEYS, ...LATER, "fields"];
+
+/** Pretty JSON (2-space indent, one matrix row per line) of the request's keys, in the
+ *  API's order; keys absent from request are left out. parseConfig reads it back. */
+export function configToJSON(request) {
+  const list = (v) => `[${v.map((x) => JSON.stringify(x)).join(", ")}]`;
+  const value = (v) => (!Array.isArray(v) ? JSON.stringify(v)
+    : Array.isArray(v[0]) ? `[\n${v.map((r) => `    ${list(r)}`).join(",\n")}\n  ]` : list(v));
+  const parts = CONFIG_KEYS.filter((k) => request[k] !== undefined)
+    .map((k) => `  ${JSON.stringify(k)}: ${value(request[k])}`);
+  return parts.length ? `{\n${parts.join(",\n")}\n}` : "{}";
+}
+
+class Problem extends Error {
+  constructor(field, message) { super(message); this.field = field; }
+}
+const fail = (field, message) => { throw new Problem(field, message); };
+
+/** A value as the API's messages show it: null, true, 2.5, the string "a", a list, an object. */
+function describe(v) {
+  if (v === null) return "null";
+  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + "…" : v)}`;
+  if (Array.isArray(v)) return "a list";
+  return typeof v === "object" ? "an object" : String(v);
+}
+
+function number(v, field) {
+  if (typeof v === "number" && Number.isFinite(v)) return;
+  if (typeof v === "number") {
+    fail(field, `${field} is a number too large for float64, which reads as infinity; every number ` +
+      "must be finite and within float64's range (about ±1.8e308)");
+  }
+  fail(field, `${field} must be a number, got ${describe(v)}`);
+}
+
+function boolean(v, field) {
+  if (typeof v !== "boolean") fail(field, `${field} must be true or false, got ${describe(v)}`);
+}
+
+/** Check a rectangular, non-empty list of lists within limits, then each cell. */
+function table(m, name, maxRows, maxCols, checkCell) {
+  if (!Array.isArray(m)) fail(name, `${name} must be a matrix (a list of rows), got ${describe(m)}`);
+  if (!m.length) fail(name, `${name} is empty; it needs at least one row`);
+  if (m.length > maxRows) fail(name, `${name} has ${m.length} rows; at most ${maxRows} are allowed`);
+  m.forEach((row, i) => {
+    const f = `${name}[${i}]`;
+    if (!Array.isArray(row)) fail(f, `${f} must be a row (a list of numbers), got ${describe(row)}`);
+    if (!row.length) fail(f, `${f} is an empty row`);
+    if (row.length > maxCols) fail(f, `${f} has ${row.length} numbers; at most ${maxCols} are allowed`);
+    if (row.length !== m[0].length) {
+      fail(f, `${f} has ${row.length} numbers but ${name}[0] has ${m[0].length}; ` +
+        "every row must be the same length");
+    }
+  });
+  m.forEach((row, i) => row.forEach((v, j) => checkCell(v, `${name}[${i}][${j}]`)));
+  return m;
+}
+
+/** Levenshtein distance: the fewest one-character edits that turn a into b. */
+function editDistance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The message for a key the API does not know, suggesting a close one ("W_q" → "W_Q"). */
+function unknownKey(key) {
+  const [best] = KNOWN.map((k) => [editDistance(key.toLowerCase(), k.toLowerCase()), k])
+    .sort((p, q) => p[0] - q[0]);
+  const hint = best[0] <= Math.max(1, Math.floor(key.length / 3)) ? `; did you mean "${best[1]}"?` : ".";
+  return `Unknown field "${key}"${hint} The fields are ${CONFIG_KEYS.join(", ")}.`;
+}
+
+function checkRequest(body) {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    fail(null, `The file must hold a JSON object with X, W_Q, W_K and W_V, got ${describe(body)}`);
+  }
+  for (const key of Object.keys(body)) {
+    if (LATER.includes(key)) fail(key, `${key} is not yet supported by the page's import`);
+    if (!KNOWN.includes(key)) fail(key, unknownKey(key));
+  }
+  const given = (key) => Object.hasOwn(body, key) && body[key] !== null;
+  for (const name of ["X", "W_Q", "W_K", "W_V"]) {
+    if (!Object.hasOwn(body, name)) fail(name, `The file needs the field "${name}"`);
+    table(body[name], name, name === "X" ? LIMITS.tokens : LIMITS.dim, LIMITS.dim, number);
+  }
+  const { X, W_Q, W_K } = body;
+  const [n, d] = [X.length, X[0].length];
+  for (const name of ["W_Q", "W_K", "W_V"]) {
+    const rows = body[name].length;
+    if (rows !== d) {
+      fail(name, `${name} has ${rows} rows but X has ${d} columns; ${name} needs one row per column of X`);
+    }
+  }
+  if (W_K[0].length !== W_Q[0].length) {
+    fail("W_K", `W_K has ${W_K[0].length} columns but W_Q has ${W_Q[0].length}; ` +
+      "queries and keys must have the same width d_k");
+  }
+  if (given("tokens")) {
+    const { tokens } = body;
+    if (!Array.isArray(tokens)) fail("tokens", `tokens must be a list of labels, got ${describe(tokens)}`);
+    if (tokens.length !== n) {
+      fail("tokens", `tokens has ${tokens.length} labels but X has ${n} rows; give one label per row of X`);
+    }
+    tokens.forEach((t, i) => {
+      const f = `tokens[${i}]`;
+      if (typeof t !== "string") fail(f, `${f} must be text, got ${describe(t)}`);
+      if (t.length > LIMITS.label) {
+        fail(f, `${f} is ${t.length} characters long; at most ${LIMITS.label} are allowed`);
+      }
+    });
+  }
+  if (given("causal")) boolean(body.causal, "causal");
+  if (given("scale")) number(body.scale, "scale");
+  if (given("mask")) {
+    const { mask } = body;
+    table(mask, "mask", LIMITS.tokens, LIMITS.tokens, boolean);
+    if (mask.length !== n || mask[0].length !== n) {
+      fail("mask", `mask is ${mask.length}×${mask[0].length} but there are ${n} queries and ${n} keys; ` +
+        `it must be ${n}×${n}`);
+    }
+  }
+  if (given("positional") && body.positional !== "sinusoidal") {
+    fail("positional", `positional must be null or "sinusoidal", got ${describe(body.positional)}`);
+  }
+  if (given("row") && !(Number.isInteger(body.row) && body.row >= 0 && body.row < n)) {
+    fail("row", `row must be a whole number from 0 to ${n - 1} (0-based), got ${describe(body.row)}`);
+  }
+  // The keys given, in the usual order ("fields" only shapes a response: dropped); labels
+  // that are absent default to t1 … tn, as in the API.
+  const request = { tokens: given("tokens") ? body.tokens : Array.from({ length: n }, (_, i) => `t${i + 1}`) };
+  for (const key of CONFIG_KEYS.slice(1)) if (Object.hasOwn(body, key)) request[key] = body[key];
+  return request;
+}
+
+/** Read a saved settings file: {ok: true, request} or {ok: false, field, message}, the field
+ *  named as the API names it ("W_Q[1][0]", "tokens[2]"; null when the text is not JSON). */
+export function parseConfig(text) {
+  let body;
+  try {
+    body = JSON.parse(text.replace(/^\uFEFF/, ""));  // editors may start a file with a BOM
+  } catch (err) {
+    return { ok: false, field: null, message: `The file is not valid JSON: ${err.message}` };
+  }
+  try {
+    return { ok: true, request: checkRequest(body) };
+  } catch (err) {
+    if (err instanceof Problem) return { ok: false, field: err.field, message: err.message };
+    throw err;
+  }
+}
