@@ -2,6 +2,8 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
+import { mountExport } from "./exportpanel.js";
+import { mountLab, updateLabRow } from "./lab.js";
 import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
@@ -87,7 +89,8 @@ async function recompute() {
 // tokens the n × n scores are not printed, so neither is fetched: at 256 tokens this
 // cuts the answer from 6.5 MB to under 3 MB.
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
-  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z"].map((f) => `working.${f}`);
+  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
+  "jacobian_norm"].map((f) => `working.${f}`);
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
 function fieldsFor(n) {
@@ -207,6 +210,8 @@ function drawResults({ now = false } = {}) {
   }
   renderLink($("page"), ui.link);
   drawWalk();
+  updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
+    : { row, token: labels[row], weights: body.working.weights, entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
   const pe = $("positions");
   if (body.positional_encoding) {
     renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
@@ -455,6 +460,12 @@ function start() {
   ui.focus = { i: state.row ?? 0, j: 0 };
   window.history.replaceState(null, "", S.toHash(state));
   wire();
+  mountLab($("lab-panel"));
+  mountExport($("export-panel"), {
+    get: () => ({ state, request: built(state).request, body: ui.body }),
+    load: (request) => update(S.fromRequest(request, state.seed)),
+    say,
+  });
   drawInputs();
   // The server sent the default view's answer with the page; any other view is fetched.
   const initial = JSON.parse($("initial-data").textContent);

@@ -210,6 +210,18 @@ export function fromPreset(req, seed = 1) {
   return state;
 }
 
+/** The state of a request in the API's format (an imported configuration): its scale,
+ *  positions, mask and selected row come along; masks become cells masked by hand. */
+export function fromRequest(req, seed = 1) {
+  const state = fromPreset({ ...req, tokens: req.tokens ?? req.X.map((_, i) => `t${i + 1}`) }, seed);
+  if (req.scale !== undefined && req.scale !== null) state.scale = String(req.scale);
+  state.positional = req.positional === "sinusoidal";
+  state.row = Number.isInteger(req.row) ? req.row : null;
+  state.blocked = [];
+  (req.mask ?? []).forEach((r, i) => r.forEach((ok, j) => { if (!ok) state.blocked.push([i, j]); }));
+  return state;
+}
+
 export function setCell(state, name, i, j, text) {
   const m = [...state[name]];
   m[i] = [...m[i]];

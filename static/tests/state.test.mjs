@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addKeyToken, addToken, buildRequest, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
+  addKeyToken, addToken, buildRequest, fromRequest, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
   setCell, setLabel, shapes, toHash, toggleBlocked,
 } from "../js/state.js";
 
@@ -155,4 +155,20 @@ test("cross-attention: a second sequence for keys and values, in the URL and the
   assert.deepEqual(shapes(resize(s, "d_model", 3)).d_model, 3);
   assert.equal(resize(s, "d_model", 3).X_kv[0].length, 3);
   assert.match(fromHash("#X_kv=1,0&tokens_kv=a|b", base()).problem, /labels for 1 rows of X_kv/);
+});
+
+test("an imported request becomes a state, masks as cells masked by hand", () => {
+  const req = { tokens: ["a", "b"], X: [[1, 2], [3, 4]], W_Q: [[1], [0]], W_K: [[1], [1]], W_V: [[2], [1]],
+    causal: true, scale: 0.5, positional: "sinusoidal", mask: [[true, false], [true, true]], row: 1 };
+  const s = fromRequest(req, 9);
+  assert.deepEqual(s.X, [["1", "2"], ["3", "4"]]);
+  assert.equal(s.scale, "0.5");
+  assert.equal(s.positional, true);
+  assert.deepEqual(s.blocked, [[0, 1]]);
+  assert.equal(s.row, 1);
+  assert.equal(s.seed, 9);
+  const back = buildRequest(s).request;
+  assert.deepEqual(back.mask, req.mask);
+  assert.equal(back.scale, 0.5);
+  assert.deepEqual(fromRequest({ X: [[1]], W_Q: [[1]], W_K: [[1]], W_V: [[1]] }).tokens, ["t1"]);
 });
