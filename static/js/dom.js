@@ -29,8 +29,8 @@ export function keyed(host, key, make) {
 
 /** Text with TeX-like subscripts as nodes: "X·W_Q" → X·W<sub>Q</sub>, "d_model" → d<sub>model</sub>. */
 export function symbols(text) {
-  return text.split(/([A-Za-z]_[A-Za-z]+)/).map((part) => {
-    const m = /^([A-Za-z])_([A-Za-z]+)$/.exec(part);
+  return text.split(/([A-Za-z]_[A-Za-z0-9]+)/).map((part) => {
+    const m = /^([A-Za-z])_([A-Za-z0-9]+)$/.exec(part);
     return m ? el("span", {}, m[1], el("sub", { text: m[2] })) : part;
   }).filter((part) => part !== "");
 }

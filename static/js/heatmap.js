@@ -39,6 +39,7 @@ export function renderHeatmap(host, view) {
     host.dataset.mode = mode;
     host.dataset.size = size;
   }
+  host.querySelector('[role="grid"]').setAttribute("aria-label", view.name ?? "Attention weights");
   if (mode === "table") fillTable(host, view);
   else fillCanvas(host, view);
 }

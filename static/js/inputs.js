@@ -11,7 +11,20 @@ const CAPTIONS = {
   W_Q: ["W_Q", "query weights", "d_model × d_k"],
   W_K: ["W_K", "key weights", "d_model × d_k"],
   W_V: ["W_V", "value weights", "d_model × d_v"],
+  W_O: ["W_O", "output weights: Z = Concat(Z_1, …, Z_h)·W_O", "h·d_v × d_model"],
   X_kv: ["X_kv", "the sequence keys and values come from", "m × d_model"],
+};
+
+/** "W_Q_2" → {base: "W_Q", head: 2}; other names have head null. */
+function split(name) {
+  const m = /^(W_[QKV])_(\d+)$/.exec(name);
+  return m ? { base: m[1], head: Number(m[2]) } : { base: name, head: null };
+}
+
+/** The words before "row i column j" in a cell's accessible name: "W_Q", "W_Q head 2". */
+const cellPrefix = (name) => {
+  const { base, head } = split(name);
+  return head === null ? base : `${base} head ${head}`;
 };
 
 // The labels beside a matrix's rows: X has the query tokens', X_kv the key tokens'.
@@ -22,8 +35,8 @@ const LABELS = {
 
 /** The accessible name of a field as the API names it: "X[2][0]" → "X row 3 column 1". */
 export function fieldName(field) {
-  let m = /^(X|W_Q|W_K|W_V|X_kv)\[(\d+)\]\[(\d+)\]$/.exec(field);
-  if (m) return `${m[1]} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
+  let m = /^(X|W_[QKV](?:_\d+)?|W_O|X_kv)\[(\d+)\]\[(\d+)\]$/.exec(field);
+  if (m) return `${cellPrefix(m[1])} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
   m = /^tokens\[(\d+)\]$/.exec(field);
   if (m) return `Token ${Number(m[1]) + 1} label`;
   m = /^tokens_kv\[(\d+)\]$/.exec(field);
@@ -35,8 +48,11 @@ export function fieldName(field) {
 export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
 
 export function renderInputs(host, state, errors) {
-  if (!state.X_kv) host.querySelector(':scope > [data-key="X_kv"]')?.remove();
-  for (const name of matricesOf(state)) {
+  const names = matricesOf(state);
+  for (const figure of host.querySelectorAll(":scope > [data-key]")) {
+    if (!names.includes(figure.dataset.key)) figure.remove();  // a removed head, X_kv off
+  }
+  for (const name of names) {
     const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
     const m = state[name];
     const rows = Math.min(m.length, SHOWN);
@@ -46,7 +62,13 @@ export function renderInputs(host, state, errors) {
       build(figure, name, rows, cols);
       figure.dataset.size = size;
     }
-    const [, , dims] = CAPTIONS[name];
+    const { base, head } = split(name);
+    const words = ` ${CAPTIONS[base][1]}${head !== null ? `, head ${head}` : state.heads > 1 && base.startsWith("W_") && base !== "W_O" ? ", head 1" : ""}`;
+    if (figure.dataset.words !== words) {
+      figure.dataset.words = words;
+      figure.querySelector(".formula").replaceChildren(...symbols(words));
+    }
+    const [, , dims] = CAPTIONS[base];
     const [a, b] = dims.split(" × ");
     const shape = `${m.length} × ${m[0].length}  (${a} × ${b})`;
     if (figure.dataset.shape !== shape) {  // only when it changes: this runs on every keystroke
@@ -80,7 +102,8 @@ function sync(input, text, error, field) {
 }
 
 function build(figure, name, rows, cols) {
-  const [symbol, words] = CAPTIONS[name];
+  const [symbol] = CAPTIONS[split(name).base];
+  delete figure.dataset.words;  // the caption's words are written again after a rebuild
   const table = el("table", { class: "cells" });
   const tbody = el("tbody");
   for (let i = 0; i < rows; i++) {
@@ -89,7 +112,7 @@ function build(figure, name, rows, cols) {
       const field = `${name}[${i}][${j}]`;
       tr.append(el("td", {}, el("input", {
         id: fieldId(field), type: "text", inputmode: "decimal", autocomplete: "off",
-        spellcheck: "false", "aria-label": `${name} row ${i + 1} column ${j + 1}`,
+        spellcheck: "false", "aria-label": `${cellPrefix(name)} row ${i + 1} column ${j + 1}`,
         "data-matrix": name, "data-i": i, "data-j": j,
       })));
     }
@@ -105,7 +128,7 @@ function build(figure, name, rows, cols) {
     : null;
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),
-      el("span", { class: "formula", text: ` ${words}` })),
+      el("span", { class: "formula" })),
     el("div", { class: "scroll" }, el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, table))),
     el("div", { class: "shape" }),
     el("p", { class: "truncated", hidden: true }),

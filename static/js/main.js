@@ -68,7 +68,7 @@ async function recompute() {
     markStale();
     return;
   }
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length) });
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads)) });
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;
@@ -78,7 +78,8 @@ async function recompute() {
     if (ui.shuffles) shuffleTest();
   } else {
     const { message, field } = answer.body.error ?? { message: `Error ${answer.status}`, field: null };
-    if (field && fieldName(field)) ui.serverErrors.set(field, message);
+    const mine = S.uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
+    if (mine && fieldName(mine)) ui.serverErrors.set(mine, message);
     else say(message, { warning: true });
     drawInputs();
   }
@@ -93,14 +94,15 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
   "jacobian_norm"].map((f) => `working.${f}`);
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
-function fieldsFor(n) {
+function fieldsFor(n, multi) {
+  if (multi) return ["tokens", "tokens_kv", "causal", "positional_encoding", "heads", "concat", "output", "warnings"];
   return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
 }
 
 // The answer still describes the inputs when they are the very same arrays: every
 // transition makes new arrays for what it changes, so identity is enough (and free).
 function sameInputs(a, b) {
-  return a !== null && ["tokens", "tokens_kv", "causal", "scale", "positional", "blocked", ...S.MATRICES, "X_kv"]
+  return a !== null && ["tokens", "tokens_kv", "causal", "scale", "positional", "blocked", "heads", ...S.matricesOf(b)]
     .every((key) => a[key] === b[key]);
 }
 
@@ -141,6 +143,7 @@ function drawControls() {
   }
   if (document.activeElement !== $("seed")) $("seed").value = state.seed;
   $("causal").checked = state.causal;
+  if (document.activeElement !== $("heads")) $("heads").value = state.heads;
   $("cross").checked = state.X_kv !== null;
   $("add-key").hidden = $("remove-key").hidden = state.X_kv === null;
   $("remove-key").disabled = dims.m <= 1;
@@ -170,8 +173,17 @@ function isPreset(preset, s) {
   return strip(p) === strip(s);
 }
 
+/** The answer as one head's answer: the shown head's own matrices with the shared fields. */
+function shownHead(answer) {
+  if (!answer.heads) return answer;
+  const k = Math.min(state.head, answer.heads.length - 1);
+  const { tokens, tokens_kv, causal, positional_encoding } = answer;
+  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
+}
+
 function drawResults({ now = false } = {}) {
-  const body = ui.body;
+  const body = shownHead(ui.body);
+  const multi = Boolean(ui.body.heads);
   const n = body.tokens.length;
   const row = state.row !== null && state.row < n ? state.row : null;
   const sel = new Set(row === null ? [] : [row]);
@@ -181,17 +193,25 @@ function drawResults({ now = false } = {}) {
   const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
   const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
   const proj = $("projections");
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: ["Q", "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
   const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: ["K", `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: ["V", `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
+  const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
   drawScores(body, labels, sel, shape, figure);
-  renderHeatmap($("heatmap"), { weights: body.weights, mask: body.mask, tokens: labels, keys: keyLabels, selected: row, focus: clampFocus(n, keyLabels.length) });
+  drawHeatmaps(row, clampFocus(n, keyLabels.length), labels, keyLabels);
   const m = keyLabels.length;
   $("cross-note").hidden = !body.tokens_kv;
   $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
-  renderMatrix(figure($("output"), "Z"), { data: body.output, caption: ["Z", "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  const out = $("output");
+  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  if (multi) {
+    renderMatrix(figure(out, "C"), { data: ui.body.concat, caption: ["Concat", `(Z_1, …, Z_${ui.body.heads.length})`], shape: shape(ui.body.concat, "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "O"), { data: ui.body.output, caption: ["Output", "= Concat·W_O"], shape: shape(ui.body.output, "n", "d_model"), rowLabels: labels, highlight: sel });
+  } else {
+    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
+  }
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
   // theirs: the new numbers paint first, the working one frame later.
@@ -202,7 +222,7 @@ function drawResults({ now = false } = {}) {
       if (ticket !== ui.workingTicket) return;  // a newer draw has its own
       renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
       $("working").dataset.row = row ?? "";
-      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”`;
+      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
       renderLink($("page"), ui.link);
     };
     if (now) draw();
@@ -222,6 +242,25 @@ function drawResults({ now = false } = {}) {
   if (silent.length) {
     say(`Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.`, { warning: true });
   }
+}
+
+/** One heatmap per head, side by side; the shown head's is marked. */
+function drawHeatmaps(row, focus, labels, keyLabels) {
+  const heads = ui.body.heads ?? [ui.body];
+  const host = $("heatmap");
+  while (host.children.length > heads.length) host.lastChild.remove();
+  heads.forEach((answer, k) => {
+    const box = keyed(host, `head-${k}`, () => el("div", { class: "heatmap-head", "data-head": k },
+      el("p", { class: "head-caption" }), el("div", { class: "heatmap" })));
+    const shown = heads.length === 1 || k === state.head;
+    box.classList.toggle("shown", heads.length > 1 && shown);
+    box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
+    renderHeatmap(box.querySelector(".heatmap"), {
+      weights: answer.weights, mask: answer.mask, tokens: labels, keys: keyLabels, selected: row,
+      focus: shown ? focus : { i: -1, j: -1 },
+      name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
+    });
+  });
 }
 
 function drawScores(body, labels, sel, shape, figure) {
@@ -303,16 +342,19 @@ function say(text, { warning = false, clearAfter = 0 } = {}) {
 
 // ---- events ----
 
-function selectRow(i) {
-  if (state.row === i) return;
-  update({ ...state, row: i }, { history: "replace" });
+function selectRow(i, head = state.head) {
+  if (state.row === i && state.head === head) return;
+  update({ ...state, row: i, head }, { history: "replace" });
   if (ui.body) drawResults();  // the highlight moves now; the working follows the answer
 }
+
+/** The heatmap of the head shown in the other blocks (the only one with one head). */
+const shownHeatmap = () => $("heatmap").querySelector(`[data-head="${ui.body?.heads ? state.head : 0}"] .heatmap`);
 
 function focusCell(pos) {
   ui.focus = pos;
   if (ui.body) drawResults();
-  cellAt($("heatmap"), pos)?.focus({ preventScroll: false });
+  cellAt(shownHeatmap(), pos)?.focus({ preventScroll: false });
 }
 
 function wire() {
@@ -330,17 +372,19 @@ function wire() {
   });
 
   const heatmap = $("heatmap");
+  const headOf = (node) => Number(node.closest("[data-head]")?.dataset.head ?? 0);
   heatmap.addEventListener("click", (e) => {
     const target = e.target.closest("[data-i]");
     if (!target || !heatmap.contains(target)) return;
     const i = Number(target.dataset.i);
     ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
-    selectRow(i);
-    cellAt(heatmap, ui.focus)?.focus({ preventScroll: true });
+    selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
+    cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
   });
   const link = (e) => {
     const cell = e.target.closest?.("td[data-i]");
-    const next = cell && heatmap.contains(cell) ? { i: Number(cell.dataset.i), j: Number(cell.dataset.j) } : null;
+    const mine = cell && heatmap.contains(cell) && (!ui.body?.heads || headOf(cell) === state.head);
+    const next = mine ? { i: Number(cell.dataset.i), j: Number(cell.dataset.j) } : null;
     if (next?.i === ui.link?.i && next?.j === ui.link?.j) return;
     ui.link = next;
     renderLink($("page"), ui.link);
@@ -352,17 +396,18 @@ function wire() {
   heatmap.addEventListener("keydown", (e) => {
     if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
     const n = ui.body.tokens.length;
+    if (ui.body.heads && headOf(e.target) !== state.head) selectRow(ui.focus.i, headOf(e.target));
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       selectRow(ui.focus.i);
       return;
     }
-    if ((e.key === "m" || e.key === "M") && heatmap.dataset.mode === "table") {  // mask or unmask this cell
+    if ((e.key === "m" || e.key === "M") && e.target.closest(".heatmap").dataset.mode === "table") {  // mask or unmask this cell
       e.preventDefault();
       update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
       return;
     }
-    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, ui.body.weights[0].length);
+    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, shownHead(ui.body).weights[0].length);
     if (!next) return;
     e.preventDefault();
     const rowChanged = next.i !== ui.focus.i;
@@ -371,6 +416,22 @@ function wire() {
   });
 
   $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
+  const setHeads = (h) => {
+    let next = state;
+    while (next.heads < h && next.heads < S.MAX_HEADS) next = S.addHead(next);
+    while (next.heads > h && next.heads > 1) next = S.removeHead(next);
+    update(next);
+  };
+  $("heads").addEventListener("change", (e) => {
+    const h = Number(e.target.value);
+    if (Number.isInteger(h) && h >= 1 && h <= S.MAX_HEADS) setHeads(h);
+    else {
+      say(`Heads must be a whole number from 1 to ${S.MAX_HEADS}; “${e.target.value}” is not.`, { warning: true });
+      e.target.value = state.heads;
+    }
+  });
+  $("fewer-heads").addEventListener("click", () => setHeads(state.heads - 1));
+  $("more-heads").addEventListener("click", () => setHeads(state.heads + 1));
   $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
   $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
   $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));

@@ -19,9 +19,11 @@ export function permutation(n, seed) {
 
 /** The request with its tokens (rows of X) in the order ``perm``: new row k is old perm[k]. */
 export function shuffledRequest(request, perm, positional) {
+  // Everything but the order-dependent parts: the causal mask, masks by hand, the row.
+  const { causal, mask, row, fields, ...weights } = request;
+  void causal; void mask; void row; void fields;
   return {
-    tokens: perm.map((k) => request.tokens[k]), X: perm.map((k) => request.X[k]),
-    W_Q: request.W_Q, W_K: request.W_K, W_V: request.W_V, scale: request.scale ?? null,
+    ...weights, tokens: perm.map((k) => request.tokens[k]), X: perm.map((k) => request.X[k]),
     positional: positional ? "sinusoidal" : null, fields: ["output"],
   };
 }

@@ -11,6 +11,9 @@
 //   blocked: [[i, j], …] score cells masked by hand (query i may not read key j),
 //   X_kv: m × d_model or null, tokens_kv: [m labels] or null — with X_kv the keys and
 //      values come from this second sequence (cross-attention),
+//   heads: h (1 to 16); with h > 1 the k-th head's projections are W_Q_k, W_K_k, W_V_k
+//      (k = 2 … h; W_Q, W_K, W_V are head 1's) and W_O is (h·d_v) × d_model,
+//   head: the head (0-based) whose matrices and working are shown,
 // }
 // Every transition returns a new object; nothing here touches the DOM.
 
@@ -18,8 +21,27 @@ import { parseCell } from "./format.js";
 
 export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
 
-/** The matrices of a state: the four above, and X_kv in cross-attention. */
-export const matricesOf = (state) => (state.X_kv ? [...MATRICES, "X_kv"] : MATRICES);
+export const MAX_HEADS = 16;
+
+/** The state keys of head k's projections (k from 0): W_Q, W_K, W_V, then W_Q_2, … */
+export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => (k === 0 ? p : `${p}_${k + 1}`));
+
+const extraHeadKeys = (h) => Array.from({ length: h - 1 }, (_, k) => headKeys(k + 1)).flat();
+
+/** The matrices of a state: X and every head's projections, W_O with several heads,
+ *  and X_kv in cross-attention. */
+export function matricesOf(state) {
+  return [...MATRICES, ...extraHeadKeys(state.heads), ...(state.heads > 1 ? ["W_O"] : []),
+    ...(state.X_kv ? ["X_kv"] : [])];
+}
+
+/** The API's name of a field ("heads[1].W_Q[0][2]") as the page names it ("W_Q_2[0][2]"). */
+export function uiField(field) {
+  const m = /^heads\[(\d+)\]\.(W_[QKV])(.*)$/.exec(field ?? "");
+  if (!m) return field;
+  const k = Number(m[1]);
+  return `${k === 0 ? m[2] : `${m[2]}_${k + 1}`}${m[3]}`;
+}
 export const LIMITS = { tokens: 512, dim: 256, label: 64 };
 
 // ---- the URL: one table of properties drives both directions ----
@@ -62,9 +84,14 @@ const CODECS = {
   },
 };
 
-const PROPERTIES = [
+// The URL's properties; with several heads their matrices join the list.
+const properties = (heads) => [
   { key: "tokens", codec: "labels" },
   ...MATRICES.map((key) => ({ key, codec: "matrix" })),
+  { key: "heads", codec: "int" },
+  { key: "head", codec: "int" },
+  ...extraHeadKeys(heads).map((key) => ({ key, codec: "matrix" })),
+  ...(heads > 1 ? [{ key: "W_O", codec: "matrix" }] : []),
   { key: "causal", codec: "bool" },
   { key: "scale", codec: "text" },
   { key: "positional", codec: "bool" },
@@ -86,7 +113,7 @@ function wholeNumber(s) {
 /** The fragment that reproduces ``state``. Separators , ; | stay literal for
  *  readability; the same characters inside a cell or label are escaped. */
 export function toHash(state) {
-  const parts = PROPERTIES.map(({ key, codec }) => {
+  const parts = properties(state.heads).map(({ key, codec }) => {
     const value = encodeURIComponent(CODECS[codec].encode(state[key]))
       .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
     return `${key}=${value}`;
@@ -101,9 +128,12 @@ export function fromHash(hash, fallback) {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const state = { ...fallback };
   try {
-    for (const { key, codec } of PROPERTIES) {
+    const heads = params.has("heads") ? wholeNumber(params.get("heads")) : fallback.heads;
+    if (heads < 1 || heads > MAX_HEADS) throw new Error(`${heads} heads; there may be 1 to ${MAX_HEADS}`);
+    for (const { key, codec } of properties(heads)) {
       if (params.has(key)) state[key] = CODECS[codec].decode(params.get(key));
     }
+    if (heads === 1) delete state.W_O;
     checkShapes(state);
   } catch (err) {
     return { state: fallback, problem: `The link could not be read (${err.message}); showing the default example.` };
@@ -125,7 +155,9 @@ export function shapes(state) {
 
 function checkShapes(state) {
   if ((state.X_kv === null) !== (state.tokens_kv === null)) throw new Error("X_kv and tokens_kv go together");
+  if (!(state.head >= 0 && state.head < state.heads)) throw new Error(`head ${state.head + 1} of ${state.heads}`);
   for (const name of matricesOf(state)) {
+    if (!state[name]) throw new Error(`${name} is missing`);
     const m = state[name];
     if (!Array.isArray(m) || m.length === 0 || m.some((r) => r.length !== m[0].length)) {
       throw new Error(`${name} is not a rectangular matrix`);
@@ -137,10 +169,17 @@ function checkShapes(state) {
     if (state.X_kv[0].length !== d_model) throw new Error(`X_kv has ${state.X_kv[0].length} columns, X has ${d_model}`);
     if (state.tokens_kv.length !== m) throw new Error(`${state.tokens_kv.length} labels for ${m} rows of X_kv`);
   }
-  for (const name of ["W_Q", "W_K", "W_V"]) {
-    if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
+  for (let k = 0; k < state.heads; k++) {
+    const [q, key, v] = headKeys(k);
+    for (const name of [q, key, v]) {
+      if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
+    }
+    if (state[q][0].length !== d_k || state[key][0].length !== d_k) throw new Error(`${q} and ${key} must be ${d_k} wide`);
+    if (state[v][0].length !== d_v) throw new Error(`${v} must be ${d_v} wide`);
   }
-  if (state.W_K[0].length !== d_k) throw new Error("W_Q and W_K differ in width");
+  if (state.heads > 1 && (state.W_O.length !== state.heads * d_v || state.W_O[0].length !== d_model)) {
+    throw new Error(`W_O must be ${state.heads * d_v} × ${d_model}`);
+  }
   if (Math.max(n, m) > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
   if (state.row !== null && state.row >= n) state.row = null;
   if (state.blocked.some(([i, j]) => i >= n || j >= m)) throw new Error("a masked cell is outside the matrix");
@@ -171,6 +210,13 @@ export function buildRequest(state) {
       for (const [j, message] of problems) errors.set(`${name}[${i}][${j}]`, message);
       return values;
     });
+  }
+  if (state.heads > 1) {  // the API's multi-head form: heads [{W_Q, W_K, W_V}, …] and W_O
+    request.heads = Array.from({ length: state.heads }, (_, k) => {
+      const [q, key, v] = headKeys(k);
+      return { W_Q: request[q], W_K: request[key], W_V: request[v] };
+    });
+    for (let k = 0; k < state.heads; k++) for (const name of headKeys(k)) delete request[name];
   }
   for (const key of ["tokens", "tokens_kv"]) {
     (state[key] ?? []).forEach((label, i) => {
@@ -204,7 +250,7 @@ const asText = (m) => m.map((r) => r.map((v) => String(v)));
 export function fromPreset(req, seed = 1) {
   const state = {
     tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed,
-    scale: "", positional: false, blocked: [], X_kv: null, tokens_kv: null,
+    scale: "", positional: false, blocked: [], X_kv: null, tokens_kv: null, heads: 1, head: 0,
   };
   for (const name of MATRICES) state[name] = asText(req[name]);
   return state;
@@ -329,9 +375,40 @@ export function toggleBlocked(state, i, j) {
 
 const identity = (i, j) => (i === j ? "1" : "0");
 
-function resizeMatrix(m, rows, cols, fill) {
+// W_O's sensible start: each head's block of rows is an identity, so Z sums the heads.
+const blocks = (d_v) => (r, c) => (r % d_v === c ? "1" : "0");
+
+/** One more head, its projections drawn from the seed; W_O grows by its block of rows. */
+export function addHead(state) {
+  if (state.heads >= MAX_HEADS) return state;
+  const { d_model, d_k, d_v } = shapes(state);
+  const h = state.heads + 1;
+  const next = rng(state.seed * 7907 + h);
+  const drawn = (rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => draw(next)));
+  const [q, key, v] = headKeys(h - 1);
+  const W_O = state.heads > 1 ? state.W_O : [];
+  return {
+    ...state, heads: h, head: h - 1,
+    [q]: drawn(d_model, d_k), [key]: drawn(d_model, d_k), [v]: drawn(d_model, d_v),
+    W_O: resizeMatrix(W_O.length ? W_O : [[]], h * d_v, d_model, blocks(d_v), W_O.length),
+  };
+}
+
+/** The last head goes, with its block of W_O; one head left has no W_O. */
+export function removeHead(state) {
+  if (state.heads <= 1) return state;
+  const { d_model, d_v } = shapes(state);
+  const h = state.heads - 1;
+  const out = { ...state, heads: h, head: Math.min(state.head, h - 1) };
+  for (const name of headKeys(h)) delete out[name];
+  if (h === 1) delete out.W_O;
+  else out.W_O = resizeMatrix(state.W_O, h * d_v, d_model, blocks(d_v));
+  return out;
+}
+
+function resizeMatrix(m, rows, cols, fill, keepRows = m.length) {
   return Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => (i < m.length && j < m[0].length ? m[i][j] : fill(i, j))));
+    Array.from({ length: cols }, (_, j) => (i < keepRows && j < m[0].length ? m[i][j] : fill(i, j))));
 }
 
 /** Change d_model, d_k or d_v. Existing numbers are kept; new cells of X are 0 (the
@@ -340,12 +417,17 @@ export function resize(state, dim, size) {
   const s = shapes(state);
   if (!(size >= 1 && size <= LIMITS.dim) || s[dim] === undefined) return state;
   const d = { ...s, [dim]: size };
-  return {
+  const out = {
     ...state,
     X: resizeMatrix(state.X, d.n, d.d_model, () => "0"),
     X_kv: state.X_kv && resizeMatrix(state.X_kv, d.m, d.d_model, () => "0"),
-    W_Q: resizeMatrix(state.W_Q, d.d_model, d.d_k, identity),
-    W_K: resizeMatrix(state.W_K, d.d_model, d.d_k, identity),
-    W_V: resizeMatrix(state.W_V, d.d_model, d.d_v, identity),
   };
+  for (let k = 0; k < state.heads; k++) {
+    const [q, key, v] = headKeys(k);
+    out[q] = resizeMatrix(state[q], d.d_model, d.d_k, identity);
+    out[key] = resizeMatrix(state[key], d.d_model, d.d_k, identity);
+    out[v] = resizeMatrix(state[v], d.d_model, d.d_v, identity);
+  }
+  if (state.heads > 1) out.W_O = resizeMatrix(state.W_O, state.heads * d.d_v, d.d_model, blocks(d.d_v));
+  return out;
 }

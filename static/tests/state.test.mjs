@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addKeyToken, addToken, buildRequest, fromRequest, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
+  addHead, addKeyToken, addToken, buildRequest, fromRequest, removeHead, uiField, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
   setCell, setLabel, shapes, toHash, toggleBlocked,
 } from "../js/state.js";
 
@@ -13,7 +13,7 @@ const base = () => fromPreset(CAT);
 
 test("the default example's URL is short and readable", () => {
   assert.equal(toHash(base()),
-    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&causal=0&scale=&positional=0&blocked=&tokens_kv=&X_kv=&row=&seed=1");
+    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&heads=1&head=0&causal=0&scale=&positional=0&blocked=&tokens_kv=&X_kv=&row=&seed=1");
 });
 
 test("a state survives the URL round trip, awkward text included", () => {
@@ -171,4 +171,38 @@ test("an imported request becomes a state, masks as cells masked by hand", () =>
   assert.deepEqual(back.mask, req.mask);
   assert.equal(back.scale, 0.5);
   assert.deepEqual(fromRequest({ X: [[1]], W_Q: [[1]], W_K: [[1]], W_V: [[1]] }).tokens, ["t1"]);
+});
+
+test("several heads: their own projections, W_O summing them, the URL and the request", () => {
+  let s = addHead(base());
+  assert.equal(s.heads, 2);
+  assert.equal(s.head, 1, "the new head is shown");
+  assert.equal(s.W_Q_2.length, 2);
+  assert.deepEqual(s.W_O, [["1", "0"], ["0", "1"], ["1", "0"], ["0", "1"]]);
+  s = setCell(s, "W_V_2", 0, 1, "x");
+  const bad = buildRequest(s);
+  assert.deepEqual([...bad.errors.keys()], ["W_V_2[0][1]"]);
+  s = setCell(s, "W_V_2", 0, 1, "3");
+  const { request } = buildRequest(s);
+  assert.equal(request.heads.length, 2);
+  assert.deepEqual(request.heads[0].W_Q, [[1, 0], [1, 2]]);
+  assert.deepEqual(request.heads[1].W_V[0][1], 3);
+  assert.equal("W_Q" in request || "W_Q_2" in request, false);
+  assert.equal(request.W_O.length, 4);
+  const back = fromHash(toHash(s), base());
+  assert.equal(back.problem, null);
+  assert.deepEqual(back.state, s);
+  const three = addHead(s);
+  assert.equal(three.W_O.length, 6);
+  // Existing numbers are kept where they stand: W_O shrinks to its first 3 rows.
+  assert.deepEqual(resize(three, "d_v", 1).W_O, [["1", "0"], ["0", "1"], ["1", "0"]]);
+  const one = removeHead(removeHead(three));
+  assert.equal(one.heads, 1);
+  assert.equal("W_O" in one || "W_Q_2" in one, false);
+  assert.deepEqual(one, { ...base(), seed: one.seed });
+  assert.equal(uiField("heads[1].W_Q[0][2]"), "W_Q_2[0][2]");
+  assert.equal(uiField("heads[0].W_K[1][0]"), "W_K[1][0]");
+  assert.equal(uiField("W_O"), "W_O");
+  assert.match(fromHash("#heads=2", base()).problem, /W_Q_2 is missing/);
+  assert.match(fromHash("#heads=17", base()).problem, /17 heads/);
 });

@@ -15,7 +15,7 @@ def number(text):
 
 def heatmap(page):
     """The weights as shown: a list of rows of floats."""
-    rows = page.get_by_role("grid", name="Attention weights").locator("tbody tr")
+    rows = page.get_by_role("grid", name="Attention weights", exact=True).locator("tbody tr")
     return [[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
             for i in range(rows.count())]
 
@@ -38,7 +38,7 @@ def loaded(page, url):
 
 def wait_settled(page):
     """Wait until the numbers on screen answer the inputs on screen."""
-    expect(page.get_by_role("grid", name="Attention weights")).to_be_visible()
+    expect(page.locator('#heatmap [role="grid"]').first).to_be_visible()
     page.wait_for_function("() => !document.getElementById('results').classList.contains('is-stale')")
     page.wait_for_load_state("networkidle")
 

@@ -445,3 +445,48 @@ def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
     page.get_by_role("checkbox", name="Cross-attention").uncheck()
     wait_settled(page)
     assert heatmap(page) == [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]]
+
+
+def numpy_head(X, W_Q, W_K, W_V):
+    A, Z = numpy_attention(X, W_Q, W_K, W_V)
+    return A, Z
+
+
+def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
+    loaded(page, server.url)
+    page.get_by_role("button", name="Increase heads").click()
+    expect(page.get_by_role("grid", name="Attention weights, head 2")).to_be_visible()
+    expect(page.get_by_role("grid", name="Attention weights, head 1")).to_be_visible()
+    # Head 2's weights, typed in by hand; W_O starts as two identity blocks.
+    W2 = {"W_Q": [[0, 1], [1, 0]], "W_K": [[1, 1], [0, 1]], "W_V": [[1, -1], [2, 0]]}
+    for name, m in W2.items():
+        for i, row in enumerate(m):
+            for j, v in enumerate(row):
+                page.get_by_role("textbox", name=f"{name} head 2 row {i + 1} column {j + 1}", exact=True).fill(str(v))
+    expect(page.get_by_role("textbox", name="W_O row 3 column 1", exact=True)).to_have_value("1")
+    page.get_by_role("textbox", name="W_O row 4 column 1", exact=True).fill("0.5")
+    page.wait_for_function("() => location.hash.includes('W_O=1,0;0,1;1,0;0.5,1')")
+    wait_settled(page)
+    X = [[1, 0], [0, 1], [1, 1]]
+    A1, Z1 = numpy_head(X, [[1, 0], [1, 2]], [[2, 0], [0, 1]], [[1, 0], [0, 2]])
+    A2, Z2 = numpy_head(X, W2["W_Q"], W2["W_K"], W2["W_V"])
+    concat = np.hstack([Z1, Z2])
+    W_O = np.array([[1, 0], [0, 1], [1, 0], [0.5, 1]])
+    grid2 = page.get_by_role("grid", name="Attention weights, head 2")
+    rows = grid2.locator("tbody tr")
+    shown = [[float(t) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
+    assert shown == np.round(A2, 3).tolist()
+    assert matrix(page, "C") == np.round(concat, 3).tolist()
+    assert matrix(page, "O") == np.round(concat @ W_O, 3).tolist()
+    # The new head is the one shown: its Q and its working.
+    assert matrix(page, "Q") == np.round(np.array(X) @ np.array(W2["W_Q"]), 3).tolist()
+    expect(page.locator("#working-sym")).to_contain_text("head 2")
+    # Clicking head 1's row 1 shows head 1 again.
+    page.get_by_role("grid", name="Attention weights, head 1").locator("tbody tr").first.locator("td").first.click()
+    expect(page.locator("#working-sym")).to_have_text("— query 1, “the”, head 1")
+    assert matrix(page, "Q") == [[1, 0], [1, 2], [2, 2]]
+    # Back to one head: no W_O, the hand-worked numbers again.
+    page.get_by_role("button", name="Decrease heads").click()
+    expect(page.get_by_role("textbox", name="W_O row 1 column 1", exact=True)).to_have_count(0)
+    wait_settled(page)
+    assert heatmap(page) == CAT_A
