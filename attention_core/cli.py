@@ -11,6 +11,7 @@ from .presets import default_request
 from .report import latex_report, text_report
 from .request import parse_request
 from .response import compute, plain, response_body
+from .scaling import score_variance, winner_probability
 from .values import JSONSyntaxError, parse_json
 
 
@@ -30,7 +31,29 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "latex", "json"), default="text")
     p.add_argument("--decimals", type=int, default=3, choices=range(0, 13), metavar="0..12",
                    help="decimals shown in text and LaTeX (default 3)")
+    p.add_argument("--positional", action="store_true",
+                   help="add sinusoidal positional encodings to X before the projections")
+    p.add_argument("--scaling-lab", action="store_true",
+                   help="instead of a request, print why scores are divided by sqrt(d_k): the "
+                        "winner's weight for two keys one standard deviation apart, and the "
+                        "measured variance of q.k, for d_k = 1, 4, 16, …, 1024")
+    p.add_argument("--samples", type=int, default=10_000,
+                   help="(pairs of q, k) drawn per d_k by --scaling-lab (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of --scaling-lab (default 0)")
     return p
+
+
+def scaling_lab_text(samples: int, seed: int) -> str:
+    """The scaling lab as a table: d_k, winner's weight unscaled and scaled, variances."""
+    lines = [f"Two keys whose raw scores differ by one standard deviation (sqrt(d_k)); "
+             f"variances of q.k over {samples} random pairs, seed {seed}.", "",
+             f"{'d_k':>5}  {'winner, unscaled':>16}  {'winner, scaled':>14}  "
+             f"{'Var(q.k)':>10}  {'Var(q.k/sqrt d_k)':>17}"]
+    for d_k in (1, 4, 16, 64, 256, 1024):
+        raw, scaled = score_variance(d_k, samples=samples, seed=seed)
+        lines.append(f"{d_k:>5}  {winner_probability(d_k, scaled=False):>16.4f}  "
+                     f"{winner_probability(d_k):>14.3f}  {raw:>10.3f}  {scaled:>17.3f}")
+    return "\n".join(lines) + "\n"
 
 
 def _load(path: str | None):
@@ -45,11 +68,20 @@ def _load(path: str | None):
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     args = _parser().parse_args(argv)
+    if args.scaling_lab:
+        if not (100 <= args.samples <= 100_000) or args.seed < 0:
+            print(f"error: --samples must be from 100 to 100000 and --seed at least 0, got "
+                  f"{args.samples} and {args.seed}", file=sys.stderr)
+            return 2
+        print(scaling_lab_text(args.samples, args.seed), end="")
+        return 0
     try:
         payload = _load(args.request)
         if isinstance(payload, dict):
             if args.causal:
                 payload["causal"] = True
+            if args.positional:
+                payload["positional"] = "sinusoidal"
             if args.row is not None:
                 payload["row"] = args.row
         request = parse_request(payload)

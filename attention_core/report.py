@@ -119,6 +119,8 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
     lines += ["", f"z_{i} = {terms}", f"    = {_vector(w.z, decimals)}"]
     if not w.allowed.any():
         lines.append("  (no key may be read, so every weight and z are 0)")
+    lines += ["", f"Entropy of the weights: {f(w.entropy)} nats; size of the softmax Jacobian "
+                  f"diag(a) - a a^T: {f(w.jacobian_norm)}"]
     return lines
 
 

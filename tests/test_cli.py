@@ -77,3 +77,36 @@ def test_json_format_equals_the_api_answer(tmp_path, capsys, client):
     assert r.status_code == 200
     assert from_cli == json.loads(r.get_data(as_text=True))
     assert from_cli["working"]["exp_overflow"] is True and from_cli["working"]["exp_sum"] is None
+
+
+def test_scaling_lab_table(capsys):
+    assert main(["--scaling-lab", "--samples", "20000", "--seed", "1"]) == 0
+    rows = {int(line.split()[0]): line.split() for line in capsys.readouterr().out.splitlines()
+            if line.strip() and line.split()[0].isdigit()}
+    assert sorted(rows) == [1, 4, 16, 64, 256, 1024]
+    assert rows[4][1] == "0.8808" and rows[64][1] == "0.9997" and rows[1024][1] == "1.0000"
+    assert all(r[2] == "0.731" for r in rows.values())
+    for d_k, r in rows.items():
+        assert abs(float(r[3]) / d_k - 1) < 0.06 and abs(float(r[4]) - 1) < 0.06
+
+
+def test_scaling_lab_refuses_a_bad_sample_size():
+    p = run("--scaling-lab", "--samples", "5")
+    assert p.returncode == 2 and "--samples must be from 100 to 100000" in p.stderr
+
+
+def test_multi_head_cross_attention_with_positions_from_a_file(tmp_path, capsys):
+    req = {"tokens": ["a", "b"], "X": [[1, 0], [0, 1]],
+           "heads": [{"W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1], [0]]},
+                     {"W_Q": [[0, 1], [1, 0]], "W_K": [[1, 0], [0, 1]], "W_V": [[0], [1]]}],
+           "W_O": [[1, 0], [0, 1]], "X_kv": [[1, 1], [0, 1], [2, 0]], "tokens_kv": ["x", "y", "z"],
+           "causal": True, "row": 1}
+    f = tmp_path / "mh.json"
+    f.write_text(json.dumps(req))
+    assert main([str(f), "--positional"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("X_kv (keys and values)", "PE, sinusoidal positions", "head 1: A = softmax",
+                    "head 2: Z = A·V", "Concat(Z_1, …, Z_h)", "Output = Concat·W_O", "Head 2"):
+        assert heading in out, heading
+    assert "a_2,3 (z) = 0 (masked)" in out  # causal, aligned top left: query 2 reads keys 1, 2
+    assert "Entropy of the weights" in out
