@@ -178,16 +178,20 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
 
 
 def _fields(value) -> frozenset[str] | None:
-    """The response fields asked for: top-level names, or "working.<name>" for parts of it."""
+    """The response fields asked for: top-level names, "working.<name>" for parts of the
+    working, "heads.<name>" (and "heads.working.<name>") for parts of every head."""
     if value is None:
         return None
     if not isinstance(value, list):
         raise AttentionInputError(
             f"fields must be a list of response field names, got {describe(value)}", "fields")
-    known = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)}
+    single = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)} - {"heads", "concat"}
+    known = {*RESPONSE_FIELDS, *single, *(f"working.{f}" for f in WORKING_FIELDS),
+             *(f"heads.{f}" for f in single)}
     for i, name in enumerate(value):
         if name not in known:
             raise AttentionInputError(
                 f"fields[{i}] is {describe(name)}, which is not a response field; the "
-                f"fields are {', '.join(RESPONSE_FIELDS)} and working.<part>", f"fields[{i}]")
+                f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part> and heads.<field>",
+                f"fields[{i}]")
     return frozenset(value)

@@ -102,7 +102,8 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
 
 
 def select(body: dict, fields: frozenset[str]) -> dict:
-    """Keep the fields named; "working.q" keeps that part of the working (and its row).
+    """Keep the fields named; "working.q" keeps that part of the working (and its row),
+    "heads.weights" that field of every head.
 
     A client that draws 256 tokens does not need every n × n matrix of the answer:
     choosing fields cuts the bytes sent, not the work done.
@@ -111,6 +112,9 @@ def select(body: dict, fields: frozenset[str]) -> dict:
     parts = {f.split(".", 1)[1] for f in fields if f.startswith("working.")}
     if "working" in body and parts and "working" not in fields:
         out["working"] = {k: v for k, v in body["working"].items() if k in parts or k == "row"}
+    each = frozenset(f.split(".", 1)[1] for f in fields if f.startswith("heads."))
+    if "heads" in body and each and "heads" not in fields:
+        out["heads"] = [select(head, each) for head in body["heads"]]
     return out
 
 def plain(obj):

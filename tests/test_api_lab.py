@@ -93,3 +93,15 @@ def test_bad_multi_head_and_cross_requests_are_422_naming_the_field(client, body
     assert r.status_code == 422
     error = r.get_json()["error"]
     assert error["field"] == field and words in error["message"], error
+
+
+def test_fields_select_parts_of_every_head(client):
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "row": 1,
+                      "fields": ["output", "heads.weights", "heads.working.z"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"output", "heads"}
+    assert [set(h) for h in body["heads"]] == [{"weights", "working"}] * 2
+    assert body["heads"][0]["working"] == {"row": 1, "z": pytest.approx([0.8364, 1.6728], abs=1e-4)}
+    bad = post(client, {"X": X, **H1, "fields": ["heads.nope"]})
+    assert bad.status_code == 422 and bad.get_json()["error"]["field"] == "fields[0]"

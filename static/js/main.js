@@ -95,8 +95,11 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
 function fieldsFor(n, multi) {
-  if (multi) return ["tokens", "tokens_kv", "causal", "positional_encoding", "heads", "concat", "output", "warnings"];
-  return n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
+  const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
+  if (!multi) return single;
+  const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
+  return [...shared, "concat", "output", "warnings",
+    ...single.filter((f) => !shared.includes(f)).map((f) => `heads.${f}`)];
 }
 
 // The answer still describes the inputs when they are the very same arrays: every
