@@ -52,14 +52,17 @@ BASELINE_JS = """async () => {
 }"""
 
 
-def fragment(n, d, seed=0):
+def fragment(n, d, seed=0, heads=1):
     """The URL fragment of a random n-token example with d_model = d_k = d_v = d."""
     rng = np.random.default_rng(seed)
     mat = lambda r, c: ";".join(",".join(f"{v:.1f}" for v in row)  # noqa: E731
                                 for row in rng.uniform(-1, 1, (r, c)))
     tokens = "|".join(f"t{i + 1}" for i in range(n))
+    extra = "".join(f"&W_Q_{k}={mat(d, d)}&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
+                    for k in range(2, heads + 1))
+    w_o = f"&W_O={mat(heads * d, d)}" if heads > 1 else ""
     return (f"#tokens={tokens}&X={mat(n, d)}&W_Q={mat(d, d)}&W_K={mat(d, d)}"
-            f"&W_V={mat(d, d)}&causal=0&row={n - 1}&seed=1")
+            f"&W_V={mat(d, d)}&heads={heads}&head=0{extra}{w_o}&causal=0&row={n - 1}&seed=1")
 
 
 def settle(page):
@@ -105,7 +108,10 @@ def main() -> int:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline p95':>13}"
               f" {'ratio':>6}  goal (numbers p95)")
-        for label, frag, goal in (("3 tokens (default)", "", 50), ("256 tokens, d = 64", fragment(256, 64), 250)):
+        cases = (("3 tokens (default)", "", 50), ("3 tokens, 4 heads", fragment(3, 2, heads=4), 50),
+                 ("256 tokens, d = 64", fragment(256, 64), 250),
+                 ("256 tokens, 4 heads", fragment(256, 64, heads=4), 250))
+        for label, frag, goal in cases:
             page.goto(url + frag)
             settle(page)
             numbers, working, base = edits(page)
