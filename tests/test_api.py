@@ -283,3 +283,12 @@ def test_fields_selects_parts_of_the_answer(client, cat_sat):
 def test_fields_must_name_response_fields(client, cat_sat, fields, field):
     r = post(client, {**cat_sat, "fields": fields})
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
+
+
+def test_api_docs_page_describes_the_routes(client):
+    r = client.get("/api/docs")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    text = r.get_data(as_text=True)
+    for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
+                  "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes"):
+        assert words in text, words
