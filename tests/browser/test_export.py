@@ -1,0 +1,279 @@
+"""The export panel in a real browser: matrices as text, the heatmap as SVG and PNG, and the
+whole configuration exported, imported from a file or pasted back."""
+
+import json
+import struct
+from pathlib import Path
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.browser.conftest import open_page
+from tests.browser.helpers import cell, heatmap, loaded, wait_settled
+from tests.browser.test_widget import CAT_A, numpy_attention
+
+pytestmark = pytest.mark.browser
+
+CAT = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+       "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def panel(page):
+    return page.locator("#export-panel")
+
+
+def choose(page, matrix=None, fmt=None):
+    """Pick a matrix and a format as a person would, by the options' visible text."""
+    if matrix:
+        page.get_by_label("Matrix", exact=True).select_option(label=matrix)
+    if fmt:
+        page.get_by_label("Format", exact=True).select_option(label=fmt)
+
+
+def preview(page):
+    return page.get_by_role("textbox", name="Export preview")
+
+
+def download(page, button):
+    """Click a button of the panel; the download's file name and bytes."""
+    with page.expect_download() as d:
+        panel(page).get_by_role("button", name=button, exact=True).click()
+    return d.value.suggested_filename, Path(d.value.path()).read_bytes()
+
+
+def wait_heatmap(page, rows):
+    """Wait until the heatmap shows these numbers (a masked cell reads "0 (masked)")."""
+    page.wait_for_function(
+        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')].map(r =>"
+        " [...r.cells].slice(1).map(c => parseFloat(c.textContent.replace('\u2212', '-')))))"
+        " === JSON.stringify(want)", arg=rows)
+
+
+def test_w_q_as_latex_is_a_pmatrix(page, server):
+    loaded(page, server.url)
+    choose(page, "W_Q", "LaTeX")
+    expect(preview(page)).to_have_value(
+        r"\begin{pmatrix} 1.000 & 0.000 \\ 1.000 & 2.000 \end{pmatrix}")
+    expect(panel(page).locator(".export-about")).to_contain_text("W_Q.tex · 2 × 2")
+
+
+def test_a_as_csv_has_labelled_rows_of_the_default_weights(page, server):
+    loaded(page, server.url)
+    choose(page, "A (weights)", "CSV")
+    lines = preview(page).input_value().split("\n")
+    assert lines[0] == ",the,cat,sat"
+    A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])
+    for line, label, want, shown in zip(lines[1:], CAT["tokens"], A, CAT_A):
+        first, *numbers = line.split(",")
+        assert first == label
+        assert np.allclose([float(x) for x in numbers], want, rtol=0, atol=1e-15)
+        assert [round(float(x), 3) for x in numbers] == shown
+    assert len(lines) == 4
+
+
+def test_the_preview_follows_an_edit_without_being_told(page, server):
+    loaded(page, server.url)
+    choose(page, "W_Q", "JSON")
+    expect(preview(page)).to_have_value("[[1,0],[1,2]]")
+    cell(page, "W_Q row 2 column 1").fill("-2.5")
+    wait_settled(page)
+    preview(page).scroll_into_view_if_needed()
+    expect(preview(page)).to_have_value("[[1,0],[-2.5,2]]")
+
+
+def test_download_gives_the_file_the_preview_shows(page, server):
+    loaded(page, server.url)
+    choose(page, "W_Q", "CSV")
+    assert download(page, "Download") == ("W_Q.csv", b"1,0\n1,2\n")
+    choose(page, "A (weights)", "LaTeX")
+    name, data = download(page, "Download")
+    assert name == "A.tex"
+    assert data.decode() == preview(page).input_value() + "\n"
+    assert data.startswith(rb"\begin{pmatrix} 0.446 & 0.108 & 0.446 \\ 0.164")
+    choose(page, "Z (output)", "NumPy")
+    name, data = download(page, "Download")
+    assert name == "Z.py"
+    namespace = {}
+    exec(data.decode(), namespace)  # the file is Python that rebuilds Z
+    _, Z = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])
+    assert np.allclose(namespace["Z"], Z, rtol=0, atol=1e-15)
+    choose(page, "X (embeddings)", "JSON")
+    assert download(page, "Download") == ("X.json", b"[[1,0],[0,1],[1,1]]\n")
+
+
+def test_copy_puts_the_text_on_the_clipboard(page, server):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url[:-1])
+    loaded(page, server.url)
+    choose(page, "K (keys)", "CSV")
+    panel(page).get_by_role("button", name="Copy", exact=True).click()
+    expect(page.locator("#status")).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == "the,2,0\ncat,0,1\nsat,2,1"
+
+
+def test_heatmap_svg_escapes_a_label_and_parses(page, server):
+    loaded(page, server.url)
+    page.get_by_role("textbox", name="Token 1 label").fill("<b>x</b>")
+    wait_settled(page)
+    name, data = download(page, "Download heatmap SVG")
+    assert name == "attention.svg"
+    assert b"&lt;b&gt;x&lt;/b&gt;" in data and b"<b>" not in data
+    root = ET.fromstring(data)
+    texts = [t.text for t in root.iter(SVG_NS + "text")]
+    assert texts.count("<b>x</b>") == 2, "one label down the side, one across the top"
+    assert "0.446" in texts
+
+
+def test_heatmap_png_is_a_png_at_twice_the_svg_size(page, server):
+    loaded(page, server.url)
+    _, svg = download(page, "Download heatmap SVG")
+    name, data = download(page, "Download heatmap PNG")
+    assert name == "attention.png"
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+    root = ET.fromstring(svg)
+    assert (width, height) == (2 * int(root.get("width")), 2 * int(root.get("height")))
+
+
+def test_export_then_import_reproduces_the_view(page, server, tmp_path):
+    loaded(page, server.url)
+    cell(page, "W_Q row 2 column 1").fill("3")
+    page.get_by_role("checkbox", name="Causal mask").check()
+    wait_settled(page)
+    before, hash_before = heatmap(page), page.evaluate("location.hash")
+    name, data = download(page, "Export configuration")
+    assert name == "attention.json"
+    saved = json.loads(data)
+    assert saved["W_Q"] == [[1, 0], [3, 2]] and saved["causal"] is True and saved["row"] == 2
+    path = tmp_path / name
+    path.write_bytes(data)
+    cell(page, "X row 1 column 2").fill("5")  # another edit in between
+    wait_settled(page)
+    assert heatmap(page) != before
+    page.get_by_label("Import configuration file").set_input_files(path)
+    expect(page.locator("#status")).to_have_text("Imported attention.json")
+    wait_heatmap(page, before)
+    wait_settled(page)
+    assert heatmap(page) == before
+    assert page.evaluate("location.hash") == hash_before
+    expect(cell(page, "X row 1 column 2")).to_have_value("0")
+    expect(panel(page).locator(".export-message")).to_have_text("")
+
+
+def test_a_bad_file_is_named_and_changes_nothing(page, server, tmp_path):
+    loaded(page, server.url)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**CAT, "W_Q": [[1, 0], ["a", 2]]}))
+    hash_before = page.evaluate("location.hash")
+    page.get_by_label("Import configuration file").set_input_files(bad)
+    text = 'W_Q[1][0] must be a number, got the string "a"'
+    expect(panel(page).locator(".export-message")).to_have_text(text)
+    expect(panel(page).locator(".export-message")).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#status")).to_have_text(text)
+    expect(page.locator("#status")).to_have_class("status is-warning")
+    assert page.evaluate("location.hash") == hash_before
+    assert heatmap(page) == CAT_A
+    expect(cell(page, "W_Q row 2 column 1")).to_have_value("1")
+
+
+def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server):
+    loaded(page, server.url)
+    paste = page.get_by_role("textbox", name="Paste a configuration")
+    load = panel(page).get_by_role("button", name="Load pasted configuration")
+    paste.fill('{"X": [[1, 0], [0, 1], [1, 1]]')
+    load.click()
+    expect(panel(page).locator(".export-message")).to_contain_text("The file is not valid JSON")
+    assert heatmap(page) == CAT_A
+    paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0}))
+    load.click()
+    expect(page.locator("#status")).to_have_text("Imported the pasted configuration")
+    wait_heatmap(page, [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]])
+    wait_settled(page)
+    assert "tokens=a|b|c" in page.url and "causal=1" in page.url and "row=0" in page.url
+    expect(panel(page).locator(".export-message")).to_have_text("")
+
+
+def test_an_invalid_input_exports_nothing(page, server):
+    loaded(page, server.url)
+    downloads = []
+    page.on("download", lambda d: downloads.append(d))
+    cell(page, "W_K row 1 column 2").fill("abc")
+    expect(page.locator("#stale-note")).to_be_visible()
+    panel(page).get_by_role("button", name="Export configuration").click()
+    expect(page.locator("#status")).to_contain_text("not a number yet")
+    panel(page).get_by_role("button", name="Download", exact=True).click()
+    expect(preview(page)).to_have_value("An input on the page is not a number yet: fix the marked cell, then export.")
+    page.wait_for_timeout(300)
+    assert downloads == []
+
+
+def test_every_control_is_reached_by_tab_in_order(page, server):
+    loaded(page, server.url)
+    page.get_by_label("Matrix", exact=True).focus()
+    seen = []
+    for _ in range(15):
+        seen.append(page.evaluate("() => { const a = document.activeElement; return a.closest('#export-panel') ?"
+                                  " (a.labels?.[0]?.textContent || a.textContent) : null; }"))
+        if seen[-1] is None:
+            break
+        page.keyboard.press("Tab")
+    assert seen[:-1] == ["Matrix", "Format", "Export preview", "Download", "Copy", "Download heatmap SVG",
+                         "Download heatmap PNG", "Export configuration", "Import configuration file",
+                         "Paste a configuration", "Load pasted configuration"]
+    # Focus is visible: the page's 3px accent outline.
+    panel(page).get_by_role("button", name="Copy", exact=True).focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineWidth") == "3px"
+
+
+def test_axe_finds_nothing_in_the_panel(page, server):
+    loaded(page, server.url)
+    panel(page).scroll_into_view_if_needed()
+    choose(page, "A (weights)", "CSV")
+    result = Axe().run(page, context="#export-panel",
+                       options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert result.violations_count == 0, result.generate_report()
+
+
+def test_nothing_overflows_at_390_px(browser, console, server):
+    page = open_page(browser, console, width=390, height=844)
+    try:
+        loaded(page, server.url)
+        panel(page).scroll_into_view_if_needed()
+        choose(page, "A (weights)", "CSV")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        boxes = panel(page).locator("select, textarea, input, button").evaluate_all(
+            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })")
+        assert all(left >= 0 and right <= 390 for left, right in boxes), boxes
+    finally:
+        page.context.close()
+
+
+def test_several_heads_export_the_shown_head_and_refuse_a_configuration(page, server):
+    loaded(page, server.url)
+    downloads = []
+    page.on("download", lambda d: downloads.append(d))
+    page.get_by_role("button", name="Increase heads").click()
+    wait_settled(page)
+    panel(page).scroll_into_view_if_needed()  # on screen, the choices follow the page
+    expect(page.get_by_label("Matrix", exact=True).locator("option", has_text="head 2")).to_have_count(10)
+    options = page.get_by_label("Matrix", exact=True).locator("option").all_inner_texts()
+    assert {"W_Q, head 2", "A (weights), head 2", "W_O", "Output = Concat·W_O"} <= set(options), options
+    choose(page, "A (weights), head 2", "CSV")
+    expect(panel(page).locator(".export-about")).to_contain_text("A_2.csv · 3 × 3")
+    rows = page.get_by_role("grid", name="Attention weights, head 2").locator("tbody tr")
+    shown = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
+    csv = [[round(float(x), 3) for x in line.split(",")[1:]] for line in preview(page).input_value().split("\n")[1:]]
+    assert csv == shown
+    name, data = download(page, "Download heatmap SVG")
+    assert name == "attention-head-2.svg"
+    assert f"{shown[0][0]:.3f}" in [t.text for t in ET.fromstring(data).iter(SVG_NS + "text")]
+    downloads.clear()
+    panel(page).get_by_role("button", name="Export configuration").click()
+    expect(page.locator("#status")).to_contain_text("cannot hold several heads")
+    page.wait_for_timeout(300)
+    assert downloads == []
