@@ -68,20 +68,24 @@ const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c])
   .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "\uFFFD");
 const hex = (rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
 
-/** A standalone SVG document of the weights (n × n, self-attention: tokens label both axes):
- *  viridis squares with the value to 3 decimals; cells whose mask[i][j] is false are a grey
- *  hatch titled "masked" (mask null: nothing masked). Each cell has a <title> "q → k: 0.446". */
-export function heatmapToSVG(weights, mask, tokens, { cell = 40 } = {}) {
+/** A standalone SVG document of the n × m weights: queries (``tokens``) down, keys (``keys``,
+ *  the tokens themselves in self-attention) across; viridis squares with the value to 3
+ *  decimals; cells whose mask[i][j] is false are a grey hatch titled "masked" (mask null:
+ *  nothing masked). Each cell has a <title> "q → k: 0.446". */
+export function heatmapToSVG(weights, mask, tokens, { cell = 40, keys = tokens } = {}) {
   const n = weights.length;
+  const m = weights[0].length;
   const label = (i) => String(tokens?.[i] ?? `t${i + 1}`);
+  const keyLabel = (j) => String(keys?.[j] ?? `t${j + 1}`);
   const labels = Array.from({ length: n }, (_, i) => label(i));
+  const keyLabels = Array.from({ length: m }, (_, j) => keyLabel(j));
   const font = Math.max(8, Math.round(cell * 0.3));
   const pad = Math.round(font / 2);
   const textWidth = (s) => Math.ceil([...s].length * font * 0.62);  // an estimate: no DOM here
   const longest = Math.max(0, ...labels.map(textWidth));
   const left = Math.max(longest, textWidth("query ↓")) + 2 * pad;
-  const top = font + longest + 3 * pad;
-  const width = left + n * cell + pad;
+  const top = font + Math.max(0, ...keyLabels.map(textWidth)) + 3 * pad;
+  const width = left + m * cell + pad;
   const height = top + n * cell + pad;
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -96,9 +100,11 @@ export function heatmapToSVG(weights, mask, tokens, { cell = 40 } = {}) {
     `<text x="${pad}" y="${top - pad}">query ↓</text>`,
   ];
   labels.forEach((t, k) => {
-    const x = left + k * cell + cell / 2;
     const y = top + k * cell + cell / 2;
     out.push(`<text x="${left - pad}" y="${y}" dy="0.35em" text-anchor="end">${xml(t)}</text>`);
+  });
+  keyLabels.forEach((t, k) => {
+    const x = left + k * cell + cell / 2;
     out.push(`<text x="${x}" y="${top - pad}" dy="0.35em" ` +
       `transform="rotate(-90 ${x} ${top - pad})">${xml(t)}</text>`);
   });
@@ -106,7 +112,7 @@ export function heatmapToSVG(weights, mask, tokens, { cell = 40 } = {}) {
     for (let j = 0; j < weights[i].length; j++) {
       const [x, y] = [left + j * cell, top + i * cell];
       const square = `<rect x="${x}" y="${y}" width="${cell}" height="${cell}"`;
-      const title = `<title>${xml(`${labels[i]} → ${label(j)}: `)}`;
+      const title = `<title>${xml(`${labels[i]} → ${keyLabels[j]}: `)}`;
       if (mask && !mask[i][j]) {
         out.push(`<g>${title}masked</title>${square} fill="url(#masked-hatch)"/></g>`);
         continue;
@@ -123,16 +129,19 @@ export function heatmapToSVG(weights, mask, tokens, { cell = 40 } = {}) {
 
 // ---- the settings: a request in the API's format, saved and read back ----
 
-const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "causal", "scale", "mask", "positional", "row"];
-const LATER = ["heads", "W_O", "X_kv", "tokens_kv"];  // API keys the page cannot show yet
-const KNOWN = [...CONFIG_KEYS, ...LATER, "fields"];
+const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "heads", "W_O", "X_kv", "tokens_kv",
+  "causal", "scale", "mask", "positional", "row"];
+const KNOWN = [...CONFIG_KEYS, "fields"];
+const MAX_HEADS = 16;
 
 /** Pretty JSON (2-space indent, one matrix row per line) of the request's keys, in the
  *  API's order; keys absent from request are left out. parseConfig reads it back. */
 export function configToJSON(request) {
   const list = (v) => `[${v.map((x) => JSON.stringify(x)).join(", ")}]`;
   const value = (v) => (!Array.isArray(v) ? JSON.stringify(v)
-    : Array.isArray(v[0]) ? `[\n${v.map((r) => `    ${list(r)}`).join(",\n")}\n  ]` : list(v));
+    : Array.isArray(v[0]) ? `[\n${v.map((r) => `    ${list(r)}`).join(",\n")}\n  ]`
+      : typeof v[0] === "object" && v[0] !== null  // heads: one head per line
+        ? `[\n${v.map((h) => `    ${JSON.stringify(h)}`).join(",\n")}\n  ]` : list(v));
   const parts = CONFIG_KEYS.filter((k) => request[k] !== undefined)
     .map((k) => `  ${JSON.stringify(k)}: ${value(request[k])}`);
   return parts.length ? `{\n${parts.join(",\n")}\n}` : "{}";
@@ -209,48 +218,89 @@ function checkRequest(body) {
     fail(null, `The file must hold a JSON object with X, W_Q, W_K and W_V, got ${describe(body)}`);
   }
   for (const key of Object.keys(body)) {
-    if (LATER.includes(key)) fail(key, `${key} is not yet supported by the page's import`);
     if (!KNOWN.includes(key)) fail(key, unknownKey(key));
   }
   const given = (key) => Object.hasOwn(body, key) && body[key] !== null;
-  for (const name of ["X", "W_Q", "W_K", "W_V"]) {
-    if (!Object.hasOwn(body, name)) fail(name, `The file needs the field "${name}"`);
-    table(body[name], name, name === "X" ? LIMITS.tokens : LIMITS.dim, LIMITS.dim, number);
-  }
-  const { X, W_Q, W_K } = body;
-  const [n, d] = [X.length, X[0].length];
-  for (const name of ["W_Q", "W_K", "W_V"]) {
-    const rows = body[name].length;
-    if (rows !== d) {
-      fail(name, `${name} has ${rows} rows but X has ${d} columns; ${name} needs one row per column of X`);
+  if (!Object.hasOwn(body, "X")) fail("X", 'The file needs the field "X"');
+  table(body.X, "X", LIMITS.tokens, LIMITS.dim, number);
+  const [n, d] = [body.X.length, body.X[0].length];
+  const projections = (head, where) => {  // W_Q, W_K, W_V of one head, checked against X
+    for (const name of ["W_Q", "W_K", "W_V"]) {
+      if (!Object.hasOwn(head, name)) fail(where + name, `The file needs the field "${where}${name}"`);
+      table(head[name], where + name, LIMITS.dim, LIMITS.dim, number);
+      const rows = head[name].length;
+      if (rows !== d) {
+        fail(where + name, `${where}${name} has ${rows} rows but X has ${d} columns; ${name} needs one row per column of X`);
+      }
     }
-  }
-  if (W_K[0].length !== W_Q[0].length) {
-    fail("W_K", `W_K has ${W_K[0].length} columns but W_Q has ${W_Q[0].length}; ` +
-      "queries and keys must have the same width d_k");
-  }
-  if (given("tokens")) {
-    const { tokens } = body;
-    if (!Array.isArray(tokens)) fail("tokens", `tokens must be a list of labels, got ${describe(tokens)}`);
-    if (tokens.length !== n) {
-      fail("tokens", `tokens has ${tokens.length} labels but X has ${n} rows; give one label per row of X`);
+    if (head.W_K[0].length !== head.W_Q[0].length) {
+      fail(where + "W_K", `${where}W_K has ${head.W_K[0].length} columns but W_Q has ${head.W_Q[0].length}; ` +
+        "queries and keys must have the same width d_k");
     }
-    tokens.forEach((t, i) => {
-      const f = `tokens[${i}]`;
+  };
+  if (given("heads")) {
+    const mixed = ["W_Q", "W_K", "W_V"].filter((k) => Object.hasOwn(body, k));
+    if (mixed.length) {
+      fail("heads", `Send either W_Q, W_K and W_V (one head) or heads with W_O, not both; this file has heads and ${mixed.join(", ")}`);
+    }
+    const { heads } = body;
+    if (!Array.isArray(heads) || heads.length < 1 || heads.length > MAX_HEADS) {
+      fail("heads", `heads must be a list of 1 to ${MAX_HEADS} objects with W_Q, W_K and W_V`);
+    }
+    heads.forEach((head, h) => {
+      const where = `heads[${h}].`;
+      if (head === null || typeof head !== "object" || Array.isArray(head)) {
+        fail(`heads[${h}]`, `heads[${h}] must be an object with W_Q, W_K and W_V, got ${describe(head)}`);
+      }
+      for (const key of Object.keys(head)) {
+        if (!["W_Q", "W_K", "W_V"].includes(key)) fail(where + key, `Unknown field "${where}${key}"; a head has W_Q, W_K and W_V.`);
+      }
+      projections(head, where);
+    });
+    if (!Object.hasOwn(body, "W_O")) fail("W_O", 'The file needs the field "W_O"');
+    table(body.W_O, "W_O", LIMITS.dim * MAX_HEADS, LIMITS.dim, number);
+    const width = heads.reduce((sum, head) => sum + head.W_V[0].length, 0);
+    if (body.W_O.length !== width) {
+      fail("W_O", `W_O has ${body.W_O.length} rows but the heads' outputs concatenate to ${width} columns (the sum of their d_v); W_O needs one row per concatenated column`);
+    }
+  } else {
+    if (Object.hasOwn(body, "W_O")) fail("W_O", "W_O goes with heads; a single head has no W_O");
+    projections(body, "");
+  }
+  let m = n;  // keys: the tokens themselves, or X_kv's
+  if (given("X_kv")) {
+    table(body.X_kv, "X_kv", LIMITS.tokens, LIMITS.dim, number);
+    if (body.X_kv[0].length !== d) {
+      fail("X_kv", `X_kv has ${body.X_kv[0].length} numbers per token but X has ${d}; both sequences must use the same embedding width d_model`);
+    }
+    m = body.X_kv.length;
+  } else if (given("tokens_kv")) {
+    fail("tokens_kv", "tokens_kv labels the rows of X_kv, and there is no X_kv");
+  }
+  const labels = (key, rows, of) => {
+    const list = body[key];
+    if (!Array.isArray(list)) fail(key, `${key} must be a list of labels, got ${describe(list)}`);
+    if (list.length !== rows) {
+      fail(key, `${key} has ${list.length} labels but ${of} has ${rows} rows; give one label per row of ${of}`);
+    }
+    list.forEach((t, i) => {
+      const f = `${key}[${i}]`;
       if (typeof t !== "string") fail(f, `${f} must be text, got ${describe(t)}`);
       if (t.length > LIMITS.label) {
         fail(f, `${f} is ${t.length} characters long; at most ${LIMITS.label} are allowed`);
       }
     });
-  }
+  };
+  if (given("tokens")) labels("tokens", n, "X");
+  if (given("tokens_kv")) labels("tokens_kv", m, "X_kv");
   if (given("causal")) boolean(body.causal, "causal");
   if (given("scale")) number(body.scale, "scale");
   if (given("mask")) {
     const { mask } = body;
     table(mask, "mask", LIMITS.tokens, LIMITS.tokens, boolean);
-    if (mask.length !== n || mask[0].length !== n) {
-      fail("mask", `mask is ${mask.length}×${mask[0].length} but there are ${n} queries and ${n} keys; ` +
-        `it must be ${n}×${n}`);
+    if (mask.length !== n || mask[0].length !== m) {
+      fail("mask", `mask is ${mask.length}×${mask[0].length} but there are ${n} queries and ${m} keys; ` +
+        `it must be ${n}×${m}`);
     }
   }
   if (given("positional") && body.positional !== "sinusoidal") {
@@ -263,6 +313,7 @@ function checkRequest(body) {
   // that are absent default to t1 … tn, as in the API.
   const request = { tokens: given("tokens") ? body.tokens : Array.from({ length: n }, (_, i) => `t${i + 1}`) };
   for (const key of CONFIG_KEYS.slice(1)) if (Object.hasOwn(body, key)) request[key] = body[key];
+  if (given("X_kv") && !given("tokens_kv")) request.tokens_kv = body.X_kv.map((_, j) => `s${j + 1}`);
   return request;
 }
 

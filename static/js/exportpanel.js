@@ -225,10 +225,8 @@ export function mountExport(host, page) {
     const k = state.heads > 1 ? state.head : null;
     const shown = k === null ? body : body?.heads?.[k];
     if (!shown?.weights) return warn("There are no weights yet.");
-    // heatmapToSVG labels both axes with the same tokens: in cross-attention the keys'
-    // labels (and, with more keys than queries, the width) would be wrong.
-    if (body.tokens_kv) return warn("The heatmap export is for self-attention: turn cross-attention off.");
-    return { svg: heatmapToSVG(shown.weights, shown.mask, body.tokens), file: k === null ? "attention" : `attention-head-${k + 1}` };
+    const svg = heatmapToSVG(shown.weights, shown.mask, body.tokens, { keys: body.tokens_kv ?? body.tokens });
+    return { svg, file: k === null ? "attention" : `attention-head-${k + 1}` };
   }
   svgButton.addEventListener("click", () => {
     const out = heatmapSVG();
@@ -245,12 +243,8 @@ export function mountExport(host, page) {
   // ---- the configuration ----
 
   exportConfig.addEventListener("click", () => {
-    const { state, request } = page.get();
+    const { request } = page.get();
     if (!request) return warn(INVALID);
-    // configToJSON has no place for X_kv or heads: a file without them would quietly be
-    // another view (and parseConfig refuses them), so such a view is not exported at all.
-    if (state.X_kv) return warn("A configuration cannot hold cross-attention's X_kv yet: turn it off to export.");
-    if (state.heads > 1) return warn("A configuration cannot hold several heads yet: go back to one head to export.");
     return download("attention.json", textURL(configToJSON(request), "application/json"));
   });
 
@@ -260,7 +254,10 @@ export function mountExport(host, page) {
     message.classList.toggle("is-warning", !result.ok);
     message.textContent = result.ok ? "" : result.message;
     if (!result.ok) return warn(result.message);
-    page.load(result.request);
+    const problem = page.load(result.request);
+    message.classList.toggle("is-warning", Boolean(problem));
+    message.textContent = problem ?? "";
+    if (problem) return warn(problem);
     page.say(`Imported ${source}`, { clearAfter: 6000 });
   }
   file.addEventListener("change", async () => {

@@ -527,7 +527,14 @@ function start() {
   mountLab($("lab-panel"));
   mountExport($("export-panel"), {
     get: () => ({ state, request: built(state).request, body: ui.body }),
-    load: (request) => update(S.fromRequest(request, state.seed)),
+    load: (request) => {  // null when loaded, else why the page cannot show it
+      try {
+        update(S.fromRequest(request, state.seed));
+        return null;
+      } catch (err) {
+        return `The page cannot show this configuration: ${err.message}.`;
+      }
+    },
     say,
   });
   drawInputs();

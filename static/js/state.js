@@ -257,14 +257,39 @@ export function fromPreset(req, seed = 1) {
 }
 
 /** The state of a request in the API's format (an imported configuration): its scale,
- *  positions, mask and selected row come along; masks become cells masked by hand. */
+ *  positions, mask, second sequence, heads and selected row come along; masks become
+ *  cells masked by hand. Throws an Error saying why when the page cannot show the request
+ *  (its heads differ in d_k or d_v, or W_O is not d_model wide). */
 export function fromRequest(req, seed = 1) {
-  const state = fromPreset({ ...req, tokens: req.tokens ?? req.X.map((_, i) => `t${i + 1}`) }, seed);
+  const heads = req.heads ?? [{ W_Q: req.W_Q, W_K: req.W_K, W_V: req.W_V }];
+  const tokens = req.tokens ?? req.X.map((_, i) => `t${i + 1}`);
+  const state = fromPreset({ ...req, tokens, ...heads[0] }, seed);
   if (req.scale !== undefined && req.scale !== null) state.scale = String(req.scale);
   state.positional = req.positional === "sinusoidal";
   state.row = Number.isInteger(req.row) ? req.row : null;
+  if (req.X_kv) {
+    state.X_kv = asText(req.X_kv);
+    state.tokens_kv = [...(req.tokens_kv ?? req.X_kv.map((_, j) => `s${j + 1}`))];
+  }
   state.blocked = [];
   (req.mask ?? []).forEach((r, i) => r.forEach((ok, j) => { if (!ok) state.blocked.push([i, j]); }));
+  if (heads.length > 1) {
+    const [d_k, d_v] = [heads[0].W_Q[0].length, heads[0].W_V[0].length];
+    heads.forEach((head, k) => {
+      if (head.W_Q[0].length !== d_k || head.W_V[0].length !== d_v) {
+        throw new Error(`head ${k + 1} has d_k = ${head.W_Q[0].length} and d_v = ${head.W_V[0].length}, `
+          + `head 1 has ${d_k} and ${d_v}: the page shows heads of one size`);
+      }
+      const [q, key, v] = headKeys(k);
+      Object.assign(state, { [q]: asText(head.W_Q), [key]: asText(head.W_K), [v]: asText(head.W_V) });
+    });
+    if (req.W_O[0].length !== req.X[0].length) {
+      throw new Error(`W_O is ${req.W_O[0].length} wide and d_model is ${req.X[0].length}: `
+        + "the page shows W_O as wide as the embeddings");
+    }
+    Object.assign(state, { heads: heads.length, W_O: asText(req.W_O) });
+  }
+  checkShapes(state);
   return state;
 }
 

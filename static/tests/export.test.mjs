@@ -267,12 +267,14 @@ const FAILURES = [
   [{ W_q: [[1]] }, "W_q", 'Unknown field "W_q"; did you mean "W_Q"?'],
   [{ toknes: [] }, "toknes", 'did you mean "tokens"?'],
   [{ casual: true }, "casual", 'did you mean "causal"?'],
-  [{ seed: 4 }, "seed", 'Unknown field "seed". The fields are tokens, X, W_Q, W_K, W_V, causal, scale, mask, positional, row.'],
+  [{ seed: 4 }, "seed", 'Unknown field "seed". The fields are tokens, X, W_Q, W_K, W_V, heads, W_O, X_kv, tokens_kv, causal, scale, mask, positional, row.'],
   [{ ["__proto__"]: {} }, "__proto__", 'Unknown field "__proto__"'],
-  [{ heads: [] }, "heads", "heads is not yet supported by the page's import"],
-  [{ W_O: [[1]] }, "W_O", "W_O is not yet supported by the page's import"],
-  [{ X_kv: [[1, 2]] }, "X_kv", "X_kv is not yet supported by the page's import"],
-  [{ tokens_kv: ["a"] }, "tokens_kv", "tokens_kv is not yet supported by the page's import"],
+  [{ heads: [] }, "heads", "Send either W_Q, W_K and W_V (one head) or heads with W_O, not both"],
+  [{ W_O: [[1]] }, "W_O", "W_O goes with heads; a single head has no W_O"],
+  [{ X_kv: [[1, 2, 3]] }, "X_kv", "X_kv has 3 numbers per token but X has 2"],
+  [{ tokens_kv: ["a"] }, "tokens_kv", "tokens_kv labels the rows of X_kv, and there is no X_kv"],
+  [{ X_kv: [[1, 2]], tokens_kv: ["a", "b"] }, "tokens_kv", "tokens_kv has 2 labels but X_kv has 1 rows"],
+  [{ X_kv: [[1, 2]], mask: [[true], [true]] }, "mask", "mask is 2×1 but there are 3 queries and 1 keys; it must be 3×1"],
   [{ X: undefined }, "X", 'The file needs the field "X"'],
   [{ W_V: undefined }, "W_V", 'The file needs the field "W_V"'],
   [{ X: "abc" }, "X", 'X must be a matrix (a list of rows), got the string "abc"'],
@@ -339,4 +341,43 @@ test("parseConfig: null options are accepted as given", () => {
 test("parseConfig: a long string is shortened in the message", () => {
   const r = parseConfig(withCAT({ causal: "a".repeat(30) }));
   assert.equal(r.message, `causal must be true or false, got the string "${"a".repeat(20)}…"`);
+});
+
+const HEADS = { tokens: ["a", "b"], X: [[1, 0], [0, 1]],
+  heads: [{ W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]], W_V: [[1], [0]] },
+    { W_Q: [[0, 1], [1, 0]], W_K: [[1, 0], [0, 1]], W_V: [[0], [1]] }],
+  W_O: [[1, 0], [0, 1]], X_kv: [[1, 1], [0, 1], [2, 0]], tokens_kv: ["x", "y", "z"], causal: true };
+
+test("several heads and a second sequence round-trip through a configuration file", () => {
+  const text = configToJSON(HEADS);
+  assert.match(text, /"heads": \[\n    \{"W_Q":\[\[1,0\],\[0,1\]\],"W_K"/);
+  assert.deepEqual(parseConfig(text), { ok: true, request: HEADS });
+  const noLabels = { ...HEADS };
+  delete noLabels.tokens_kv;
+  assert.deepEqual(parseConfig(JSON.stringify(noLabels)).request.tokens_kv, ["s1", "s2", "s3"]);
+});
+
+test("bad heads are blamed as the API blames them", () => {
+  const cases = [
+    [{ ...HEADS, W_Q: [[1]] }, "heads", "not both; this file has heads and W_Q"],
+    [{ ...HEADS, heads: [] }, "heads", "1 to 16"],
+    [{ ...HEADS, heads: [HEADS.heads[0], { W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]] }] }, "heads[1].W_V", 'needs the field "heads[1].W_V"'],
+    [{ ...HEADS, heads: [HEADS.heads[0], { ...HEADS.heads[1], W_q: [[1]] }] }, "heads[1].W_q", "Unknown field"],
+    [{ ...HEADS, heads: [HEADS.heads[0], { ...HEADS.heads[1], W_V: [["a"], [1]] }] }, "heads[1].W_V[0][0]", 'must be a number, got the string "a"'],
+    [{ ...HEADS, W_O: [[1, 0]] }, "W_O", "concatenate to 2 columns"],
+    [(() => { const h = { ...HEADS }; delete h.W_O; return h; })(), "W_O", 'needs the field "W_O"'],
+  ];
+  for (const [body, field, words] of cases) {
+    const r = parseConfig(JSON.stringify(body));
+    assert.equal(r.ok, false, field);
+    assert.equal(r.field, field);
+    assert.ok(r.message.includes(words), r.message);
+  }
+});
+
+test("the SVG of an n × m heatmap labels the keys apart from the queries", () => {
+  const svg = heatmapToSVG([[0.25, 0.75, 0]], [[true, true, false]], ["q"], { keys: ["x", "y", "z"] });
+  assert.match(svg, /<title>q → y: <\/title>|<title>q → y: 0.750<\/title>/);
+  assert.ok(svg.includes("q → z: </title>masked") || svg.includes("q → z: masked"));
+  assert.equal((svg.match(/<rect x=/g) ?? []).length, 3);
 });

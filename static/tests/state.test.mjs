@@ -206,3 +206,21 @@ test("several heads: their own projections, W_O summing them, the URL and the re
   assert.match(fromHash("#heads=2", base()).problem, /W_Q_2 is missing/);
   assert.match(fromHash("#heads=17", base()).problem, /17 heads/);
 });
+
+test("an imported request with several heads and a second sequence becomes a state", () => {
+  const req = { tokens: ["a", "b"], X: [[1, 0], [0, 1]],
+    heads: [{ W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]], W_V: [[1, 0], [0, 1]] },
+      { W_Q: [[0, 1], [1, 0]], W_K: [[1, 0], [0, 1]], W_V: [[0, 1], [1, 0]] }],
+    W_O: [[1, 0], [0, 1], [1, 0], [0, 1]], X_kv: [[1, 1], [0, 1], [2, 0]], tokens_kv: ["x", "y", "z"] };
+  const s = fromRequest(req);
+  assert.equal(s.heads, 2);
+  assert.deepEqual(s.W_V_2, [["0", "1"], ["1", "0"]]);
+  assert.deepEqual(s.tokens_kv, ["x", "y", "z"]);
+  const { request } = buildRequest(s);
+  assert.deepEqual(request.heads, req.heads);
+  assert.deepEqual(request.W_O, req.W_O);
+  assert.deepEqual(request.X_kv, req.X_kv);
+  const uneven = { ...req, heads: [req.heads[0], { ...req.heads[1], W_V: [[1], [0]] }], W_O: [[1, 0], [0, 1], [1, 0]] };
+  assert.throws(() => fromRequest(uneven), /head 2 has d_k = 2 and d_v = 1/);
+  assert.throws(() => fromRequest({ ...req, W_O: [[1], [0], [1], [0]] }), /W_O is 1 wide and d_model is 2/);
+});

@@ -253,7 +253,7 @@ def test_nothing_overflows_at_390_px(browser, console, server):
         page.context.close()
 
 
-def test_several_heads_export_the_shown_head_and_refuse_a_configuration(page, server):
+def test_several_heads_export_the_shown_head_and_their_configuration(page, server, tmp_path):
     loaded(page, server.url)
     downloads = []
     page.on("download", lambda d: downloads.append(d))
@@ -272,8 +272,20 @@ def test_several_heads_export_the_shown_head_and_refuse_a_configuration(page, se
     name, data = download(page, "Download heatmap SVG")
     assert name == "attention-head-2.svg"
     assert f"{shown[0][0]:.3f}" in [t.text for t in ET.fromstring(data).iter(SVG_NS + "text")]
-    downloads.clear()
-    panel(page).get_by_role("button", name="Export configuration").click()
-    expect(page.locator("#status")).to_contain_text("cannot hold several heads")
-    page.wait_for_timeout(300)
-    assert downloads == []
+    # The configuration holds both heads and W_O, and importing it rebuilds the view.
+    name, data = download(page, "Export configuration")
+    saved = json.loads(data)
+    assert name == "attention.json" and len(saved["heads"]) == 2 and len(saved["W_O"]) == 4
+    hash_before = page.evaluate("location.hash")
+    page.get_by_role("button", name="Decrease heads").click()
+    wait_settled(page)
+    path = tmp_path / "attention.json"
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    panel(page).get_by_label("Import configuration file").set_input_files(str(path))
+    expect(page.get_by_role("grid", name="Attention weights, head 2")).to_be_visible()
+    wait_settled(page)
+    rows = page.get_by_role("grid", name="Attention weights, head 2").locator("tbody tr")
+    again = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
+    assert again == shown
+    strip = lambda h: "&".join(p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))  # noqa: E731
+    assert strip(page.evaluate("location.hash")) == strip(hash_before)

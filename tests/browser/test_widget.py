@@ -193,8 +193,9 @@ def test_tokens_dimensions_presets_seed_and_reset(page, server):
     page.get_by_label("Example").select_option(label="a causal sentence")
     expect(page.get_by_role("checkbox", name="Causal mask")).to_be_checked()
     expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("tea")
-    page.get_by_label("Seed").fill("42")
-    page.get_by_label("Seed").press("Enter")
+    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed.fill("42")
+    seed.press("Enter")
     page.wait_for_function("() => location.hash.includes('seed=42')")
     first = page.get_by_role("textbox", name="X row 1 column 1").input_value()
     url = page.url
