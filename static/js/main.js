@@ -260,7 +260,7 @@ function drawHeatmaps(row, focus, labels, keyLabels) {
     box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
     renderHeatmap(box.querySelector(".heatmap"), {
       weights: answer.weights, mask: answer.mask, tokens: labels, keys: keyLabels, selected: row,
-      focus: shown ? focus : { i: -1, j: -1 },
+      focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });
   });

@@ -491,3 +491,17 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     expect(page.get_by_role("textbox", name="W_O row 1 column 1", exact=True)).to_have_count(0)
     wait_settled(page)
     assert heatmap(page) == CAT_A
+
+
+def test_every_heads_grid_is_reachable_by_tab(page, server):
+    loaded(page, server.url + "#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0&W_O=1,0;0,1;1,0;0,1")
+    head2 = page.get_by_role("grid", name="Attention weights, head 2")
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.closest('[data-head]')?.dataset.head") == "1":
+            break
+    else:
+        raise AssertionError("head 2's grid is not reachable by Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#working-sym")).to_contain_text("head 2")
+    expect(head2.locator("tbody tr").nth(2)).to_have_attribute("aria-selected", "true")
