@@ -3,17 +3,16 @@
 
 import { createApi, postOnce } from "./api.js";
 import { mountExport } from "./exportpanel.js";
-import { mountLab, updateLabRow } from "./lab.js";
-import { el, keyed } from "./dom.js";
+import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
-import { cellAt, moveFocus, renderHeatmap, renderLegend } from "./heatmap.js";
+import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { renderLink } from "./link.js";
-import { renderMatrix, SHOWN } from "./matrix.js";
+import { SHOWN } from "./matrix.js";
+import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { renderWalk, STEPS, walkPanel } from "./walk.js";
-import { renderWorking } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
 const presets = JSON.parse($("presets-data").textContent);
@@ -33,7 +32,6 @@ const ui = {
   lastField: null,        // consecutive keystrokes in one field make one history entry
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
-  workingTicket: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
@@ -84,22 +82,6 @@ async function recompute() {
     drawInputs();
   }
   markStale();
-}
-
-// What the page draws. The working's factors come from K and V, and beyond SHOWN
-// tokens the n × n scores are not printed, so neither is fetched: at 256 tokens this
-// cuts the answer from 6.5 MB to under 3 MB.
-const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
-  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
-  "jacobian_norm"].map((f) => `working.${f}`);
-const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
-  "positional_encoding", ...WORKING];
-function fieldsFor(n, multi) {
-  const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
-  if (!multi) return single;
-  const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
-  return [...shared, "concat", "output", "warnings",
-    ...single.filter((f) => !shared.includes(f)).map((f) => `heads.${f}`)];
 }
 
 // The answer still describes the inputs when they are the very same arrays: every
@@ -176,120 +158,12 @@ function isPreset(preset, s) {
   return strip(p) === strip(s);
 }
 
-/** The answer as one head's answer: the shown head's own matrices with the shared fields. */
-function shownHead(answer) {
-  if (!answer.heads) return answer;
-  const k = Math.min(state.head, answer.heads.length - 1);
-  const { tokens, tokens_kv, causal, positional_encoding } = answer;
-  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
-}
-
+/** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ now = false } = {}) {
-  const body = shownHead(ui.body);
-  const multi = Boolean(ui.body.heads);
-  const n = body.tokens.length;
-  const row = state.row !== null && state.row < n ? state.row : null;
-  const sel = new Set(row === null ? [] : [row]);
-  const keys = new Set(row === null ? [] : [...Array(n).keys()].filter((j) => body.mask[row][j]));
-  const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
-  const labels = body.tokens;
-  const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
-  const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
-  const proj = $("projections");
-  const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
-  const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
-  drawScores(body, labels, sel, shape, figure);
-  drawHeatmaps(row, clampFocus(n, keyLabels.length), labels, keyLabels);
-  const m = keyLabels.length;
-  $("cross-note").hidden = !body.tokens_kv;
-  $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
-    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
-  const out = $("output");
-  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
-  if (multi) {
-    renderMatrix(figure(out, "C"), { data: ui.body.concat, caption: ["Concat", `(Z_1, …, Z_${ui.body.heads.length})`], shape: shape(ui.body.concat, "n", "h·d_v"), rowLabels: labels, highlight: sel });
-    renderMatrix(figure(out, "O"), { data: ui.body.output, caption: ["Output", "= Concat·W_O"], shape: shape(ui.body.output, "n", "d_model"), rowLabels: labels, highlight: sel });
-  } else {
-    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
-  }
-  // A new selection's working arrives with the next answer; until then the old one stays.
-  // Typesetting takes longer than all the matrices, so it waits for the frame after
-  // theirs: the new numbers paint first, the working one frame later.
-  // (The first drawing, before the first paint, typesets at once.)
-  if (row === null || body.working?.row === row) {
-    const ticket = ++ui.workingTicket;
-    const draw = () => {
-      if (ticket !== ui.workingTicket) return;  // a newer draw has its own
-      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
-      $("working").dataset.row = row ?? "";
-      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
-      renderLink($("page"), ui.link);
-    };
-    if (now) draw();
-    else requestAnimationFrame(() => setTimeout(draw));
-  }
-  renderLink($("page"), ui.link);
+  const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus, link: ui.link, now });
+  ui.focus = focus;
   drawWalk();
-  updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
-    : { row, token: labels[row], weights: body.working.weights, entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
-  const pe = $("positions");
-  if (body.positional_encoding) {
-    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
-  } else {
-    pe.replaceChildren();
-  }
-  const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
-  if (silent.length) {
-    say(`Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.`, { warning: true });
-  }
-}
-
-/** One heatmap per head, side by side; the shown head's is marked. */
-function drawHeatmaps(row, focus, labels, keyLabels) {
-  const heads = ui.body.heads ?? [ui.body];
-  const host = $("heatmap");
-  while (host.children.length > heads.length) host.lastChild.remove();
-  heads.forEach((answer, k) => {
-    const box = keyed(host, `head-${k}`, () => el("div", { class: "heatmap-head", "data-head": k },
-      el("p", { class: "head-caption" }), el("div", { class: "heatmap" })));
-    const shown = heads.length === 1 || k === state.head;
-    box.classList.toggle("shown", heads.length > 1 && shown);
-    box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
-    renderHeatmap(box.querySelector(".heatmap"), {
-      weights: answer.weights, mask: answer.mask, tokens: labels, keys: keyLabels, selected: row,
-      focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
-      name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
-    });
-  });
-}
-
-function drawScores(body, labels, sel, shape, figure) {
-  const scores = $("scores");
-  const note = scores.querySelector(".too-many");
-  if (!body.scores) {
-    scores.replaceChildren(el("p", { class: "too-many", text: `With ${labels.length} tokens the ${labels.length} × ${labels.length} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
-    return;
-  }
-  note?.remove();
-  const masked = (i, j) => !body.mask[i][j];
-  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], shape: shape(body.scores, "n", "n"), rowLabels: labels, highlight: sel });
-  const root = Math.sqrt(body.d_k);
-  const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
-  renderMatrix(figure(scores, "SS"), {
-    data: body.scaled_scores,
-    caption: isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
-      : ["scale · QKᵀ", `× ${formatNumber(body.scale)} (not 1/√d_k)`],
-    shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
-    rowLabels: labels, highlight: sel, masked,
-  });
-}
-
-function clampFocus(n, m) {
-  ui.focus = { i: Math.min(ui.focus.i, n - 1), j: Math.min(ui.focus.j, m - 1) };
-  return ui.focus;
+  if (warning) say(warning, { warning: true });
 }
 
 function drawWalk() {
@@ -410,7 +284,7 @@ function wire() {
       update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
       return;
     }
-    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, shownHead(ui.body).weights[0].length);
+    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, shownHead(ui.body, state.head).weights[0].length);
     if (!next) return;
     e.preventDefault();
     const rowChanged = next.i !== ui.focus.i;

@@ -352,10 +352,14 @@ def test_sinusoidal_positions_show_pe_and_change_the_weights(page, server):
 
 def test_explanations_fold_open_by_keyboard(page, server):
     loaded(page, server.url)
-    summary = page.locator(".block-scores details.explain summary")
-    summary.focus()
+    explain = page.locator(".block-scores details.explain").filter(has_text="What is this?")
+    explain.locator("summary").focus()
     page.keyboard.press("Enter")
-    expect(page.locator(".block-scores details.explain p")).to_contain_text("divided by √d")
+    expect(explain.locator("p")).to_contain_text("divided by √d")
+    masks = page.locator(".block-scores details.explain").filter(has_text="Masks?")
+    masks.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(masks.locator("p")).to_contain_text("exactly 0")
 
 
 def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):

@@ -1,0 +1,146 @@
+// Drawing an answer of POST /api/attention into the page's blocks: the projections, the
+// scores, one heatmap per head, the output and the working. It only draws: what is
+// selected, focused and lit is given to it by main.js.
+
+import { el, keyed } from "./dom.js";
+import { formatNumber } from "./format.js";
+import { renderHeatmap } from "./heatmap.js";
+import { updateLabRow } from "./lab.js";
+import { renderLink } from "./link.js";
+import { renderMatrix, SHOWN } from "./matrix.js";
+import { renderWorking } from "./working.js";
+
+const $ = (id) => document.getElementById(id);
+let workingTicket = 0;  // the newest drawing's turn to typeset the working
+
+// What the page draws. The working's factors come from K and V, and beyond SHOWN
+// tokens the n × n scores are not printed, so neither is fetched: at 256 tokens this
+// cuts the answer from 6.5 MB to under 3 MB.
+const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
+  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
+  "jacobian_norm"].map((f) => `working.${f}`);
+const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
+  "positional_encoding", ...WORKING];
+export function fieldsFor(n, multi) {
+  const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
+  if (!multi) return single;
+  const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
+  return [...shared, "concat", "output", "warnings",
+    ...single.filter((f) => !shared.includes(f)).map((f) => `heads.${f}`)];
+}
+
+/** The answer as one head's answer: the shown head's own matrices with the shared fields. */
+export function shownHead(answer, head) {
+  if (!answer.heads) return answer;
+  const k = Math.min(head, answer.heads.length - 1);
+  const { tokens, tokens_kv, causal, positional_encoding } = answer;
+  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
+}
+
+/** Draw every block of an answer of POST /api/attention.
+ *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once}.
+ *  Returns {focus (kept inside the grid), warning: a sentence for the status line or null}. */
+export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false }) {
+  const body = shownHead(answer, head);
+  const multi = Boolean(answer.heads);
+  const n = body.tokens.length;
+  const row = selected !== null && selected < n ? selected : null;
+  const sel = new Set(row === null ? [] : [row]);
+  const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
+  const labels = body.tokens;
+  const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
+  // The keys the selected query may read: their rows of K and V share its highlight.
+  const keys = new Set(row === null ? [] : keyLabels.map((_, j) => j).filter((j) => body.mask[row][j]));
+  const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
+  const proj = $("projections");
+  const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
+  const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
+  drawScores(body, labels, sel, shape, figure);
+  const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
+  drawHeatmaps(answer, head, row, focus, labels, keyLabels);
+  const m = keyLabels.length;
+  $("cross-note").hidden = !body.tokens_kv;
+  $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
+    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
+  const out = $("output");
+  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  if (multi) {
+    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], shape: shape(answer.concat, "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], shape: shape(answer.output, "n", "d_model"), rowLabels: labels, highlight: sel });
+  } else {
+    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
+  }
+  // A new selection's working arrives with the next answer; until then the old one stays.
+  // Typesetting takes longer than all the matrices, so it waits for the frame after
+  // theirs: the new numbers paint first, the working one frame later.
+  // (The first drawing, before the first paint, typesets at once.)
+  if (row === null || body.working?.row === row) {
+    const ticket = ++workingTicket;
+    const draw = () => {
+      if (ticket !== workingTicket) return;  // a newer draw has its own
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
+      $("working").dataset.row = row ?? "";
+      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
+      renderLink($("page"), link);
+    };
+    if (now) draw();
+    else requestAnimationFrame(() => setTimeout(draw));
+  }
+  renderLink($("page"), link);
+  updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
+    : { row, token: labels[row], weights: body.working.weights, entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
+  const pe = $("positions");
+  if (body.positional_encoding) {
+    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
+  } else {
+    pe.replaceChildren();
+  }
+  const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
+  const warning = silent.length
+    ? `Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.` : null;
+  return { focus, warning };
+}
+
+/** One heatmap per head, side by side; the shown head's is marked. */
+function drawHeatmaps(answer, head, row, focus, labels, keyLabels) {
+  const heads = answer.heads ?? [answer];
+  const host = $("heatmap");
+  while (host.children.length > heads.length) host.lastChild.remove();
+  heads.forEach((answer, k) => {
+    const box = keyed(host, `head-${k}`, () => el("div", { class: "heatmap-head", "data-head": k },
+      el("p", { class: "head-caption" }), el("div", { class: "heatmap" })));
+    const shown = heads.length === 1 || k === head;
+    box.classList.toggle("shown", heads.length > 1 && shown);
+    box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
+    renderHeatmap(box.querySelector(".heatmap"), {
+      weights: answer.weights, mask: answer.mask, tokens: labels, keys: keyLabels, selected: row,
+      focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
+      name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
+    });
+  });
+}
+
+function drawScores(body, labels, sel, shape, figure) {
+  const scores = $("scores");
+  const note = scores.querySelector(".too-many");
+  if (!body.scores) {
+    scores.replaceChildren(el("p", { class: "too-many", text: `With ${labels.length} tokens the ${labels.length} × ${labels.length} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
+    return;
+  }
+  note?.remove();
+  const masked = (i, j) => !body.mask[i][j];
+  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], shape: shape(body.scores, "n", "n"), rowLabels: labels, highlight: sel });
+  const root = Math.sqrt(body.d_k);
+  const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
+  renderMatrix(figure(scores, "SS"), {
+    data: body.scaled_scores,
+    caption: isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : ["scale · QKᵀ", `× ${formatNumber(body.scale)} (not 1/√d_k)`],
+    shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
+    rowLabels: labels, highlight: sel, masked,
+  });
+}
+
