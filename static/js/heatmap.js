@@ -80,10 +80,13 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
       const allowed = mask[i][j];
       td.classList.toggle("masked", !allowed);
       if (allowed) {
-        const bg = weightRGB(weights[i][j]);
-        td.style.backgroundColor = rgbCss(bg);
-        td.style.color = rgbCss(textRGB(bg));
-        td.textContent = formatNumber(weights[i][j]);
+        const text = formatNumber(weights[i][j]);
+        if (td.textContent !== text || !td.style.backgroundColor) {  // only what changed
+          const bg = weightRGB(weights[i][j]);
+          td.style.backgroundColor = rgbCss(bg);
+          td.style.color = rgbCss(textRGB(bg));
+          td.textContent = text;
+        }
       } else {
         td.style.backgroundColor = "";
         td.style.color = "";

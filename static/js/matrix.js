@@ -37,18 +37,23 @@ export function renderMatrix(figure, spec) {
   const labels = figure.querySelector(".row-labels").children;
   const trs = figure.querySelector("tbody").rows;
   for (let i = 0; i < rows; i++) {
-    labels[i].textContent = rowLabels[i];
+    setText(labels[i], rowLabels[i]);
     labels[i].title = rowLabels[i];
     const on = highlight.has(i);
     labels[i].classList.toggle("hl", on);
     trs[i].classList.toggle("hl", on);
     const cells = trs[i].cells;  // cells[0] is the row's header, for screen readers
-    cells[0].textContent = rowLabels[i];
+    setText(cells[0], rowLabels[i]);
     for (let j = 0; j < cols; j++) {
-      cells[j + 1].textContent = formatNumber(data[i][j]);
+      setText(cells[j + 1], formatNumber(data[i][j]));
       cells[j + 1].classList.toggle("masked", Boolean(masked && masked(i, j)));
     }
   }
+}
+
+// Writing only what changed keeps the browser's layout work to the cells that changed.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
 function build(figure, rows, cols) {
