@@ -20,8 +20,8 @@ export function permutation(n, seed) {
 /** The request with its tokens (rows of X) in the order ``perm``: new row k is old perm[k]. */
 export function shuffledRequest(request, perm, positional) {
   // Everything but the order-dependent parts: the causal mask, masks by hand, the row.
-  const { causal, mask, row, fields, ...weights } = request;
-  void causal; void mask; void row; void fields;
+  const ORDERED = ["causal", "mask", "row", "fields"];
+  const weights = Object.fromEntries(Object.entries(request).filter(([key]) => !ORDERED.includes(key)));
   return {
     ...weights, tokens: perm.map((k) => request.tokens[k]), X: perm.map((k) => request.X[k]),
     positional: positional ? "sinusoidal" : null, fields: ["output"],
