@@ -12,6 +12,7 @@ import { SHOWN } from "./matrix.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
+import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkPanel } from "./walk.js";
 
 const $ = (id) => document.getElementById(id);
@@ -49,7 +50,7 @@ function update(next, { history = "push", field = null } = {}) {
   state = next;
   ui.serverErrors = new Map();
   recompute();  // first, so the request travels while the URL and inputs are redrawn
-  const url = S.toHash(state);
+  const url = toHash(state);
   if (url !== location.hash) {
     const coalesce = history === "push" && field !== null && field === ui.lastField;
     if (history === "replace" || coalesce) window.history.replaceState(null, "", url);
@@ -154,7 +155,7 @@ function drawControls() {
 function isPreset(preset, s) {
   const p = presetState(preset, s.seed);
   if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
-  const strip = (x) => S.toHash({ ...x, row: null, seed: 0 });
+  const strip = (x) => toHash({ ...x, row: null, seed: 0 });
   return strip(p) === strip(s);
 }
 
@@ -379,7 +380,7 @@ function wire() {
     }
   });
   window.addEventListener("popstate", () => {
-    state = S.fromHash(location.hash, DEFAULT).state;
+    state = fromHash(location.hash, DEFAULT).state;
     ui.lastField = null;
     ui.serverErrors = new Map();
     drawInputs();
@@ -392,11 +393,11 @@ function start() {
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
   select.lastChild.disabled = true;
   renderLegend($("legend"));
-  const { state: loaded, problem } = S.fromHash(location.hash, DEFAULT);
+  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
-  window.history.replaceState(null, "", S.toHash(state));
+  window.history.replaceState(null, "", toHash(state));
   wire();
   mountLab($("lab-panel"));
   mountExport($("export-panel"), {

@@ -26,7 +26,7 @@ export const MAX_HEADS = 16;
 /** The state keys of head k's projections (k from 0): W_Q, W_K, W_V, then W_Q_2, … */
 export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => (k === 0 ? p : `${p}_${k + 1}`));
 
-const extraHeadKeys = (h) => Array.from({ length: h - 1 }, (_, k) => headKeys(k + 1)).flat();
+export const extraHeadKeys = (h) => Array.from({ length: h - 1 }, (_, k) => headKeys(k + 1)).flat();
 
 /** The matrices of a state: X and every head's projections, W_O with several heads,
  *  and X_kv in cross-attention. */
@@ -44,103 +44,6 @@ export function uiField(field) {
 }
 export const LIMITS = { tokens: 512, dim: 256, label: 64 };
 
-// ---- the URL: one table of properties drives both directions ----
-
-const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
-
-// Transitions copy only the rows they change, so a row array that is unchanged is the
-// same object as before: its encoding (and its parse, below) is computed once.
-const encodedRows = new WeakMap();
-function encodeRow(r) {
-  if (!encodedRows.has(r)) encodedRows.set(r, r.map(escapePart).join(","));
-  return encodedRows.get(r);
-}
-
-const CODECS = {
-  labels: {
-    encode: (v) => v.map(escapePart).join("|"),
-    decode: (s) => s.split("|").map(decodeURIComponent),
-  },
-  matrix: {
-    encode: (m) => m.map(encodeRow).join(";"),
-    decode: (s) => s.split(";").map((r) => r.split(",").map(decodeURIComponent)),
-  },
-  bool: { encode: (v) => (v ? "1" : "0"), decode: (s) => s === "1" },
-  index: {
-    encode: (v) => (v === null ? "" : String(v)),
-    decode: (s) => (s === "" ? null : wholeNumber(s)),
-  },
-  int: { encode: String, decode: wholeNumber },
-  text: { encode: (v) => v, decode: (s) => s },
-  optLabels: { encode: (v) => (v ? CODECS.labels.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.labels.decode(s)) },
-  optMatrix: { encode: (v) => (v ? CODECS.matrix.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.matrix.decode(s)) },
-  pairs: {
-    encode: (v) => v.map(([i, j]) => `${i}-${j}`).join(","),
-    decode: (s) => (s === "" ? [] : s.split(",").map((p) => {
-      const m = /^(\d{1,3})-(\d{1,3})$/.exec(p);
-      if (!m) throw new Error(`“${p}” is not a masked cell like 2-0`);
-      return [Number(m[1]), Number(m[2])];
-    })),
-  },
-};
-
-// The URL's properties; with several heads their matrices join the list.
-const properties = (heads) => [
-  { key: "tokens", codec: "labels" },
-  ...MATRICES.map((key) => ({ key, codec: "matrix" })),
-  { key: "heads", codec: "int" },
-  { key: "head", codec: "int" },
-  ...extraHeadKeys(heads).map((key) => ({ key, codec: "matrix" })),
-  ...(heads > 1 ? [{ key: "W_O", codec: "matrix" }] : []),
-  { key: "causal", codec: "bool" },
-  { key: "scale", codec: "text" },
-  { key: "positional", codec: "bool" },
-  { key: "blocked", codec: "pairs" },
-  { key: "tokens_kv", codec: "optLabels" },
-  { key: "X_kv", codec: "optMatrix" },
-  { key: "row", codec: "index" },
-  { key: "seed", codec: "int" },
-];
-
-function wholeNumber(s) {
-  if (!/^\d{1,9}$/.test(s)) throw new Error(`“${s}” is not a whole number`);
-  return Number(s);
-}
-
-// The state lives in the URL's fragment ("#tokens=…&X=…"), never sent to the server:
-// a 256-token link is ~100 kB, beyond what servers accept in a request line.
-
-/** The fragment that reproduces ``state``. Separators , ; | stay literal for
- *  readability; the same characters inside a cell or label are escaped. */
-export function toHash(state) {
-  const parts = properties(state.heads).map(({ key, codec }) => {
-    const value = encodeURIComponent(CODECS[codec].encode(state[key]))
-      .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
-    return `${key}=${value}`;
-  });
-  return "#" + parts.join("&");
-}
-
-/** Read a state from a fragment. Properties that are absent come from ``fallback``.
- *  Returns {state, problem}: on a URL that cannot be read or does not fit together,
- *  ``state`` is ``fallback`` and ``problem`` says why. */
-export function fromHash(hash, fallback) {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
-  const state = { ...fallback };
-  try {
-    const heads = params.has("heads") ? wholeNumber(params.get("heads")) : fallback.heads;
-    if (heads < 1 || heads > MAX_HEADS) throw new Error(`${heads} heads; there may be 1 to ${MAX_HEADS}`);
-    for (const { key, codec } of properties(heads)) {
-      if (params.has(key)) state[key] = CODECS[codec].decode(params.get(key));
-    }
-    if (heads === 1) delete state.W_O;
-    checkShapes(state);
-  } catch (err) {
-    return { state: fallback, problem: `The link could not be read (${err.message}); showing the default example.` };
-  }
-  return { state, problem: null };
-}
-
 // ---- shapes ----
 
 export function shapes(state) {
@@ -153,7 +56,8 @@ export function shapes(state) {
   };
 }
 
-function checkShapes(state) {
+/** Throw an Error saying what does not fit when a state's parts disagree (a hand-edited link). */
+export function checkShapes(state) {
   if ((state.X_kv === null) !== (state.tokens_kv === null)) throw new Error("X_kv and tokens_kv go together");
   if (!(state.head >= 0 && state.head < state.heads)) throw new Error(`head ${state.head + 1} of ${state.heads}`);
   for (const name of matricesOf(state)) {

@@ -1,9 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addHead, addKeyToken, addToken, buildRequest, fromRequest, removeHead, uiField, removeKeyToken, setCross, fromPreset, fromHash, randomize, removeToken, resize, rng,
-  setCell, setLabel, shapes, toHash, toggleBlocked,
+  addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
+  removeKeyToken, removeToken, resize, rng, setCell, setCross, setLabel, shapes, toggleBlocked,
+  uiField,
 } from "../js/state.js";
+import { fromHash, toHash } from "../js/url.js";
 
 const CAT = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],
