@@ -105,7 +105,8 @@ async function svgToPNG(svg) {
 const field = (id, text, control) =>
   el("div", { class: "export-field" }, el("label", { for: id, text }), control);
 
-/** Build the export panel inside ``host``; ``page`` gives {state, request, body} and takes imports. */
+/** Build the export panel inside ``host``; ``page`` gives {state, request, body} and takes
+ *  imports. Returns {changed}: the page calls changed() after it redraws. */
 export function mountExport(host, page) {
   const matrix = el("select", { id: "export-matrix" });
   const format = el("select", { id: "export-format" },
@@ -153,7 +154,7 @@ export function mountExport(host, page) {
   // ---- one matrix: the preview follows the page ----
 
   let shown = {};  // what the preview was computed from, compared by identity: cheap
-  function refresh() {
+  function refresh({ choicesOnly = false } = {}) {
     const now = page.get();
     const choices = available(now);
     const list = (options) => options.map((o) => `${o.id ?? o.value}:${o.text}`).join();
@@ -164,6 +165,7 @@ export function mountExport(host, page) {
       matrix.replaceChildren(...choices.map((m) => new Option(m.text, m.id)));
       matrix.value = choices.some((m) => m.id === keep) ? keep : "X";
     }
+    if (choicesOnly) return;
     if (shown.state === now.state && shown.body === now.body && shown.matrix === matrix.value
         && shown.format === format.value) return;
     shown = { state: now.state, body: now.body, matrix: matrix.value, format: format.value };
@@ -180,15 +182,15 @@ export function mountExport(host, page) {
   }
   matrix.addEventListener("change", refresh);
   format.addEventListener("change", refresh);
-  // Whenever the panel is used, and while it is on screen (so opening or scrolling to it
-  // shows today's numbers): when nothing changed, refresh() costs a few lookups, no text.
+  // Whenever the panel is used, when it comes on screen, and — while it is on screen —
+  // whenever the page redraws (the page calls the returned changed()). Off screen the
+  // preview waits, so typing at 256 tokens pays nothing for it.
   host.addEventListener("focusin", refresh);
   host.addEventListener("pointerenter", refresh);
-  let timer = 0;
+  let visible = false;
   new IntersectionObserver(([entry]) => {
-    clearInterval(timer);
-    refresh();
-    if (entry.isIntersecting) timer = setInterval(refresh, 300);
+    visible = entry.isIntersecting;
+    if (visible) refresh();
   }).observe(host);
   refresh();  // the inputs' choices at once; the results' with the observer's first report
 
@@ -274,4 +276,6 @@ export function mountExport(host, page) {
     }
     load(pasted.value, "the pasted configuration");
   });
+  // The choices follow every redraw (cheap); the preview's text only while it is seen.
+  return { changed: () => refresh({ choicesOnly: !visible }) };
 }

@@ -36,6 +36,7 @@ const ui = {
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
+  exportPanel: null,      // {changed()} of the export panel, told of every redraw
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -112,6 +113,7 @@ function drawInputs() {
   renderInputs($("inputs"), state, errors);
   renderInputErrors($("input-errors"), errors);
   drawControls();
+  ui.exportPanel?.changed();
 }
 
 function markStale() {
@@ -164,6 +166,7 @@ function drawResults({ now = false } = {}) {
   const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus, link: ui.link, now });
   ui.focus = focus;
   drawWalk();
+  ui.exportPanel?.changed();
   if (warning) say(warning, { warning: true });
 }
 
@@ -400,7 +403,7 @@ function start() {
   window.history.replaceState(null, "", toHash(state));
   wire();
   mountLab($("lab-panel"));
-  mountExport($("export-panel"), {
+  ui.exportPanel = mountExport($("export-panel"), {
     get: () => ({ state, request: built(state).request, body: ui.body }),
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
