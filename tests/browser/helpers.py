@@ -48,3 +48,13 @@ def working_text(page):
     text = page.locator("#working .katex-html").all_inner_texts()
     text = re.sub(r"[\s\u200b]+", "", "".join(text))
     return text.replace(MINUS, "-").replace("\u22c5", "·")
+
+
+def tab_until(page, script, want, what, key="Tab", limit=80):
+    """Press Tab (or ``key``) until the page's ``script`` (a function of no arguments,
+    run on each stop) returns ``want``; fail naming ``what`` when it never does."""
+    for _ in range(limit):
+        page.keyboard.press(key)
+        if page.evaluate(script) == want:
+            return
+    raise AssertionError(f"{what} is not reachable with {key}")

@@ -6,23 +6,16 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, open_page
-from tests.browser.helpers import cell, heatmap, loaded, wait_settled
+from tests.browser.helpers import cell, heatmap, loaded, tab_until, wait_settled
 from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
 
 
-def focused_name(page):
-    return page.evaluate("() => { const a = document.activeElement;"
-                         " return a.getAttribute('aria-label') || (a.labels && a.labels[0] && a.labels[0].textContent) || a.textContent; }")
-
-
-def tab_to(page, name, key="Tab", limit=80):
-    for _ in range(limit):
-        page.keyboard.press(key)
-        if focused_name(page).strip() == name:
-            return
-    raise AssertionError(f"{name!r} is not reachable with {key}")
+def tab_to(page, name, key="Tab"):
+    script = ("() => { const a = document.activeElement; return (a.getAttribute('aria-label') ||"
+              " (a.labels && a.labels[0] && a.labels[0].textContent) || a.textContent).trim(); }")
+    tab_until(page, script, name, repr(name), key=key)
 
 
 def test_the_whole_flow_by_keyboard_alone(page, server):
@@ -35,12 +28,7 @@ def test_the_whole_flow_by_keyboard_alone(page, server):
     page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
                            arg=f"{A[2][0]:.3f}")
     # Into the heatmap: one Tab stop, then arrows.
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.getAttribute('role')") == "gridcell":
-            break
-    else:
-        raise AssertionError("the heatmap is not reachable by Tab")
+    tab_until(page, "() => document.activeElement.getAttribute('role')", "gridcell", "the heatmap")
     assert page.evaluate("() => document.activeElement.dataset.i") == "2"
     page.keyboard.press("ArrowUp")
     page.keyboard.press("ArrowUp")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import cell, heatmap, loaded, matrix, wait_settled, working_text
+from tests.browser.helpers import (cell, heatmap, loaded, matrix, tab_until, wait_settled,
+                                   working_text)
 
 pytestmark = pytest.mark.browser
 
@@ -500,12 +501,8 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
 def test_every_heads_grid_is_reachable_by_tab(page, server):
     loaded(page, server.url + "#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0&W_O=1,0;0,1;1,0;0,1")
     head2 = page.get_by_role("grid", name="Attention weights, head 2")
-    for _ in range(80):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.closest('[data-head]')?.dataset.head") == "1":
-            break
-    else:
-        raise AssertionError("head 2's grid is not reachable by Tab")
+    tab_until(page, "() => document.activeElement.closest('[data-head]')?.dataset.head", "1",
+              "head 2's grid")
     page.keyboard.press("Enter")
     expect(page.locator("#working-sym")).to_contain_text("head 2")
     expect(head2.locator("tbody tr").nth(2)).to_have_attribute("aria-selected", "true")
