@@ -138,6 +138,7 @@ function build(figure, name, rows, cols) {
 /** The list of messages under the inputs, one per invalid field, each with the id
  *  its input's aria-describedby points at. */
 export function renderInputErrors(host, errors) {
+  if (!errors.size && !host.childElementCount) return;  // the usual case: nothing to redraw
   host.replaceChildren(...[...errors].map(([field, message]) => el("p", {
     class: "field-error", id: "err-" + fieldId(field),
     text: `${fieldName(field) ?? field}: ${message}`,

@@ -123,35 +123,42 @@ function markStale() {
   $("stale-note").hidden = !stale;
 }
 
+// Controls are redrawn on every keystroke: writing only what changed spares the browser
+// a style and layout pass over them.
+function setProp(node, prop, value) {
+  if (node[prop] !== value) node[prop] = value;
+}
+
 function drawControls() {
   const dims = S.shapes(state);
-  for (const dim of ["d_model", "d_k", "d_v"]) {
-    const input = $(dim);
-    if (document.activeElement !== input) input.value = dims[dim];
-  }
-  if (document.activeElement !== $("seed")) $("seed").value = state.seed;
-  $("causal").checked = state.causal;
-  if (document.activeElement !== $("heads")) $("heads").value = state.heads;
-  $("cross").checked = state.X_kv !== null;
-  $("add-key").hidden = $("remove-key").hidden = state.X_kv === null;
-  $("remove-key").disabled = dims.m <= 1;
-  $("positional").checked = state.positional;
+  const typed = (input, value) => {  // never under the person's caret
+    if (document.activeElement !== input) setProp(input, "value", String(value));
+  };
+  for (const dim of ["d_model", "d_k", "d_v"]) typed($(dim), dims[dim]);
+  typed($("seed"), state.seed);
+  typed($("heads"), state.heads);
+  setProp($("causal"), "checked", state.causal);
+  setProp($("cross"), "checked", state.X_kv !== null);
+  setProp($("add-key"), "hidden", state.X_kv === null);
+  setProp($("remove-key"), "hidden", state.X_kv === null);
+  setProp($("remove-key"), "disabled", dims.m <= 1);
+  setProp($("positional"), "checked", state.positional);
   const scale = $("scale");
-  $("scale-default").checked = state.scale === "";
-  scale.disabled = state.scale === "";
-  if (document.activeElement !== scale) {
-    scale.value = state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale;
-  }
+  setProp($("scale-default"), "checked", state.scale === "");
+  setProp(scale, "disabled", state.scale === "");
+  typed(scale, state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale);
   const scaleError = allErrors().has("scale");
-  scale.setAttribute("aria-invalid", String(scaleError));
-  if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
-  else scale.removeAttribute("aria-describedby");
-  $("mask-tools").hidden = state.blocked.length === 0;
-  $("mask-count").textContent = `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`;
-  $("remove-token").disabled = dims.n <= 1;
-  $("add-token").disabled = dims.n >= S.LIMITS.tokens;
+  if (scale.getAttribute("aria-invalid") !== String(scaleError)) {
+    scale.setAttribute("aria-invalid", String(scaleError));
+    if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
+    else scale.removeAttribute("aria-describedby");
+  }
+  setProp($("mask-tools"), "hidden", state.blocked.length === 0);
+  setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  setProp($("remove-token"), "disabled", dims.n <= 1);
+  setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
   const match = presets.findIndex((p) => isPreset(p, state));
-  $("preset").value = match >= 0 ? String(match) : "edited";
+  setProp($("preset"), "value", match >= 0 ? String(match) : "edited");
 }
 
 function isPreset(preset, s) {
