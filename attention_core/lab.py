@@ -8,7 +8,6 @@ and the value as sent.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Iterable
 
 from .errors import AttentionInputError
 from .scaling import score_variance, winner_probability
+from .values import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,8 @@ def query_ints(pairs: Iterable[tuple[str, str]], params: dict[str, Whole]) -> di
     sent: dict[str, str] = {}
     for name, text in pairs:
         if name not in params:
-            guess = next(iter(difflib.get_close_matches(name, params, n=1)), None)
-            hint = f'; did you mean "{guess}"?' if guess else "."
             raise AttentionInputError(
-                f"Unknown parameter {_quoted(name)}{hint} The parameters are "
+                f"Unknown parameter {_quoted(name)}{did_you_mean(name, params)} The parameters are "
                 f"{', '.join(params)}.", name)
         if name in given:
             raise AttentionInputError(

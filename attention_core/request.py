@@ -8,14 +8,13 @@ array is built, so a huge request costs nothing.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import AttentionInputError
 from .multihead import MAX_HEADS
-from .values import bool_matrix, describe, labels, matrix, number
+from .values import bool_matrix, describe, did_you_mean, labels, matrix, number
 
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 MATRICES = ("X", *PROJECTIONS)
@@ -71,10 +70,7 @@ class AttentionRequest:
 def _check_keys(payload: dict, allowed=FIELDS, where: str = "") -> None:
     for key in payload:
         if key not in allowed:
-            lowered = {f.lower(): f for f in allowed}
-            guess = lowered.get(str(key).lower()) or next(
-                iter(difflib.get_close_matches(str(key), allowed, n=1)), None)
-            hint = f'; did you mean "{guess}"?' if guess else "."
+            hint = did_you_mean(key, allowed)
             raise AttentionInputError(
                 f'Unknown field "{where}{key}"{hint} The fields are {", ".join(allowed)}.',
                 f"{where}{key}")

@@ -6,6 +6,7 @@ Each check raises AttentionInputError naming the field as the request spells it
 
 from __future__ import annotations
 
+import difflib
 import json
 
 import numpy as np
@@ -48,6 +49,18 @@ def parse_json(body: bytes | str):
         raise JSONSyntaxError(
             f"The body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}."
         ) from None
+
+
+def did_you_mean(name, choices) -> str:
+    """'; did you mean "W_Q"?' for the closest of ``choices`` (case first), else '.'.
+
+    >>> did_you_mean("W_q", ["X", "W_Q"]), did_you_mean("zzz", ["X"])
+    ('; did you mean "W_Q"?', '.')
+    """
+    lowered = {c.lower(): c for c in choices}
+    guess = lowered.get(str(name).lower()) or next(
+        iter(difflib.get_close_matches(str(name), list(choices), n=1)), None)
+    return f'; did you mean "{guess}"?' if guess else "."
 
 
 def describe(value) -> str:

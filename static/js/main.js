@@ -112,7 +112,7 @@ function drawInputs() {
   const errors = allErrors();
   renderInputs($("inputs"), state, errors);
   renderInputErrors($("input-errors"), errors);
-  drawControls();
+  drawControls(errors);
   ui.exportPanel?.changed();
 }
 
@@ -129,7 +129,7 @@ function setProp(node, prop, value) {
   if (node[prop] !== value) node[prop] = value;
 }
 
-function drawControls() {
+function drawControls(errors) {
   const dims = S.shapes(state);
   const typed = (input, value) => {  // never under the person's caret
     if (document.activeElement !== input) setProp(input, "value", String(value));
@@ -147,7 +147,7 @@ function drawControls() {
   setProp($("scale-default"), "checked", state.scale === "");
   setProp(scale, "disabled", state.scale === "");
   typed(scale, state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale);
-  const scaleError = allErrors().has("scale");
+  const scaleError = errors.has("scale");
   if (scale.getAttribute("aria-invalid") !== String(scaleError)) {
     scale.setAttribute("aria-invalid", String(scaleError));
     if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
