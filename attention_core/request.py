@@ -8,6 +8,7 @@ array is built, so a huge request costs nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,12 +171,14 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
     return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
                             tokens_kv=tokens_kv, positional=positional, causal=causal,
                             scale=scale, mask=mask, row=row,
-                            fields=_fields(payload.get("fields")))
+                            fields=_fields(payload.get("fields"), len(heads) if W_O is not None else 0))
 
 
-def _fields(value) -> frozenset[str] | None:
+def _fields(value, heads: int) -> frozenset[str] | None:
     """The response fields asked for: top-level names, "working.<name>" for parts of the
-    working, "heads.<name>" (and "heads.working.<name>") for parts of every head."""
+    working, "heads.<name>" (and "heads.working.<name>") for parts of every head, and
+    "heads[k].<name>" for parts of head k only (0-based; ``heads`` is how many there are,
+    0 for a single head sent as W_Q, W_K, W_V)."""
     if value is None:
         return None
     if not isinstance(value, list):
@@ -185,9 +188,23 @@ def _fields(value) -> frozenset[str] | None:
     known = {*RESPONSE_FIELDS, *single, *(f"working.{f}" for f in WORKING_FIELDS),
              *(f"heads.{f}" for f in single)}
     for i, name in enumerate(value):
-        if name not in known:
+        one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
+        if one and one[2] in single:
+            k = int(one[1])
+            if k >= heads:
+                raise AttentionInputError(
+                    f"fields[{i}] is {describe(name)}, but the request has "
+                    + (f"{heads} heads, numbered 0 to {heads - 1}" if heads else
+                       "no heads list (a single head sent as W_Q, W_K, W_V)"),
+                    f"fields[{i}]")
+            continue
+        if not isinstance(name, str) or name not in known:  # a list or object is unhashable
             raise AttentionInputError(
                 f"fields[{i}] is {describe(name)}, which is not a response field; the "
-                f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part> and heads.<field>",
+                f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "
+                "and heads[k].<field>",
                 f"fields[{i}]")
     return frozenset(value)
+
+
+_ONE_HEAD = re.compile(r"heads\[(0|[1-9][0-9]{0,2})\]\.(.+)")  # "heads[2].Q"

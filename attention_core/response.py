@@ -103,7 +103,7 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
 
 def select(body: dict, fields: frozenset[str]) -> dict:
     """Keep the fields named; "working.q" keeps that part of the working (and its row),
-    "heads.weights" that field of every head.
+    "heads.weights" that field of every head, "heads[2].Q" that field of head 2 only.
 
     A client that draws 256 tokens does not need every n × n matrix of the answer:
     choosing fields cuts the bytes sent, not the work done.
@@ -113,8 +113,10 @@ def select(body: dict, fields: frozenset[str]) -> dict:
     if "working" in body and parts and "working" not in fields:
         out["working"] = {k: v for k, v in body["working"].items() if k in parts or k == "row"}
     each = frozenset(f.split(".", 1)[1] for f in fields if f.startswith("heads."))
-    if "heads" in body and each and "heads" not in fields:
-        out["heads"] = [select(head, each) for head in body["heads"]]
+    own = [frozenset(f.split(".", 1)[1] for f in fields if f.startswith(f"heads[{k}]."))
+           for k in range(len(body.get("heads", ())))]
+    if "heads" in body and (each or any(own)) and "heads" not in fields:
+        out["heads"] = [select(head, each | mine) for head, mine in zip(body["heads"], own)]
     return out
 
 def plain(obj):

@@ -105,3 +105,30 @@ def test_fields_select_parts_of_every_head(client):
     assert body["heads"][0]["working"] == {"row": 1, "z": pytest.approx([0.8364, 1.6728], abs=1e-4)}
     bad = post(client, {"X": X, **H1, "fields": ["heads.nope"]})
     assert bad.status_code == 422 and bad.get_json()["error"]["field"] == "fields[0]"
+
+
+def test_fields_select_parts_of_one_head(client):
+    # The page draws every head's heatmap but the matrices and working of one head only.
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "row": 2,
+                      "fields": ["heads.weights", "heads[0].Q", "heads[0].working.z"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert [set(h) for h in heads] == [{"weights", "Q", "working"}, {"weights"}]
+    assert heads[0]["Q"] == [[1.0, 0.0], [1.0, 2.0], [2.0, 2.0]]  # X·W_Q of the hand-worked example
+    assert np.round(heads[0]["working"]["z"], 3).tolist() == [0.955, 1.627]
+    # Head 2's weights, from the plain-loop reference.
+    expected = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["weights"]
+    assert np.allclose(heads[1]["weights"], expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]}, "2 heads, numbered 0 to 1"),
+    ({"X": X, **H1, "fields": ["output", "heads[0].Q"]}, "no heads list"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[0].nope"]}, "not a response field"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[01].Q"]}, "not a response field"),
+])
+def test_one_head_fields_must_name_a_head_and_a_field(client, body, words):
+    r = post(client, body)
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == f"fields[{len(body['fields']) - 1}]" and words in error["message"], error

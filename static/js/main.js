@@ -68,7 +68,7 @@ async function recompute() {
     markStale();
     return;
   }
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads)) });
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head) });
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;

@@ -21,18 +21,29 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
   "jacobian_norm"].map((f) => `working.${f}`);
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
-export function fieldsFor(n, multi) {
+export function fieldsFor(n, multi, head = 0) {
   const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
   if (!multi) return single;
+  // Every head's heatmap needs its weights; only the shown head's matrices, mask and
+  // working are drawn (the mask is the same for every head). At 256 tokens with 4 heads
+  // this cuts the answer from 13 MB to under 6 MB.
   const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
-  return [...shared, "concat", "output", "warnings",
-    ...single.filter((f) => !shared.includes(f)).map((f) => `heads.${f}`)];
+  return [...shared, "concat", "output", "warnings", "heads.weights",
+    ...single.filter((f) => !shared.includes(f) && f !== "weights").map((f) => `heads[${head}].${f}`)];
+}
+
+/** The head an answer can show: ``head`` when the answer holds its matrices, else (until
+ *  the answer for ``head`` arrives) the head it was fetched for. 0 with a single head. */
+export function drawableHead(answer, head) {
+  if (!answer.heads) return 0;
+  const k = Math.min(head, answer.heads.length - 1);
+  return answer.heads[k].mask ? k : Math.max(0, answer.heads.findIndex((h) => h.mask));
 }
 
 /** The answer as one head's answer: the shown head's own matrices with the shared fields. */
 export function shownHead(answer, head) {
   if (!answer.heads) return answer;
-  const k = Math.min(head, answer.heads.length - 1);
+  const k = drawableHead(answer, head);
   const { tokens, tokens_kv, causal, positional_encoding } = answer;
   return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
 }
@@ -60,7 +71,7 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
   drawScores(body, labels, sel, shape, figure);
   const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
-  drawHeatmaps(answer, head, row, focus, labels, keyLabels);
+  drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
   const m = keyLabels.length;
   $("cross-note").hidden = !body.tokens_kv;
   $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
@@ -104,8 +115,9 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   return { focus, warning };
 }
 
-/** One heatmap per head, side by side; the shown head's is marked. */
-function drawHeatmaps(answer, head, row, focus, labels, keyLabels) {
+/** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every
+ *  head's: it depends on the causal switch and the masked cells, not on the head. */
+function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
   const heads = answer.heads ?? [answer];
   const host = $("heatmap");
   while (host.children.length > heads.length) host.lastChild.remove();
@@ -116,7 +128,7 @@ function drawHeatmaps(answer, head, row, focus, labels, keyLabels) {
     box.classList.toggle("shown", heads.length > 1 && shown);
     box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
     renderHeatmap(box.querySelector(".heatmap"), {
-      weights: answer.weights, mask: answer.mask, tokens: labels, keys: keyLabels, selected: row,
+      weights: answer.weights, mask, tokens: labels, keys: keyLabels, selected: row,
       focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });

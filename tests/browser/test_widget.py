@@ -487,6 +487,15 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     # The new head is the one shown: its Q and its working.
     assert matrix(page, "Q") == np.round(np.array(X) @ np.array(W2["W_Q"]), 3).tolist()
     expect(page.locator("#working-sym")).to_contain_text("head 2")
+    # Only the shown head's mask is fetched; the other heads' heatmaps draw it too.
+    page.get_by_role("checkbox", name="Causal mask").check()
+    wait_settled(page)
+    for name in ("Attention weights, head 1", "Attention weights, head 2"):
+        masked = page.get_by_role("grid", name=name).locator("td.masked")
+        expect(masked).to_have_count(3)
+        assert [td.get_attribute("data-i") + td.get_attribute("data-j") for td in masked.all()] == ["01", "02", "12"]
+    page.get_by_role("checkbox", name="Causal mask").uncheck()
+    wait_settled(page)
     # Clicking head 1's row 1 shows head 1 again.
     page.get_by_role("grid", name="Attention weights, head 1").locator("tbody tr").first.locator("td").first.click()
     expect(page.locator("#working-sym")).to_have_text("— query 1, “the”, head 1")
