@@ -7,6 +7,7 @@ import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
@@ -31,6 +32,7 @@ const ui = {
   answered: null,         // the state whose inputs body answers
   serverErrors: new Map(),
   lastField: null,        // consecutive keystrokes in one field make one history entry
+  newEntry: false,        // the URL waiting to be written makes a new history entry
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
@@ -50,16 +52,25 @@ const api = createApi({ onConnection: (up) => {
 function update(next, { history = "push", field = null } = {}) {
   state = next;
   ui.serverErrors = new Map();
-  recompute();  // first, so the request travels while the URL and inputs are redrawn
-  const url = toHash(state);
-  if (url !== location.hash) {
-    const coalesce = history === "push" && field !== null && field === ui.lastField;
-    if (history === "replace" || coalesce) window.history.replaceState(null, "", url);
-    else window.history.pushState(null, "", url);
-  }
+  recompute();  // first, so the request travels while the inputs are redrawn
+  // Consecutive keystrokes in one field make one history entry; anything else its own.
+  if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
   ui.lastField = field;
+  urlWriter.schedule();
   drawInputs();
 }
+
+// The URL mirrors the state, but writing it (history.replaceState costs ~4 ms, and the
+// URL of 256 tokens takes encoding) waits until the new numbers have painted. It is
+// written at once when the page is hidden or left, and before the link is copied.
+const urlWriter = coalesced(() => {
+  const url = toHash(state);
+  if (url !== location.hash) {
+    if (ui.newEntry) window.history.pushState(null, "", url);
+    else window.history.replaceState(null, "", url);
+  }
+  ui.newEntry = false;
+});
 
 async function recompute() {
   const asked = state;
@@ -113,8 +124,11 @@ function drawInputs() {
   renderInputs($("inputs"), state, errors);
   renderInputErrors($("input-errors"), errors);
   drawControls(errors);
-  ui.exportPanel?.changed();
+  exportChanged.schedule();
 }
+
+// The export panel follows every redraw, once things are quiet.
+const exportChanged = coalesced(() => ui.exportPanel?.changed());
 
 function markStale() {
   const { request } = built(state);
@@ -173,7 +187,7 @@ function drawResults({ now = false } = {}) {
   const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus, link: ui.link, now });
   ui.focus = focus;
   drawWalk();
-  ui.exportPanel?.changed();
+  exportChanged.schedule();
   if (warning) say(warning, { warning: true });
 }
 
@@ -382,6 +396,7 @@ function wire() {
     if (preset) update(presetState(preset, state.seed));
   });
   $("copy-link").addEventListener("click", async () => {
+    urlWriter.flush();
     try {
       await navigator.clipboard.writeText(location.href);
       say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
@@ -389,7 +404,13 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
+  window.addEventListener("pagehide", urlWriter.flush);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") urlWriter.flush();
+  });
   window.addEventListener("popstate", () => {
+    urlWriter.cancel();  // the history's state replaces the one waiting to be written
+    ui.newEntry = false;
     state = fromHash(location.hash, DEFAULT).state;
     ui.lastField = null;
     ui.serverErrors = new Map();

@@ -5,6 +5,7 @@
 import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap } from "./heatmap.js";
+import { inBackground } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
@@ -86,7 +87,8 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   }
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
-  // theirs: the new numbers paint first, the working one frame later.
+  // theirs and then runs at background priority: the new numbers paint first, and a
+  // key the person presses meanwhile is handled before the working, not after it.
   // (The first drawing, before the first paint, typesets at once.)
   if (row === null || body.working?.row === row) {
     const ticket = ++workingTicket;
@@ -98,7 +100,7 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
       renderLink($("page"), link);
     };
     if (now) draw();
-    else requestAnimationFrame(() => setTimeout(draw));
+    else requestAnimationFrame(() => inBackground(draw));
   }
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null

@@ -4,6 +4,7 @@
 import katex from "../vendor/katex/katex.mjs";
 import { el, symbols } from "./dom.js";
 import { texNumber } from "./format.js";
+import { morph, untypeset } from "./morph.js";
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
@@ -39,10 +40,16 @@ export function texVector(v, fmt = texTerm) {
   return `(${joinTerms(v.map((x) => fmt(x)), ", ")})`;
 }
 
+/** A span for typeset maths, typeset by ``typeset`` once it is on the page (and only if
+ *  the line is new: see morph.js). */
 function math(tex) {
-  const span = el("span", { class: "math" });
-  katex.render(tex, span, { throwOnError: false, output: "htmlAndMathml" });
-  return span;
+  return el("span", { class: "math", "data-tex": tex });
+}
+
+function typeset(host) {
+  for (const span of untypeset(host)) {
+    katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
+  }
 }
 
 /** One line of the working; ``j`` marks the key it is about, for linked highlighting. */
@@ -69,7 +76,7 @@ function step(title, ...items) {
  *  them (the tokens themselves in self-attention, X_kv's in cross-attention). */
 export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K, V }) {
   if (!w) {
-    host.replaceChildren(el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." }));
+    morph(host, [el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." })]);
     return;
   }
   const i = w.row + 1;
@@ -112,7 +119,7 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
       line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)]
     : [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
 
-  host.replaceChildren(
+  morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
       allowedIdx.length === n ? " reads every key." : allowedIdx.length
         ? ` may read ${allowedIdx.length} of the ${n} keys; the others are masked.`
@@ -125,5 +132,6 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
       : []), ...exps, sum),
     ...step("4 · Weights: each exponential over the sum", ...weights),
     ...step(`5 · Output: z is the weighted sum of the values`, ...output),
-  );
+  ]);
+  typeset(host);
 }
