@@ -87,6 +87,13 @@ def create_app(test_config: dict | None = None) -> Flask:
                                max_tokens=app.config["MAX_TOKENS"],
                                max_dim=app.config["MAX_DIM"])
 
+    spec = core.openapi_document(limits(), app.config["MAX_CONTENT_LENGTH"], core.__version__)
+
+    @app.get("/api/openapi.json")
+    def api_openapi():
+        """The OpenAPI 3.1 document of this API, with this app's limits in it."""
+        return jsonify(spec)
+
     @app.get("/health")
     def health():
         """Liveness: answers without computing anything."""

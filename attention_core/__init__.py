@@ -9,6 +9,7 @@ array([0.955, 1.627])
 from .engine import AttentionResult, attention, softmax_rows
 from .errors import AttentionInputError
 from .multihead import MultiHeadResult, multi_head_attention
+from .openapi import openapi_document
 from .positions import sinusoidal
 from .presets import default_request, presets
 from .request import AttentionRequest, Limits, parse_request
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AttentionInputError", "AttentionRequest", "AttentionResult", "Computed",
     "JSONSyntaxError", "Limits", "MultiHeadResult", "RowWorking", "attention", "compute",
-    "default_request", "multi_head_attention", "parse_json", "parse_request", "plain",
-    "presets", "response_body", "sinusoidal", "softmax_rows", "working", "working_body",
+    "default_request", "multi_head_attention", "openapi_document", "parse_json",
+    "parse_request", "plain", "presets", "response_body", "sinusoidal", "softmax_rows",
+    "working", "working_body",
 ]

@@ -1,0 +1,324 @@
+"""The OpenAPI 3.1 description of the HTTP API, built from the limits the app enforces.
+
+Schemas are JSON Schema 2020-12, as OpenAPI 3.1 allows: a masked score is
+``{"type": ["number", "null"]}``. Every bound here (maxItems of rows and columns,
+the number of heads, the ranges of query parameters) is read from the same
+settings and tables that validation uses, so the spec cannot drift from the checks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
+from .multihead import MAX_HEADS
+from .presets import default_request
+from .request import PROJECTIONS, RESPONSE_FIELDS, WORKING_FIELDS, Limits
+
+F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
+NUMBER = {"type": "number"}
+INPUT_NUMBER = {"type": "number", "minimum": -F64_MAX, "maximum": F64_MAX}
+MASKABLE = {"type": ["number", "null"]}  # −∞ (masked) or +∞ (overflowed exp) is null
+WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
+BOOL = {"type": "boolean"}
+TEXT = {"type": "string"}
+# Parts of a single-head answer that a multi-head answer has only inside each head.
+ONE_HEAD_ONLY = ("d_k", "scale", "Q", "K", "V", "scores", "scaled_scores", "mask", "weights",
+                 "working")
+
+ERRORS = {  # status: when the app answers it, always with the Error body
+    "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
+    "404": "There is nothing at this path.",
+    "405": "The path does not accept this method; the Allow header lists those it does.",
+    "413": "The body is larger than the limit.",
+    "415": "The body is not sent as application/json.",
+    "422": "A value or shape that cannot be computed; field names it.",
+    "500": "A fault of the server; the request was not computed.",
+}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _html(description: str) -> dict:
+    return {"description": description,
+            "content": {"text/html": {"schema": {"type": "string"}}}}
+
+
+def _vector(cell: dict, n: int, what: str = "") -> dict:
+    return {"type": "array", "minItems": 1, "maxItems": n, "items": cell,
+            **({"description": what} if what else {})}
+
+
+def _matrix(cell: dict, rows: int, cols: int, what: str = "") -> dict:
+    """A non-empty rectangular list of rows; rectangularity itself is checked by the app."""
+    return _vector(_vector(cell, cols), rows, what)
+
+
+def _nullable(schema: dict) -> dict:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def response_field_names() -> tuple[list[str], str]:
+    """What the request's ``fields`` accepts, by the rule of ``request._fields``: the names,
+    and the pattern of "heads[k].<part>" (that part of head k only, k below MAX_HEADS)."""
+    working = [f"working.{f}" for f in WORKING_FIELDS]
+    single = [f for f in RESPONSE_FIELDS if f not in ("heads", "concat")] + working
+    heads = "|".join(str(k) for k in range(MAX_HEADS))
+    parts = "|".join(re.escape(f) for f in single)
+    return ([*RESPONSE_FIELDS, *working, *(f"heads.{f}" for f in single)],
+            rf"^heads\[({heads})\]\.({parts})$")
+
+
+def _fields_schema() -> dict:
+    names, one_head = response_field_names()
+    return _nullable({"type": "array", "items": {"anyOf": [
+        {"enum": names}, {"type": "string", "pattern": one_head}]},
+        "description": "Keep only these parts: a name, working.<part>, heads.<part> (every "
+                       "head) or heads[k].<part> (head k, below the number of heads)."})
+
+
+def request_schemas(limits: Limits) -> dict:
+    """AttentionRequest and Head: one head (W_Q, W_K, W_V) or several (heads, W_O)."""
+    n, d = limits.max_tokens, limits.max_dim
+    weights = _matrix(INPUT_NUMBER, d, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
+    labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
+    head = {"type": "object", "properties": {"W_Q": weights, "W_K": weights, "W_V": weights},
+            "required": ["W_Q", "W_K", "W_V"], "additionalProperties": False}
+    properties = {
+        "X": _matrix(INPUT_NUMBER, n, d, "n × d_model: one row per query token"),
+        "W_Q": weights, "W_K": weights, "W_V": weights,
+        "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("Head")},
+        "W_O": _matrix(INPUT_NUMBER, d * MAX_HEADS, d, "(sum of the heads' d_v) × d_out"),
+        "tokens": _nullable({**labels, "description": "one label per row of X; t1 … tn"}),
+        "X_kv": _nullable(_matrix(INPUT_NUMBER, n, d, "m × d_model: cross-attention's keys")),
+        "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
+        "positional": {"enum": ["sinusoidal", None]},
+        "causal": {"type": ["boolean", "null"]},
+        "scale": _nullable(INPUT_NUMBER),
+        "mask": _nullable(_matrix(BOOL, n, n, "n × m: true where query i may read key j")),
+        "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
+                "description": "0-based query row (below n) whose working to return"},
+        "fields": _fields_schema(),
+    }
+    request = {
+        "type": "object", "properties": properties, "required": ["X"],
+        "additionalProperties": False,
+        "description": "Shapes must agree (W_Q has d_model rows, W_K as many columns as W_Q, "
+                       "mask is n × m, tokens has n labels); a mismatch is a 422.",
+        # Exactly one of the two forms; "false" forbids a property of the other form.
+        "oneOf": [
+            {"title": "one head", "required": ["W_Q", "W_K", "W_V"],
+             "properties": {"heads": False, "W_O": False}},
+            {"title": "several heads", "required": ["heads", "W_O"],
+             "properties": {"W_Q": False, "W_K": False, "W_V": False}},
+        ],
+    }
+    return {"AttentionRequest": request, "Head": head}
+
+
+def answer_schemas(limits: Limits) -> dict:
+    """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes."""
+    n, d = limits.max_tokens, limits.max_dim
+    matrix = _matrix(NUMBER, n, d)  # (tokens, width)
+    working = {
+        "type": "object", "required": ["row"], "additionalProperties": False,
+        "description": "The hand calculation of one query row; j runs over the m keys.",
+        "properties": {
+            "row": {"type": "integer", "minimum": 0, "maximum": n - 1}, "token": TEXT,
+            "q": _vector(NUMBER, d), "k": matrix, "v": matrix, "products": matrix,
+            "dots": _vector(NUMBER, n), "scale": NUMBER, "scaled": _vector(MASKABLE, n),
+            "allowed": _vector(BOOL, n),
+            "exp": _vector({"type": ["number", "null"], "minimum": 0}, n,
+                           "e^scaled_j; null where it overflows float64"),
+            "exp_sum": {"type": ["number", "null"], "minimum": 0}, "exp_overflow": BOOL,
+            "shift": NUMBER, "exp_shifted": _vector({**NUMBER, "minimum": 0}, n),
+            "exp_shifted_sum": {**NUMBER, "minimum": 0}, "weights": _vector(WEIGHT, n),
+            "entropy": {**NUMBER, "minimum": 0, "description": "nats"},
+            "jacobian_norm": {**NUMBER, "minimum": 0}, "terms": matrix,
+            "z": _vector(NUMBER, d),
+        },
+    }
+    head = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "d_k": {"type": "integer", "minimum": 1, "maximum": d}, "scale": NUMBER,
+            "Q": matrix, "K": matrix, "V": matrix, "scores": _matrix(NUMBER, n, n),
+            "scaled_scores": _matrix(MASKABLE, n, n, "null where masked (−∞)"),
+            "mask": _matrix(BOOL, n, n), "weights": _matrix(WEIGHT, n, n, "rows sum to 1 or 0"),
+            "output": matrix, "warnings": {"type": "array", "items": TEXT},
+            "working": _ref("Working"),
+        },
+    }
+    labels = _vector(TEXT, n)
+    answer = {
+        "type": "object", "additionalProperties": False,
+        "description": "Every part is present unless the request's fields leaves it out; "
+                       "several heads put each head's parts under heads.",
+        "properties": {
+            **head["properties"], "tokens": labels, "tokens_kv": labels, "causal": BOOL,
+            "positional_encoding": _matrix({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
+            "positional_encoding_kv": _matrix({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
+            "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS,
+                      "items": _ref("HeadAnswer")},
+            "concat": _matrix(NUMBER, n, d * MAX_HEADS),
+        },
+        # A multi-head answer keeps one head's parts under heads only, whatever is selected.
+        "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
+                             for key in ("heads", "concat")},
+    }
+    per_head = sorted(head["properties"].keys() - {"working"})  # working needs a row
+    return {
+        "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
+        "OneHeadAnswer": {
+            "allOf": [_ref("AttentionAnswer"), {"required": [*per_head, "causal", "tokens"]}],
+            "description": "The answer to one head without fields."},
+        "SeveralHeadsAnswer": {
+            "allOf": [_ref("AttentionAnswer"),
+                      {"required": ["causal", "concat", "heads", "output", "tokens", "warnings"],
+                       "properties": {"heads": {"items": {"required": per_head}}}}],
+            "description": "The answer to several heads without fields."},
+    }
+
+
+def other_schemas(version: str) -> dict:
+    """Error, the scaling lab's two answers, presets and health."""
+    curve_len = CURVE_PARAMS["d_k_max"].high.bit_length()  # d_k = 1, 2, 4 … ≤ d_k_max
+    probabilities = {"type": "array", "minItems": 1, "maxItems": curve_len, "items": WEIGHT}
+    sample = {name: {"type": "integer", "minimum": p.low, "maximum": p.high}
+              for name, p in SAMPLE_PARAMS.items()}
+    return {
+        "Error": {
+            "type": "object", "required": ["error"], "additionalProperties": False,
+            "properties": {"error": {
+                "type": "object", "required": ["message", "field"],
+                "additionalProperties": False,
+                "properties": {
+                    "message": {"type": "string", "minLength": 1},
+                    "field": {"type": ["string", "null"],
+                              "description": 'the input to fix, as the request spells it: '
+                                             '"W_K[0][1]", "heads[1].W_V", "d_k"; or null'},
+                }}},
+        },
+        "ScalingCurve": {
+            "type": "object", "required": ["d_k", "unscaled", "scaled"],
+            "additionalProperties": False,
+            "properties": {
+                "d_k": {"type": "array", "minItems": 1, "maxItems": curve_len,
+                        "items": {"type": "integer", "minimum": 1}},
+                "unscaled": probabilities, "scaled": probabilities,
+            },
+        },
+        "ScalingSample": {
+            "type": "object", "required": [*SAMPLE_PARAMS, "variance_raw", "variance_scaled"],
+            "additionalProperties": False,
+            "properties": {**sample, "variance_raw": {**NUMBER, "minimum": 0},
+                           "variance_scaled": {**NUMBER, "minimum": 0}},
+        },
+        "Presets": {
+            "type": "object", "required": ["presets"], "additionalProperties": False,
+            "properties": {"presets": {"type": "array", "minItems": 1, "items": {
+                "type": "object", "required": ["name", "description", "request"],
+                "additionalProperties": False,
+                "properties": {"name": TEXT, "description": TEXT,
+                               "request": _ref("AttentionRequest")}}}},
+        },
+        "Health": {
+            "type": "object", "required": ["status", "version"], "additionalProperties": False,
+            "properties": {"status": {"const": "ok"}, "version": {"const": version}},
+        },
+    }
+
+
+def _op(operation_id: str, summary: str, ok: dict, errors=(), **extra) -> dict:
+    """One operation: its 200 answer and the error statuses it can give."""
+    responses = {"200": ok, **{s: {"$ref": f"#/components/responses/{s}"} for s in errors}}
+    return {"operationId": operation_id, "summary": summary, **extra, "responses": responses}
+
+
+def _query(params: dict) -> list[dict]:
+    return [{"name": name, "in": "query", "required": False,
+             "schema": {"type": "integer", "minimum": p.low, "maximum": p.high,
+                        "default": p.default}} for name, p in params.items()]
+
+
+def request_examples() -> dict:
+    """The default example with its working, the same as two heads, and cross-attention."""
+    one = {**default_request(), "row": 2}
+    head = {p: one[p] for p in PROJECTIONS}
+    X_kv = [[1, 1], [2, 0], [0, 3], [1, -1]]
+    return {
+        "one head": {"value": one},
+        "two heads": {"value": {"X": one["X"], "heads": [head, head], "row": 0,
+                                "W_O": [[1, 0], [0, 1], [0.5, -0.5], [0, 1]]}},
+        "cross-attention": {"value": {
+            "X": one["X"], **head, "X_kv": X_kv, "tokens_kv": ["w", "x", "y", "z"],
+            "positional": "sinusoidal", "causal": True, "row": 1,
+            "fields": ["weights", "scaled_scores", "working.weights"]}},
+    }
+
+
+def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
+    """The OpenAPI 3.1 document of every route, for the limits and body size given.
+
+    ``max_body_bytes`` is the request body limit (413 beyond it); ``version`` the app's.
+    """
+    attention = _op(
+        "attention", "Compute attention and return every intermediate.",
+        _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields."),
+        ("400", "413", "415", "422"),
+        requestBody={
+            "required": True, "x-max-body-bytes": max_body_bytes,
+            "description": f"At most {max_body_bytes} bytes, {limits.max_tokens} tokens and "
+                           f"{limits.max_dim} numbers in a row of any matrix.",
+            "content": {"application/json": {"schema": _ref("AttentionRequest"),
+                                             "examples": request_examples()}},
+        })
+    errors = {status: _json(_ref("Error"), text) for status, text in ERRORS.items()}
+    errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
+                                          "description": "The methods the path accepts."}}
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+        "info": {
+            "title": "Attention Explorer API", "version": version,
+            "description": "Scaled dot-product attention in float64 with every intermediate. "
+                           "Every JSON answer is strict: JSON has no infinities, so a masked "
+                           "score is null. Every GET also answers HEAD, every path OPTIONS. "
+                           "Any path may answer 404, 405 or 500 with the Error body.",
+        },
+        "paths": {
+            "/": {"get": _op("index", "The interactive page.", _html("The page."))},
+            "/health": {"get": _op("health", "Liveness: answers without computing anything.",
+                                   _json(_ref("Health"), "The app is up."))},
+            "/api/presets": {"get": _op("presets", "The named examples, default first.",
+                                        _json(_ref("Presets"), "Each in the request format."))},
+            "/api/attention": {"post": attention},
+            "/api/docs": {"get": _op("apiDocs", "A human-readable description of the API.",
+                                     _html("The description."))},
+            "/api/openapi.json": {"get": _op(
+                "openapi", "This document.",
+                _json({"type": "object", "required": ["openapi", "info", "paths"]},
+                      "The OpenAPI 3.1 document."))},
+            "/api/scaling": {"get": _op(
+                "scalingCurve", "Winner probability of two keys √d_k apart, d_k = 1, 2, 4 …",
+                _json(_ref("ScalingCurve"), "unscaled[i] and scaled[i] are for d_k[i]."),
+                ("422",), parameters=_query(CURVE_PARAMS))},
+            "/api/scaling/sample": {"get": _op(
+                "scalingSample", "Measured variance of q·k and q·k/√d_k for random q, k.",
+                _json(_ref("ScalingSample"), "The parameters used and the two variances."),
+                ("422",), parameters=_query(SAMPLE_PARAMS),
+                description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
+        },
+        "components": {
+            "schemas": {**request_schemas(limits), **answer_schemas(limits),
+                        **other_schemas(version)},
+            "responses": errors,
+        },
+    }

@@ -1,0 +1,263 @@
+"""GET /api/openapi.json: the document, its limits, and schemathesis holding the app to it."""
+
+import copy
+import json
+import re
+
+import jsonschema_rs
+import pytest
+import schemathesis
+from hypothesis import settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance, negative_data_rejection, response_schema_conformance,
+    status_code_conformance, unsupported_method)
+
+import attention_core as core
+from app import create_app
+from attention_core.multihead import MAX_HEADS
+
+# Small limits keep every generated request cheap (at most 8 × 8 matrices) and are easy to
+# tell from the defaults (512 tokens, 256 dimensions, 4 MB) in the document.
+SMALL = {"TESTING": True, "MAX_TOKENS": 8, "MAX_DIM": 8, "MAX_CONTENT_LENGTH": 64 * 1024}
+
+# What "conforms" means: no 5xx; the status, content type and body are the documented ones;
+# a request the spec forbids is refused (so the spec is no stricter than the app); a method
+# the path lacks is a 405 with Allow. Not positive_data_acceptance: JSON Schema cannot say
+# "rectangular" or "W_Q has as many rows as X has columns", so a valid-looking request may
+# rightly be a 422.
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
+          response_schema_conformance, negative_data_rejection, unsupported_method]
+
+
+@pytest.fixture(scope="module")
+def small_app():
+    return create_app(SMALL)
+
+
+@pytest.fixture(scope="module")
+def spec(small_app):
+    r = small_app.test_client().get("/api/openapi.json")
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    return r.get_json()
+
+
+@pytest.fixture(scope="module")
+def api_schema(small_app):
+    return schemathesis.openapi.from_wsgi("/api/openapi.json", small_app)
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
+
+
+# derandomize (and no example database) makes every run generate the same cases, so CI
+# is reproducible; 50 fuzzed cases per operation, plus the documented examples and
+# schemathesis's boundary cases, run in about ten seconds at these limits.
+@schema.parametrize()
+@settings(max_examples=50, deadline=None, derandomize=True, database=None)
+def test_app_conforms_to_its_spec(case):
+    case.call_and_validate(checks=CHECKS)
+
+
+def validator(spec, name):
+    """A JSON Schema 2020-12 validator for components.schemas[name], its $refs resolved."""
+    return jsonschema_rs.Draft202012Validator(
+        {"$ref": f"#/components/schemas/{name}", "components": spec["components"]})
+
+
+def fields_items(spec):
+    """The two forms of a fields entry: [{"enum": names}, {"pattern": "heads[k].<part>"}]."""
+    fields = spec["components"]["schemas"]["AttentionRequest"]["properties"]["fields"]
+    return fields["anyOf"][0]["items"]["anyOf"]
+
+
+def post(client, body):
+    return client.post("/api/attention", data=json.dumps(body), content_type="application/json")
+
+
+def test_the_document_is_openapi_3_1_for_this_version(spec):
+    assert re.fullmatch(r"3\.1\.\d+", spec["openapi"])
+    assert spec["info"]["version"] == core.__version__
+    assert spec["info"]["title"] == "Attention Explorer API"
+
+
+def test_every_route_is_described_with_its_methods(small_app, spec):
+    routes = {}
+    for rule in small_app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule.rule)  # <int:id> → {id}
+        # Every GET answers HEAD and every path OPTIONS; info.description says so once.
+        routes[path] = {m.lower() for m in rule.methods - {"HEAD", "OPTIONS"}}
+    assert {path: set(ops) for path, ops in spec["paths"].items()} == routes
+    assert len(routes) >= 8  # not vacuous: the url_map was read
+
+
+@pytest.mark.parametrize("config, tokens, dim, body", [
+    (SMALL, 8, 8, 65536),
+    ({"MAX_TOKENS": 5, "MAX_DIM": 3, "MAX_CONTENT_LENGTH": 1000}, 5, 3, 1000),
+    ({}, 512, 256, 4 * 1024 * 1024),
+])
+def test_the_limits_are_the_configured_ones(config, tokens, dim, body):
+    r = create_app({"TESTING": True, **config}).test_client().get("/api/openapi.json")
+    assert r.status_code == 200
+    spec = r.get_json()
+    req = spec["components"]["schemas"]["AttentionRequest"]["properties"]
+    for name, rows, cols in (("X", tokens, dim), ("W_Q", dim, dim), ("W_V", dim, dim),
+                             ("W_O", dim * MAX_HEADS, dim)):
+        assert (req[name]["maxItems"], req[name]["items"]["maxItems"]) == (rows, cols), name
+    assert (req["heads"]["minItems"], req["heads"]["maxItems"]) == (1, 16)
+    tokens_schema = req["tokens"]["anyOf"][0]
+    assert tokens_schema["maxItems"] == tokens and tokens_schema["items"]["maxLength"] == 64
+    mask = req["mask"]["anyOf"][0]
+    assert (mask["maxItems"], mask["items"]["maxItems"]) == (tokens, tokens)
+    assert (req["row"]["minimum"], req["row"]["maximum"]) == (0, tokens - 1)
+    answer = spec["components"]["schemas"]["AttentionAnswer"]["properties"]
+    assert answer["weights"]["maxItems"] == answer["weights"]["items"]["maxItems"] == tokens
+    request_body = spec["paths"]["/api/attention"]["post"]["requestBody"]
+    assert request_body["x-max-body-bytes"] == body
+    assert f"At most {body} bytes, {tokens} tokens" in request_body["description"]
+
+
+def test_the_scaling_parameters_are_the_lab_ranges(spec):
+    params = {p["name"]: p["schema"] for p in
+              spec["paths"]["/api/scaling/sample"]["get"]["parameters"]}
+    assert params == {
+        "d_k": {"type": "integer", "minimum": 1, "maximum": 1024, "default": 64},
+        "samples": {"type": "integer", "minimum": 100, "maximum": 100000, "default": 10000},
+        "seed": {"type": "integer", "minimum": 0, "maximum": 4294967295, "default": 0},
+    }
+    (curve,) = spec["paths"]["/api/scaling"]["get"]["parameters"]
+    assert curve["name"] == "d_k_max" and curve["schema"]["maximum"] == 4096
+    assert spec["components"]["schemas"]["ScalingCurve"]["properties"]["d_k"]["maxItems"] == 13
+
+
+def test_the_document_validates_and_every_ref_resolves(spec):
+    schemathesis.openapi.from_dict(copy.deepcopy(spec)).validate()  # the OpenAPI 3.1 schema
+    for name, component in spec["components"]["schemas"].items():
+        assert jsonschema_rs.meta.is_valid(component), name  # each one JSON Schema 2020-12
+    assert not jsonschema_rs.meta.is_valid({"type": "matrix"})  # the check can fail
+
+    refs = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            refs.extend(v for k, v in node.items() if k == "$ref")
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(spec)
+    assert len(refs) > 10
+    for ref in refs:
+        target = spec
+        for part in ref.removeprefix("#/").split("/"):
+            assert isinstance(target, dict) and part in target, ref
+            target = target[part]
+
+
+def test_the_default_example_answer_matches_the_full_one_head_shape(small_app, spec, cat_sat):
+    r = post(small_app.test_client(), {**cat_sat, "causal": True, "row": 1})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["scaled_scores"][0][1] is None  # a masked score, null in the answer
+    one_head = validator(spec, "OneHeadAnswer")
+    one_head.validate(body)
+    # The schema is not vacuous: each of these breaks it.
+    for broken in ({k: v for k, v in body.items() if k != "weights"},  # weights required
+                   {**body, "weights": [[1.5, 0, 0]] * 3},  # a weight above 1
+                   {**body, "scaled_scores": [["-inf"] * 3] * 3},  # a string for −∞
+                   {**body, "heads": []},  # heads beside one head's matrices
+                   {**body, "working": {"q": [1.0]}}):  # working without its row
+        assert not one_head.is_valid(broken), broken
+
+
+@pytest.mark.parametrize("name", ["one head", "two heads", "cross-attention"])
+def test_the_documented_examples_compute_and_match(small_app, spec, name):
+    media = spec["paths"]["/api/attention"]["post"]["requestBody"]["content"]["application/json"]
+    example = media["examples"][name]["value"]
+    validator(spec, "AttentionRequest").validate(example)
+    r = post(small_app.test_client(), example)
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    validator(spec, "AttentionAnswer").validate(body)
+    if name == "two heads":
+        validator(spec, "SeveralHeadsAnswer").validate(body)
+        assert not validator(spec, "OneHeadAnswer").is_valid(body)
+    if name == "cross-attention":  # fields: exactly what was asked, and the working's row
+        assert set(body) == {"weights", "scaled_scores", "working"}
+        assert set(body["working"]) == {"row", "weights"}
+
+
+def test_every_fields_name_in_the_spec_is_accepted_and_no_other(spec, cat_sat):
+    items = fields_items(spec)
+    names, one_head = items[0]["enum"], re.compile(items[1]["pattern"])
+    # 19 top-level names, 21 parts of the working, and both again under heads (but for
+    # heads and concat themselves).
+    assert len(names) == len(set(names)) == 19 + 21 + 17 + 21
+    for name in names:
+        assert core.parse_request({**cat_sat, "fields": [name]}).fields == {name}
+    for name in ("heads.heads", "heads.concat", "working.nope", "heads.working.nope"):
+        assert name not in names and not one_head.search(name)
+        with pytest.raises(core.AttentionInputError):
+            core.parse_request({**cat_sat, "fields": [name]})
+
+
+def test_fields_of_one_head_follow_the_pattern(spec, cat_sat):
+    one_head = re.compile(fields_items(spec)[1]["pattern"])
+    head = {p: cat_sat[p] for p in ("W_Q", "W_K", "W_V")}
+    sixteen = {"X": cat_sat["X"], "heads": [head] * 16, "W_O": [[1, 0]] * 32}
+    for name in ("heads[0].Q", "heads[15].working.z", "heads[9].tokens"):
+        assert one_head.search(name)
+        assert core.parse_request({**sixteen, "fields": [name]}).fields == {name}
+    for name in ("heads[16].Q", "heads[01].Q", "heads[0].heads", "heads[0].nope", "heads[-1].Q"):
+        assert not one_head.search(name), name
+        with pytest.raises(core.AttentionInputError):
+            core.parse_request({**sixteen, "fields": [name]})
+
+
+@pytest.mark.parametrize("fields", [[{}], [[1]], ["weights", {"a": 1}]])
+def test_a_fields_entry_that_is_not_text_is_a_422_not_a_500(client, cat_sat, fields):
+    # Found by schemathesis: {"fields": [{}]} was a 500 (a dict is unhashable).
+    r = post(client, {**cat_sat, "fields": fields})
+    assert r.status_code == 422
+    assert r.get_json()["error"]["field"] == f"fields[{len(fields) - 1}]"
+
+
+def test_every_error_status_has_the_error_shape(spec):
+    client = create_app({**SMALL, "MAX_CONTENT_LENGTH": 100}).test_client()
+    answers = {
+        400: client.post("/api/attention", data="{", content_type="application/json"),
+        404: client.get("/api/nowhere"),
+        405: client.get("/api/attention"),
+        413: client.post("/api/attention", data=" " * 101, content_type="application/json"),
+        415: client.post("/api/attention", data="{}", content_type="text/plain"),
+        422: client.get("/api/scaling?d_k_max=0"),
+    }
+    error = validator(spec, "Error")
+    for status, r in answers.items():
+        assert r.status_code == status and r.mimetype == "application/json"
+        error.validate(r.get_json())
+        assert str(status) in spec["components"]["responses"]
+    assert answers[405].headers["Allow"]
+
+
+def test_every_get_answer_matches_its_documented_schema(small_app, spec):
+    client = small_app.test_client()
+    for path, ops in spec["paths"].items():
+        if "get" not in ops:
+            continue
+        r = client.get(path)
+        assert r.status_code == 200, path
+        (media, content), = ops["get"]["responses"]["200"]["content"].items()
+        assert r.mimetype == media, path
+        body = r.get_json() if media == "application/json" else r.get_data(as_text=True)
+        documented = {**content["schema"], "components": spec["components"]}
+        jsonschema_rs.Draft202012Validator(documented).validate(body)
+
+
+def test_the_presets_fit_the_default_limits(client):
+    spec = client.get("/api/openapi.json").get_json()
+    presets = client.get("/api/presets").get_json()
+    validator(spec, "Presets").validate(presets)
