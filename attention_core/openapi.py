@@ -106,6 +106,9 @@ def request_schemas(limits: Limits) -> dict:
         "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
                 "description": "0-based query row (below n) whose working to return"},
         "fields": _fields_schema(),
+        "encoding": {"enum": ["json", "base64", None],
+                     "description": 'How the answer writes its arrays: "json" (nested lists, '
+                                    'the default) or "base64" (each an EncodedArray).'},
     }
     request = {
         "type": "object", "properties": properties, "required": ["X"],
@@ -123,35 +126,62 @@ def request_schemas(limits: Limits) -> dict:
     return {"AttentionRequest": request, "Head": head}
 
 
+ENCODED_ARRAY = {
+    "type": "object", "required": ["dtype", "shape", "base64"], "additionalProperties": False,
+    "description": 'An array of an answer asked with "encoding": "base64": its bytes in '
+                   "row-major order, float64 little-endian (a masked score is −∞ itself) or "
+                   "bool as one byte 0 or 1 each.",
+    "properties": {
+        "dtype": {"enum": ["float64", "bool"]},
+        "shape": {"type": "array", "minItems": 1, "maxItems": 2,
+                  "items": {"type": "integer", "minimum": 0}},
+        "base64": {"type": "string", "contentEncoding": "base64"},
+    },
+}
+
+
+def _array(schema: dict, what: str = "") -> dict:
+    """An array of the answer: nested lists, or an EncodedArray of the same numbers."""
+    return {"anyOf": [schema, _ref("EncodedArray")], **({"description": what} if what else {})}
+
+
+def _m(cell: dict, rows: int, cols: int, what: str = "") -> dict:
+    return _array(_matrix(cell, rows, cols), what)
+
+
+def _v(cell: dict, n: int, what: str = "") -> dict:
+    return _array(_vector(cell, n), what)
+
+
 def answer_schemas(limits: Limits) -> dict:
     """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes."""
     n, d = limits.max_tokens, limits.max_dim
-    matrix = _matrix(NUMBER, n, d)  # (tokens, width)
+    matrix = _m(NUMBER, n, d)  # (tokens, width)
     working = {
         "type": "object", "required": ["row"], "additionalProperties": False,
         "description": "The hand calculation of one query row; j runs over the m keys.",
         "properties": {
             "row": {"type": "integer", "minimum": 0, "maximum": n - 1}, "token": TEXT,
-            "q": _vector(NUMBER, d), "k": matrix, "v": matrix, "products": matrix,
-            "dots": _vector(NUMBER, n), "scale": NUMBER, "scaled": _vector(MASKABLE, n),
-            "allowed": _vector(BOOL, n),
-            "exp": _vector({"type": ["number", "null"], "minimum": 0}, n,
-                           "e^scaled_j; null where it overflows float64"),
+            "q": _v(NUMBER, d), "k": matrix, "v": matrix, "products": matrix,
+            "dots": _v(NUMBER, n), "scale": NUMBER, "scaled": _v(MASKABLE, n),
+            "allowed": _v(BOOL, n),
+            "exp": _v({"type": ["number", "null"], "minimum": 0}, n,
+                      "e^scaled_j; null where it overflows float64"),
             "exp_sum": {"type": ["number", "null"], "minimum": 0}, "exp_overflow": BOOL,
-            "shift": NUMBER, "exp_shifted": _vector({**NUMBER, "minimum": 0}, n),
-            "exp_shifted_sum": {**NUMBER, "minimum": 0}, "weights": _vector(WEIGHT, n),
+            "shift": NUMBER, "exp_shifted": _v({**NUMBER, "minimum": 0}, n),
+            "exp_shifted_sum": {**NUMBER, "minimum": 0}, "weights": _v(WEIGHT, n),
             "entropy": {**NUMBER, "minimum": 0, "description": "nats"},
             "jacobian_norm": {**NUMBER, "minimum": 0}, "terms": matrix,
-            "z": _vector(NUMBER, d),
+            "z": _v(NUMBER, d),
         },
     }
     head = {
         "type": "object", "additionalProperties": False,
         "properties": {
             "d_k": {"type": "integer", "minimum": 1, "maximum": d}, "scale": NUMBER,
-            "Q": matrix, "K": matrix, "V": matrix, "scores": _matrix(NUMBER, n, n),
-            "scaled_scores": _matrix(MASKABLE, n, n, "null where masked (−∞)"),
-            "mask": _matrix(BOOL, n, n), "weights": _matrix(WEIGHT, n, n, "rows sum to 1 or 0"),
+            "Q": matrix, "K": matrix, "V": matrix, "scores": _m(NUMBER, n, n),
+            "scaled_scores": _m(MASKABLE, n, n, "null where masked (−∞)"),
+            "mask": _m(BOOL, n, n), "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
             "output": matrix, "warnings": {"type": "array", "items": TEXT},
             "working": _ref("Working"),
         },
@@ -163,11 +193,11 @@ def answer_schemas(limits: Limits) -> dict:
                        "several heads put each head's parts under heads.",
         "properties": {
             **head["properties"], "tokens": labels, "tokens_kv": labels, "causal": BOOL,
-            "positional_encoding": _matrix({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
-            "positional_encoding_kv": _matrix({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
+            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
+            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
             "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS,
                       "items": _ref("HeadAnswer")},
-            "concat": _matrix(NUMBER, n, d * MAX_HEADS),
+            "concat": _m(NUMBER, n, d * MAX_HEADS),
         },
         # A multi-head answer keeps one head's parts under heads only, whatever is selected.
         "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
@@ -176,6 +206,7 @@ def answer_schemas(limits: Limits) -> dict:
     per_head = sorted(head["properties"].keys() - {"working"})  # working needs a row
     return {
         "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
+        "EncodedArray": ENCODED_ARRAY,
         "OneHeadAnswer": {
             "allOf": [_ref("AttentionAnswer"), {"required": [*per_head, "causal", "tokens"]}],
             "description": "The answer to one head without fields."},

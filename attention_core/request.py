@@ -20,8 +20,9 @@ from .values import bool_matrix, describe, did_you_mean, labels, matrix, number
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 MATRICES = ("X", *PROJECTIONS)
 FIELDS = ("tokens", "X", *PROJECTIONS, "heads", "W_O", "X_kv", "tokens_kv", "positional",
-          "causal", "scale", "mask", "row", "fields")
+          "causal", "scale", "mask", "row", "fields", "encoding")
 POSITIONAL = ("sinusoidal",)
+ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response.encode_arrays
 
 # What a response may hold, for the optional "fields" selection of a request.
 RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
@@ -57,6 +58,7 @@ class AttentionRequest:
     mask: np.ndarray | None  # (n, m) bool
     row: int | None
     fields: frozenset[str] | None  # None: every response field
+    encoding: str = "json"  # one of ENCODINGS
 
     @property
     def multi_head(self) -> bool:
@@ -170,8 +172,18 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
             "row")
     return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
                             tokens_kv=tokens_kv, positional=positional, causal=causal,
-                            scale=scale, mask=mask, row=row,
+                            scale=scale, mask=mask, row=row, encoding=_encoding(payload.get("encoding")),
                             fields=_fields(payload.get("fields"), len(heads) if W_O is not None else 0))
+
+
+def _encoding(value) -> str:
+    if value is None:
+        return "json"
+    if value not in ENCODINGS:
+        raise AttentionInputError(
+            f'encoding must be "json" (arrays as nested lists, the default) or "base64" '
+            f"(each array as its float64 bytes), got {describe(value)}", "encoding")
+    return value
 
 
 def _fields(value, heads: int) -> frozenset[str] | None:

@@ -5,9 +5,15 @@ non-finite entry in it (−∞ for a masked score, +∞ for an exponential beyon
 float64) means JSON ``null``, since JSON has no infinities. Serialisers must keep
 that rule: the HTTP layer's orjson does it natively, and ``plain`` does it for the
 standard library's json. NaN never occurs: the engine refuses inputs that would make it.
+
+With ``"encoding": "base64"`` every array is sent as its bytes instead (``encode_arrays``):
+exact, −∞ included, half the size of printed digits and read by a client without parsing
+a single number. The page asks for it; a 256 × 256 weight matrix is 0.7 MB instead of 1.4.
 """
 
 from __future__ import annotations
+
+import base64
 
 import numpy as np
 
@@ -98,7 +104,31 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
     else:
         body.update(heads=heads, concat=computed.multi.concat, output=computed.multi.output,
                     warnings=list(computed.multi.warnings))
-    return body if request.fields is None else select(body, request.fields)
+    if request.fields is not None:
+        body = select(body, request.fields)
+    return encode_arrays(body) if request.encoding == "base64" else body
+
+
+def encode_arrays(obj):
+    """``obj`` with every numpy array as ``{"dtype", "shape", "base64"}``.
+
+    dtype is "float64" (IEEE 754 little-endian, so a masked score is −∞ itself) or "bool"
+    (one byte each, 0 or 1); the bytes are the array in row-major (C) order.
+
+    >>> encode_arrays({"w": np.array([[0.5, -np.inf]]), "ok": np.array([True, False]), "n": 2})
+    {'w': {'dtype': 'float64', 'shape': [1, 2], 'base64': 'AAAAAAAA4D8AAAAAAADw/w=='}, \
+'ok': {'dtype': 'bool', 'shape': [2], 'base64': 'AQA='}, 'n': 2}
+    """
+    if isinstance(obj, np.ndarray):
+        dtype = "bool" if obj.dtype == bool else "float64"
+        raw = np.ascontiguousarray(obj, dtype=np.uint8 if dtype == "bool" else "<f8")
+        return {"dtype": dtype, "shape": list(obj.shape),
+                "base64": base64.b64encode(raw.tobytes()).decode("ascii")}
+    if isinstance(obj, dict):
+        return {k: encode_arrays(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [encode_arrays(v) for v in obj]
+    return obj
 
 
 def select(body: dict, fields: frozenset[str]) -> dict:

@@ -292,3 +292,55 @@ def test_api_docs_page_describes_the_routes(client):
     for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
                   "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes"):
         assert words in text, words
+
+
+def decode(obj):
+    """The test's own reading of "encoding": "base64": numpy straight from the bytes."""
+    if isinstance(obj, dict) and set(obj) == {"dtype", "shape", "base64"}:
+        import base64
+        dtype = {"float64": "<f8", "bool": np.uint8}[obj["dtype"]]
+        a = np.frombuffer(base64.b64decode(obj["base64"]), dtype=dtype).reshape(obj["shape"])
+        return a.astype(bool) if obj["dtype"] == "bool" else a
+    if isinstance(obj, dict):
+        return {k: decode(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [decode(v) for v in obj]
+    return obj
+
+
+def test_base64_encoding_sends_the_same_numbers_exactly(client, cat_sat):
+    asked = {**cat_sat, "causal": True, "row": 2}
+    plain, packed = post(client, asked), post(client, {**asked, "encoding": "base64"})
+    assert plain.status_code == packed.status_code == 200
+    plain, packed = plain.get_json(), packed.get_json()
+    assert set(packed) == set(plain)
+    assert packed["weights"]["dtype"] == "float64" and packed["weights"]["shape"] == [3, 3]
+    assert packed["mask"]["dtype"] == "bool"
+    got = decode(packed)
+    # Masked scores are −∞ itself, not null; every other number is bit for bit the JSON one.
+    assert got["scaled_scores"][0].tolist() == [plain["scaled_scores"][0][0], -math.inf, -math.inf]
+    for key in ("Q", "K", "V", "scores", "weights", "output"):
+        assert got[key].tolist() == plain[key], key
+    assert got["mask"].tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+    assert got["working"]["z"].tolist() == plain["working"]["z"]
+    assert np.round(got["weights"][2], 3).tolist() == [0.187, 0.045, 0.768]  # hand-worked
+    assert got["tokens"] == ["the", "cat", "sat"] and got["d_k"] == 2
+
+
+def test_base64_encoding_with_fields_and_heads(client, cat_sat):
+    H = {k: cat_sat[k] for k in ("W_Q", "W_K", "W_V")}
+    r = post(client, {"X": cat_sat["X"], "heads": [H, H], "W_O": np.eye(4, 2).tolist(),
+                      "encoding": "base64", "fields": ["heads.weights", "concat"]})
+    assert r.status_code == 200
+    body = decode(r.get_json())
+    assert body["concat"].shape == (3, 4)
+    assert np.array_equal(body["heads"][0]["weights"], body["heads"][1]["weights"])
+    assert np.round(body["heads"][0]["weights"][2], 3).tolist() == [0.187, 0.045, 0.768]
+
+
+@pytest.mark.parametrize("encoding", ["binary", 1, ["base64"]])
+def test_encoding_must_be_json_or_base64(client, cat_sat, encoding):
+    r = post(client, {**cat_sat, "encoding": encoding})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == "encoding" and '"json"' in error["message"] and "base64" in error["message"]

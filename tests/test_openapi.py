@@ -113,7 +113,8 @@ def test_the_limits_are_the_configured_ones(config, tokens, dim, body):
     assert (mask["maxItems"], mask["items"]["maxItems"]) == (tokens, tokens)
     assert (req["row"]["minimum"], req["row"]["maximum"]) == (0, tokens - 1)
     answer = spec["components"]["schemas"]["AttentionAnswer"]["properties"]
-    assert answer["weights"]["maxItems"] == answer["weights"]["items"]["maxItems"] == tokens
+    weights = answer["weights"]["anyOf"][0]  # or an EncodedArray
+    assert weights["maxItems"] == weights["items"]["maxItems"] == tokens
     request_body = spec["paths"]["/api/attention"]["post"]["requestBody"]
     assert request_body["x-max-body-bytes"] == body
     assert f"At most {body} bytes, {tokens} tokens" in request_body["description"]
@@ -171,6 +172,23 @@ def test_the_default_example_answer_matches_the_full_one_head_shape(small_app, s
                    {**body, "heads": []},  # heads beside one head's matrices
                    {**body, "working": {"q": [1.0]}}):  # working without its row
         assert not one_head.is_valid(broken), broken
+
+
+def test_a_base64_answer_matches_the_full_shape_too(small_app, spec, cat_sat):
+    for extra, shape in (({}, "OneHeadAnswer"),
+                         ({"heads": [{k: cat_sat[k] for k in ("W_Q", "W_K", "W_V")}] * 2,
+                           "W_O": [[1, 0], [0, 1], [1, 0], [0, 1]]}, "SeveralHeadsAnswer")):
+        asked = {**cat_sat, **extra, "causal": True, "row": 1, "encoding": "base64"}
+        if extra:
+            asked = {k: v for k, v in asked.items() if k not in ("W_Q", "W_K", "W_V")}
+        r = post(small_app.test_client(), asked)
+        assert r.status_code == 200
+        body = r.get_json()
+        validator(spec, shape).validate(body)
+        weights = (body["heads"][0] if extra else body)["weights"]
+        assert weights["dtype"] == "float64" and weights["shape"] == [3, 3]
+        assert not validator(spec, shape).is_valid(
+            {**body, "concat" if extra else "weights": {**weights, "dtype": "float32"}})
 
 
 @pytest.mark.parametrize("name", ["one head", "two heads", "cross-attention"])

@@ -1,6 +1,8 @@
 // Talking to POST /api/attention: only the newest request's answer is ever delivered,
 // and a lost connection is retried on its own until the server answers again.
 
+import { decodeArrays } from "./arrays.js";
+
 const RETRY_MS = [500, 1000, 2000, 4000];  // then every 4 s
 
 /** createApi({fetch, onConnection, url}) → {compute(request)}.
@@ -36,8 +38,9 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
         });
         // 502–504 come from a proxy while the app restarts: as good as unreachable.
         if (response.status >= 502 && response.status <= 504) throw new TypeError("gateway");
-        const body = await response.json();
+        const raw = await response.json();
         if (seq !== newest) return null;
+        const body = request.encoding === "base64" ? decodeArrays(raw) : raw;
         setConnected(true);
         return { status: response.status, body };
       } catch (err) {

@@ -79,7 +79,8 @@ async function recompute() {
     markStale();
     return;
   }
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head) });
+  // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head), encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;

@@ -19,6 +19,17 @@ test("posts the request as JSON and returns status and body", async () => {
   assert.deepEqual(JSON.parse(seen[0][1].body), { X: [[1]] });
 });
 
+test("an answer asked in base64 comes back as nested lists", async () => {
+  const bytes = Buffer.alloc(16);
+  bytes.writeDoubleLE(0.25, 0);
+  bytes.writeDoubleLE(-Infinity, 8);
+  const packed = { weights: { dtype: "float64", shape: [1, 2], base64: bytes.toString("base64") }, d_k: 2 };
+  const api = createApi({ fetch: async () => reply(200, packed) });
+  assert.deepEqual(await api.compute({ X: [[1]], encoding: "base64" }), { status: 200, body: { weights: [[0.25, null]], d_k: 2 } });
+  // Asked in JSON, an object of that shape is left alone (it is not the server's doing).
+  assert.deepEqual((await api.compute({ X: [[1]] })).body, packed);
+});
+
 test("a slow answer never overwrites a newer one", async () => {
   const slow = deferred();
   const api = createApi({
