@@ -10,7 +10,7 @@ import os
 
 from flask import Flask, jsonify, render_template, request
 from flask.json.provider import JSONProvider
-from werkzeug.exceptions import HTTPException, UnsupportedMediaType
+from werkzeug.exceptions import ClientDisconnected, HTTPException, UnsupportedMediaType
 
 import orjson
 
@@ -138,6 +138,13 @@ def create_app(test_config: dict | None = None) -> Flask:
         except core.AttentionInputError as exc:
             return error(422, exc.message, exc.field)
         return jsonify(core.response_body(req, computed))
+
+    @app.errorhandler(ClientDisconnected)
+    def body_not_received(exc: ClientDisconnected):
+        # The client went away, or (under gunicorn, see gunicorn.conf.py) went silent for
+        # ATTENTION_CLIENT_TIMEOUT seconds mid-body: werkzeug's own answer is a bare 400.
+        return error(408, "The request body stopped arriving before it was complete; "
+                          "nothing was computed. Send it again.")
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -30,6 +30,7 @@ ONE_HEAD_ONLY = ("d_k", "scale", "Q", "K", "V", "scores", "scaled_scores", "mask
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
     "404": "There is nothing at this path.",
+    "408": "The body stopped arriving before it was complete (the client went silent).",
     "405": "The path does not accept this method; the Allow header lists those it does.",
     "413": "The body is larger than the limit.",
     "415": "The body is not sent as application/json.",
@@ -303,7 +304,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
     attention = _op(
         "attention", "Compute attention and return every intermediate.",
         _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields."),
-        ("400", "413", "415", "422"),
+        ("400", "408", "413", "415", "422"),
         requestBody={
             "required": True, "x-max-body-bytes": max_body_bytes,
             "description": f"At most {max_body_bytes} bytes, {limits.max_tokens} tokens and "

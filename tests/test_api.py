@@ -1,6 +1,7 @@
 """POST /api/attention, GET /api/presets, /health: status codes, bodies, errors, headers."""
 
 import copy
+import io
 import json
 import math
 
@@ -344,3 +345,40 @@ def test_encoding_must_be_json_or_base64(client, cat_sat, encoding):
     assert r.status_code == 422
     error = r.get_json()["error"]
     assert error["field"] == "encoding" and '"json"' in error["message"] and "base64" in error["message"]
+
+
+class SilentClient(io.RawIOBase):
+    """A request body socket: five bytes, then the timeout of a client gone silent (as
+    gunicorn.conf.py's per-read timeout raises it)."""
+
+    def __init__(self):
+        self.sent = False
+
+    def readable(self):
+        return True
+
+    def seekable(self):  # the test client asks where the stream starts
+        return True
+
+    def tell(self):
+        return 0
+
+    def seek(self, *args):
+        return 0
+
+    def readinto(self, buffer):
+        if self.sent:
+            raise TimeoutError("timed out")
+        self.sent = True
+        buffer[:5] = b'{"X":'
+        return 5
+
+
+def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
+    r = client.post("/api/attention", input_stream=SilentClient(), content_length=100,
+                    content_type="application/json",
+                    environ_overrides={"wsgi.input_terminated": False})  # a real server's stream
+    assert r.status_code == 408
+    assert r.get_json() == {"error": {"message": "The request body stopped arriving before it "
+                                                 "was complete; nothing was computed. Send it again.",
+                                      "field": None}}

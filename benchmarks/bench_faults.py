@@ -1,0 +1,197 @@
+"""Faults under load on the production server, over loopback.
+
+Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
+
+(a) One worker gets SIGKILL halfway through a run of bench_load's mix. Goals: the master
+    starts a replacement, and no request fails beyond those in flight on that worker.
+(b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
+    a shared machine shows), then beside more hostile ones. The hostile ones: S clients
+    each sending a 100 000-byte body one byte every 100 ms; one client that sends part of
+    a body and then nothing (the server's 10 s client timeout should answer it with 400);
+    and a loop hanging up mid-body, mid-response and before sending. Goal, for S = 4: the
+    normal clients see no failure and no request slower than 2 s. S = 16 (every thread of
+    two 8-thread workers) is reported to show where gthread's design stops protecting.
+Normal clients there send 70% the default example and 30% 64-token requests.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.loadgen import (Connection, load_mix, percentile_ms,  # noqa: E402
+                                raw_request, request_kinds, run)
+from benchmarks.server import Gunicorn, client_ports, is_gone  # noqa: E402
+
+SLOW_BODY = 100_000  # bytes announced by each slow client
+SLOW_GAP = 0.1  # seconds between two of its bytes
+MAX_NORMAL_SECONDS = 2.0  # a normal request slower than this counts as stalled
+
+
+def summary(record) -> str:
+    ok = [t for v in record.latencies.values() for t in v]
+    return (f"{len(ok) / record.seconds:6.0f} req/s  p50 {percentile_ms(ok, 50):6.1f} ms  "
+            f"p95 {percentile_ms(ok, 95):6.1f} ms  max {percentile_ms(ok, 100):7.1f} ms  "
+            f"failed {record.total_failures()}")
+
+
+async def kill_a_worker(server: Gunicorn, mix, clients: int, seconds: float) -> bool:
+    connections = [Connection(server.port) for _ in range(clients)]
+    load = asyncio.create_task(run(connections, mix, seconds))
+    await asyncio.sleep(seconds / 2)
+    before = server.workers()
+    victim = before[0]
+    ports = client_ports(victim, server.port)
+    waiting = [c for c in connections if c.in_flight and c.local_port in ports]
+    silent = sum(not c.answer_started() for c in waiting)
+    os.kill(victim, signal.SIGKILL)
+    # Hold the event loop until the kernel has closed the victim's sockets, so no client
+    # starts a new request on one of them unseen. A request counts as in flight when its
+    # client still awaits the answer, even if the first bytes of it had arrived.
+    deadline = time.monotonic() + 5
+    while not is_gone(victim) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    killed = time.monotonic()
+    in_flight = len(waiting)
+    replaced_after = None
+    while not load.done():
+        now = server.workers()
+        if replaced_after is None and victim not in now and len(now) == len(before):
+            replaced_after = time.monotonic() - killed
+        await asyncio.sleep(0.05)
+    record = await load
+    for c in connections:
+        c.close()
+    on_victim = sum(port in ports for port in record.failed_ports)
+    elsewhere = record.total_failures() - on_victim
+    print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s; it held "
+          f"{len(ports)} of {clients} connections, {in_flight} with a request in flight "
+          f"({silent} of them without a byte of the answer yet)")
+    print(f"    {summary(record)}")
+    print(f"    failed on its connections: {on_victim}; elsewhere: {elsewhere}; "
+          f"reasons {sorted(set(r for v in record.failures.values() for r in v))}")
+    replaced = replaced_after is not None
+    print(f"    workers before {before}, after {server.workers()}; replacement up "
+          f"{replaced_after:.2f} s after the kill" if replaced else "    never replaced")
+    ok = replaced and elsewhere == 0 and on_victim <= in_flight
+    print(f"{'MEETS' if ok else 'MISSES'}  worker replaced and failures ({record.total_failures()}"
+          f") no more than the requests in flight on it ({in_flight})")
+    return ok
+
+
+async def slow_body(port: int, until: float) -> int:
+    """Announce SLOW_BODY bytes and send one every SLOW_GAP s until ``until``; bytes sent."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = raw_request("POST", "/api/attention", b"").replace(
+        b"Content-Length: 0", f"Content-Length: {SLOW_BODY}".encode())
+    writer.write(head)
+    sent = 0
+    while time.monotonic() < until and sent < SLOW_BODY and not reader.at_eof():
+        writer.write(b" ")
+        await writer.drain()
+        sent += 1
+        await asyncio.sleep(SLOW_GAP)
+    writer.close()
+    return sent
+
+
+async def stalled_body(port: int, wait: float) -> str:
+    """Send part of a body and then nothing: how, and when, does the server answer?"""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    start = time.monotonic()
+    writer.write(raw_request("POST", "/api/attention", b"").replace(
+        b"Content-Length: 0", b"Content-Length: 1000") + b'{"X": [[1')
+    try:
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n"), wait)
+        return f"answered {head[9:12].decode()} after {time.monotonic() - start:.1f} s"
+    except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError) as exc:
+        return f"no answer ({type(exc).__name__}) after {time.monotonic() - start:.1f} s"
+    finally:
+        writer.close()
+
+
+async def hang_ups(port: int, until: float, heavy: bytes) -> int:
+    """Connections closed mid-body, mid-response and before sending, in turn; how many."""
+    done = 0
+    while time.monotonic() < until:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        if done % 3 == 0:
+            writer.write(raw_request("POST", "/api/attention", b"").replace(
+                b"Content-Length: 0", b"Content-Length: 100000") + b"[" * 5000)
+        elif done % 3 == 1:
+            writer.write(heavy)  # a 256-token request: 4.5 MB answer nobody reads
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.close()
+        done += 1
+        await asyncio.sleep(0.05)
+    return done
+
+
+async def normal_beside_faults(server: Gunicorn, mix, clients: int, seconds: float,
+                               slow: int, heavy: bytes):
+    connections = [Connection(server.port) for _ in range(clients)]
+    until = time.monotonic() + seconds
+    hostile = ([slow_body(server.port, until) for _ in range(slow)]
+               + [stalled_body(server.port, seconds), hang_ups(server.port, until, heavy)]
+               if slow else [])
+    record, *results = await asyncio.gather(run(connections, mix, seconds), *hostile)
+    for c in connections:
+        c.close()
+    notes = ""
+    if slow:
+        *sent, stalled, hung = results
+        notes = (f"\n      {slow} slow bodies sent {min(sent)}–{max(sent)} bytes each, none "
+                 f"finished; part-body client {stalled}; {hung} hang-ups")
+    return record, notes
+
+
+async def main_async(args) -> int:
+    kinds = request_kinds()
+    mix = [(kinds["default"], 70), (kinds["n64"], 30)]
+    heavy = kinds["n256"].variants[0][0]
+    with tempfile.TemporaryDirectory() as logs:
+        with Gunicorn(Path(logs)) as server:
+            await run([Connection(server.port)], mix, 1)  # warm-up
+            killed_ok = await kill_a_worker(server, load_mix(kinds), args.clients,
+                                            args.seconds)
+        print(f"\n(b) {args.clients} normal clients for {args.seconds:.0f} s per phase")
+        verdicts = []
+        with Gunicorn(Path(logs)) as server:
+            await run([Connection(server.port)], mix, 1)
+            for label, slow in (("alone", 0), ("beside 4 slow clients", 4), ("alone again", 0),
+                                ("beside 16 slow clients", 16)):
+                record, notes = await normal_beside_faults(server, mix, args.clients,
+                                                           args.seconds, slow, heavy)
+                print(f"    {label:24} {summary(record)}{notes}")
+                worst = max((t for v in record.latencies.values() for t in v), default=0)
+                verdicts.append((slow, record.total_failures() == 0
+                                 and worst < MAX_NORMAL_SECONDS))
+    slow_ok = dict(verdicts)[4]
+    print(f"\n{'MEETS' if killed_ok else 'MISSES'}  (a) a killed worker is replaced and costs "
+          f"only its requests in flight")
+    print(f"{'MEETS' if slow_ok else 'MISSES'}  (b) 4 slow clients and hang-ups: no normal "
+          f"request failed or took {MAX_NORMAL_SECONDS:.0f} s")
+    print(f"{'holds' if dict(verdicts)[16] else 'breaks'}  (limit) 16 slow clients, one per "
+          f"server thread")
+    return 0 if killed_ok and slow_ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=12, help="length of each phase (12)")
+    parser.add_argument("--clients", type=int, default=50, help="normal clients (50)")
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 500 or not 4 <= args.seconds <= 600:
+        parser.error(f"--clients must be 1–500 and --seconds 4–600, got "
+                     f"{args.clients} and {args.seconds}")
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

