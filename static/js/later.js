@@ -6,9 +6,13 @@ export const inBackground = globalThis.scheduler?.postTask
   ? (task) => void globalThis.scheduler.postTask(task, { priority: "background" })
   : (task) => void setTimeout(task);
 
-/** coalesced(fn) → {schedule(), flush(), cancel()}: schedule runs fn once in the background
- *  however often it is called before fn runs; flush runs a scheduled fn at once, cancel
- *  forgets it (each does nothing when none is scheduled). */
+/** Run ``task`` in the background once the next frame has painted. (A background task
+ *  alone may run before that frame, while the browser waits for its moment to paint.) */
+export const afterPaint = (task) => void requestAnimationFrame(() => inBackground(task));
+
+/** coalesced(fn) → {schedule(), flush(), cancel()}: schedule runs fn once, after the next
+ *  paint, however often it is called before fn runs; flush runs a scheduled fn at once,
+ *  cancel forgets it (each does nothing when none is scheduled). */
 export function coalesced(fn) {
   let queued = false;
   const flush = () => {
@@ -20,7 +24,7 @@ export function coalesced(fn) {
     schedule() {
       if (queued) return;
       queued = true;
-      inBackground(flush);
+      afterPaint(flush);
     },
     flush,
     cancel() {

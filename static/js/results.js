@@ -5,7 +5,7 @@
 import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap } from "./heatmap.js";
-import { inBackground } from "./later.js";
+import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
@@ -100,7 +100,7 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
       renderLink($("page"), link);
     };
     if (now) draw();
-    else requestAnimationFrame(() => inBackground(draw));
+    else afterPaint(draw);
   }
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
