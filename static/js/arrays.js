@@ -25,25 +25,38 @@ export function base64Bytes(text) {
   return out;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
+
+/** The float64s of ``bytes`` (little-endian), as a typed array: a view where it can be. */
+function float64s(bytes) {
+  if (LITTLE_ENDIAN && bytes.byteOffset % 8 === 0) {
+    return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Float64Array.from({ length: bytes.length / 8 }, (_, k) => view.getFloat64(8 * k, true));
+}
+
 /** One encoded array as nested lists: numbers (null where not finite) or booleans. */
 export function decodeArray({ dtype, shape, base64 }) {
   const bytes = base64Bytes(base64);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const read = dtype === "bool"
-    ? (k) => bytes[k] !== 0
-    : (k) => {
-      const v = view.getFloat64(8 * k, true);  // little-endian, whatever this machine is
-      return Number.isFinite(v) ? v : null;
-    };
   const [rows, cols] = shape.length === 1 ? [1, shape[0]] : shape;
   const size = dtype === "bool" ? 1 : 8;
   if (bytes.length !== rows * cols * size) {
     throw new TypeError(`An encoded ${shape.join(" × ")} ${dtype} array has ${bytes.length} bytes, not ${rows * cols * size}.`);
   }
+  const values = dtype === "bool" ? bytes : float64s(bytes);
   const out = new Array(rows);
   for (let i = 0; i < rows; i++) {
     const row = new Array(cols);
-    for (let j = 0; j < cols; j++) row[j] = read(i * cols + j);
+    const base = i * cols;
+    if (dtype === "bool") {
+      for (let j = 0; j < cols; j++) row[j] = values[base + j] !== 0;
+    } else {
+      for (let j = 0; j < cols; j++) {
+        const v = values[base + j];
+        row[j] = v - v === 0 ? v : null;  // ±∞ - ±∞ is NaN: not finite
+      }
+    }
     out[i] = row;
   }
   return shape.length === 1 ? out[0] : out;

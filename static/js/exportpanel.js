@@ -192,7 +192,7 @@ export function mountExport(host, page) {
     visible = entry.isIntersecting;
     if (visible) refresh();
   }).observe(host);
-  refresh();  // the inputs' choices at once; the results' with the observer's first report
+  refresh({ choicesOnly: true });  // the choices at once; the preview when it is seen
 
   const fresh = () => {
     refresh();

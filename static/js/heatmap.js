@@ -6,7 +6,7 @@
 
 import { el } from "./dom.js";
 import { formatNumber } from "./format.js";
-import { rgbCss, textRGB, weightRGB } from "./colour.js";
+import { rgbCss, textRGB, weightRGB, writeWeightRGB } from "./colour.js";
 
 export const TABLE_MAX = 24;
 
@@ -123,11 +123,13 @@ function fillCanvas(host, { weights, mask, tokens, keys = tokens, selected, focu
   const image = ctx.createImageData(m, n);
   const px = image.data;
   for (let i = 0; i < n; i++) {
+    const wi = weights[i];
+    const mi = mask[i];
     for (let j = 0; j < m; j++) {
       const k = 4 * (i * m + j);
-      // Masked weights are a neutral grey checker, never the colour of 0.
-      const [r, g, b] = mask[i][j] ? weightRGB(weights[i][j]) : ((i + j) % 2 ? [150, 150, 150] : [200, 200, 200]);
-      px[k] = r; px[k + 1] = g; px[k + 2] = b; px[k + 3] = 255;
+      if (mi[j]) writeWeightRGB(px, k, wi[j]);
+      else px[k] = px[k + 1] = px[k + 2] = (i + j) % 2 ? 150 : 200;  // masked: a grey checker, never the colour of 0
+      px[k + 3] = 255;
     }
   }
   ctx.putImageData(image, 0, 0);
@@ -138,13 +140,17 @@ function fillCanvas(host, { weights, mask, tokens, keys = tokens, selected, focu
     marker.style.height = `${Math.max(100 / n, 0.4)}%`;
   }
   const rows = host.querySelectorAll('[role="row"]');
+  // Only what changed is written: 512 rows of unchanged text would still be restyled.
+  const put = (node, text) => { if (node.textContent !== text) node.textContent = text; };
   for (let i = 0; i < n; i++) {
     const row = rows[i];
-    row.setAttribute("aria-selected", String(i === selected));
-    row.firstChild.textContent = tokens[i];
+    const chosen = String(i === selected);
+    if (row.getAttribute("aria-selected") !== chosen) row.setAttribute("aria-selected", chosen);
+    put(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    cell.textContent = strongestKeys(weights[i], mask[i], keys);
-    cell.tabIndex = i === focus.i ? 0 : -1;
+    put(cell, strongestKeys(weights[i], mask[i], keys));
+    const tab = i === focus.i ? 0 : -1;
+    if (cell.tabIndex !== tab) cell.tabIndex = tab;
   }
 }
 

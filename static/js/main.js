@@ -429,7 +429,12 @@ function start() {
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
-  window.history.replaceState(null, "", toHash(state));
+  // The server sent the default view's answer with the page; any other view is fetched,
+  // and its request leaves first, to travel while the page draws its inputs.
+  const initial = JSON.parse($("initial-data").textContent);
+  const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
+  if (!embedded) recompute();
+  urlWriter.schedule();  // the URL in its normal form, once the page has painted
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
@@ -445,14 +450,10 @@ function start() {
     say,
   });
   drawInputs();
-  // The server sent the default view's answer with the page; any other view is fetched.
-  const initial = JSON.parse($("initial-data").textContent);
-  if (isPreset(presets[0], state) && state.row === initial.working?.row) {
+  if (embedded) {
     ui.body = initial;
     ui.answered = state;
     drawResults({ now: true });
-  } else {
-    recompute();
   }
 }
 

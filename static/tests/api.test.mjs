@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createApi } from "../js/api.js";
+import { createApi, requestJSON } from "../js/api.js";
 
 const reply = (status, body) => ({ status, json: async () => body });
 
@@ -88,4 +88,13 @@ test("a gateway error counts as unreachable; a 422 is an answer", async () => {
   const result = await api.compute({});
   assert.equal(result.status, 422);
   assert.equal(result.body.error.field, "X[0][0]");
+});
+
+test("requestJSON writes what JSON.stringify writes, and reuses a row's text", () => {
+  const row = [1, -0.5, 1e-7, 2];
+  const request = { tokens: ["the", "a\"b"], X: [row, [3, 4]], causal: false, scale: undefined,
+    mask: [[true, false]], heads: [{ W_Q: [[1]] }], fields: ["weights", "heads[0].Q"], row: null };
+  assert.equal(requestJSON(request), JSON.stringify(request));
+  assert.equal(requestJSON({ X: [row] }), JSON.stringify({ X: [row] }));  // the cached text
+  assert.equal(requestJSON([]), "[]");
 });

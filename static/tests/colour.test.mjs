@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { contrast, luminance, textRGB, weightRGB, rgbCss } from "../js/colour.js";
+import { contrast, luminance, textRGB, weightRGB, writeWeightRGB, rgbCss } from "../js/colour.js";
 
 test("light is low, dark is high (viridis reversed)", () => {
   assert.deepEqual(weightRGB(0), [253, 231, 37]);
@@ -34,4 +34,19 @@ test("cell text meets WCAG AA (4.5:1) at every weight", () => {
 test("contrast of black on white is 21", () => {
   assert.equal(Math.round(contrast([0, 0, 0], [255, 255, 255])), 21);
   assert.equal(rgbCss([1, 2, 3]), "rgb(1 2 3)");
+});
+
+test("the canvas's colour table is within one unit of weightRGB for any weight", () => {
+  const px = new Uint8ClampedArray(3);
+  let worst = 0;
+  for (let k = 0; k <= 100000; k++) {
+    const w = k / 100000 + (k % 7) * 1e-9;
+    writeWeightRGB(px, 0, w);
+    weightRGB(w).forEach((c, ch) => { worst = Math.max(worst, Math.abs(c - px[ch])); });
+  }
+  assert.ok(worst <= 1, `worst channel difference ${worst}`);
+  for (const [w, end] of [[0, 0], [1, 1], [-2, 0], [9, 1], [NaN, 0]]) {
+    writeWeightRGB(px, 0, w);
+    assert.deepEqual([...px], weightRGB(end), String(w));
+  }
 });
