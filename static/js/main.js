@@ -52,17 +52,19 @@ const api = createApi({ onConnection: (up) => {
 function update(next, { history = "push", field = null } = {}) {
   state = next;
   ui.serverErrors = new Map();
-  recompute();  // first, so the request travels while the inputs are redrawn
+  const drawn = recompute();  // first, so the request travels while the inputs are redrawn
   // Consecutive keystrokes in one field make one history entry; anything else its own.
   if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
   ui.lastField = field;
-  urlWriter.schedule();
+  Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
   drawInputs();
 }
 
-// The URL mirrors the state, but writing it (history.replaceState costs ~4 ms, and the
-// URL of 256 tokens takes encoding) waits until the new numbers have painted. It is
-// written at once when the page is hidden or left, and before the link is copied.
+// The URL mirrors the state, but writing it waits until the answer has painted (or a
+// second has passed without one): history.replaceState costs ~4 ms, and ~30 ms for the
+// URL of 256 tokens with 4 heads, which would otherwise hold up the answer's drawing.
+// It is written at once when the page is hidden or left, and before the link is copied.
+const URL_WAIT_MS = 1000;
 const urlWriter = coalesced(() => {
   const url = toHash(state);
   if (url !== location.hash) {
