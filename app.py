@@ -5,11 +5,12 @@ All maths lives in attention_core; this module only turns HTTP into calls and ba
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request, send_from_directory, url_for
 from flask.json.provider import JSONProvider
 from werkzeug.exceptions import ClientDisconnected, HTTPException, UnsupportedMediaType
 
@@ -44,6 +45,18 @@ class NumpyJSONProvider(JSONProvider):
                                         mimetype="application/json")
 
 
+ONE_YEAR = 365 * 24 * 3600  # seconds
+
+
+def _contents_hash(folder: Path) -> str:
+    """12 hex digits of a hash of every file's path and bytes under ``folder``."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def _env_int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return default if raw is None or raw == "" else int(raw)
@@ -72,6 +85,21 @@ def create_app(test_config: dict | None = None) -> Flask:
     static = Path(app.static_folder)
     modules = sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
                      if p.name != "main.js") + ["vendor/katex/katex.mjs"]
+
+    # The page's own files are linked as /assets/<version>/…, the version a hash of their
+    # contents: a browser keeps them for a year without asking again (otherwise each of
+    # ~25 modules is revalidated on every visit), and a new release has new URLs. Module
+    # imports are relative, so a page's whole module graph shares its version.
+    assets_version = _contents_hash(static)
+
+    @app.get("/assets/<version>/<path:filename>")
+    def asset(version: str, filename: str):
+        """A static file; cached for a year when its version is the current one."""
+        current = version == assets_version  # an old page's link still gets today's file
+        return send_from_directory(static, filename, max_age=ONE_YEAR if current else 0)
+
+    app.jinja_env.globals["asset"] = lambda filename: url_for(
+        "asset", version=assets_version, filename=filename)
 
     def limits() -> core.Limits:
         return core.Limits(max_tokens=app.config["MAX_TOKENS"], max_dim=app.config["MAX_DIM"])

@@ -125,9 +125,29 @@ def test_the_page_preloads_every_module_main_js_can_import(client):
             imported.add(f"js/{name}")
     assert {"js/api.js", "js/later.js", "js/morph.js", "js/arrays.js"} <= imported
     page = client.get("/").get_data(as_text=True)
-    preloaded = set(re.findall(r'rel="modulepreload" href="/static/([^"]+)"', page))
+    preloaded = set(re.findall(r'rel="modulepreload" href="/assets/[0-9a-f]{12}/([^"]+)"', page))
     assert imported | {"vendor/katex/katex.mjs"} <= preloaded
     assert "js/main.js" not in preloaded  # the entry point is the script itself
+
+
+def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):
+    def fetch(path):  # a file is streamed: the response must be closed
+        with client.get(path) as r:
+            return r.status_code, r.get_data(), r.headers.get("Cache-Control", "")
+
+    page = client.get("/").get_data(as_text=True)
+    (version,) = set(re.findall(r'href="/assets/([0-9a-f]{12})/css/app.css"', page))
+    static = Path(__file__).resolve().parents[1] / "static"
+    status, data, cache = fetch(f"/assets/{version}/css/app.css")
+    assert status == 200 and data == (static / "css" / "app.css").read_bytes()
+    assert "max-age=31536000" in cache
+    # A page from an older release still gets the file, but not for keeps.
+    status, old, cache = fetch("/assets/000000000000/css/app.css")
+    assert status == 200 and old == data and "max-age=31536000" not in cache
+    assert fetch(f"/assets/{version}/../app.py")[0] == 404
+    assert fetch(f"/assets/{version}/js/nothing.js")[0] == 404
+    # Imports are relative, so every module a page loads carries the version.
+    assert 'from "./api.js"' in fetch(f"/assets/{version}/js/main.js")[1].decode()
 
 
 @pytest.mark.parametrize("path", ["/", "/health", "/api/presets", "/nowhere"])

@@ -128,7 +128,9 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
       el("p", { class: "head-caption" }), el("div", { class: "heatmap" })));
     const shown = heads.length === 1 || k === head;
     box.classList.toggle("shown", heads.length > 1 && shown);
-    box.querySelector(".head-caption").textContent = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
+    const caption = box.querySelector(".head-caption");
+    const words = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
+    if (caption.textContent !== words) caption.textContent = words;
     renderHeatmap(box.querySelector(".heatmap"), {
       weights: answer.weights, mask, tokens: labels, keys: keyLabels, selected: row,
       focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard

@@ -173,9 +173,10 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     readout = lab(page).locator(".lab-row-text")
     expect(readout).to_contain_text("Query 3 “sat”")
     # The page passes null while a newly selected row is fetched: a row right after it
-    # means the prompt never shows; null alone shows it.
+    # means the prompt never shows; null alone shows it. (The page's own module: its URL
+    # carries the assets' version.)
     shown = page.evaluate("""async () => {
-        const { updateLabRow } = await import('/static/js/lab.js');
+        const { updateLabRow } = await import(document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         const host = document.getElementById('lab-panel');
         const seen = [];
         const watch = new MutationObserver(() => seen.push(host.querySelector('.lab-row-text').textContent));
@@ -188,7 +189,7 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     }""")
     assert shown == ["Query 2 “cat”: entropy 0.693 nats of at most 0.693 (ln 2); softmax Jacobian size 0.500"]
     page.evaluate("""async () => {
-        const { updateLabRow } = await import('/static/js/lab.js');
+        const { updateLabRow } = await import(document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         updateLabRow(document.getElementById('lab-panel'), null);
     }""")
     expect(readout).to_have_text("Select a row of the heatmap to see how spread out its weights are.")
