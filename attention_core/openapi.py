@@ -25,7 +25,7 @@ BOOL = {"type": "boolean"}
 TEXT = {"type": "string"}
 # Parts of a single-head answer that a multi-head answer has only inside each head.
 ONE_HEAD_ONLY = ("d_k", "scale", "Q", "K", "V", "scores", "scaled_scores", "mask", "weights",
-                 "working")
+                 "weights_u8", "working")
 
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
@@ -130,10 +130,10 @@ def request_schemas(limits: Limits) -> dict:
 ENCODED_ARRAY = {
     "type": "object", "required": ["dtype", "shape", "base64"], "additionalProperties": False,
     "description": 'An array of an answer asked with "encoding": "base64": its bytes in '
-                   "row-major order, float64 little-endian (a masked score is −∞ itself) or "
-                   "bool as one byte 0 or 1 each.",
+                   "row-major order, float64 little-endian (a masked score is −∞ itself), "
+                   "bool as one byte 0 or 1 each, or uint8 (weights_u8).",
     "properties": {
-        "dtype": {"enum": ["float64", "bool"]},
+        "dtype": {"enum": ["float64", "bool", "uint8"]},
         "shape": {"type": "array", "minItems": 1, "maxItems": 2,
                   "items": {"type": "integer", "minimum": 0}},
         "base64": {"type": "string", "contentEncoding": "base64"},
@@ -183,6 +183,8 @@ def answer_schemas(limits: Limits) -> dict:
             "Q": matrix, "K": matrix, "V": matrix, "scores": _m(NUMBER, n, n),
             "scaled_scores": _m(MASKABLE, n, n, "null where masked (−∞)"),
             "mask": _m(BOOL, n, n), "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
+            "weights_u8": _m({"type": "integer", "minimum": 0, "maximum": 255}, n, n,
+                             "round(255 · weights); only when fields names it"),
             "output": matrix, "warnings": {"type": "array", "items": TEXT},
             "working": _ref("Working"),
         },
@@ -204,7 +206,8 @@ def answer_schemas(limits: Limits) -> dict:
         "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
                              for key in ("heads", "concat")},
     }
-    per_head = sorted(head["properties"].keys() - {"working"})  # working needs a row
+    # working needs a row; weights_u8 is sent only when asked for
+    per_head = sorted(head["properties"].keys() - {"working", "weights_u8"})
     return {
         "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
         "EncodedArray": ENCODED_ARRAY,

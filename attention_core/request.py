@@ -27,7 +27,8 @@ ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response
 # What a response may hold, for the optional "fields" selection of a request.
 RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
                    "d_k", "scale", "causal", "Q", "K", "V", "scores", "scaled_scores", "mask",
-                   "weights", "output", "warnings", "working", "heads", "concat")
+                   "weights", "output", "warnings", "working", "heads", "concat",
+                   "weights_u8")  # weights_u8: only when named (see response.weights_u8)
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
                   "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z")

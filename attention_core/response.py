@@ -109,19 +109,32 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
     return encode_arrays(body) if request.encoding == "base64" else body
 
 
+def weights_u8(weights: np.ndarray) -> np.ndarray:
+    """round(255 · a) as one byte per weight: a heatmap's colours at an eighth of the bytes.
+
+    Sent only when a request's fields name it. The page draws the heads it does not show
+    in detail from it (a 512-token head is 0.26 MB instead of 2 MB).
+
+    >>> weights_u8(np.array([[0.0, 0.5, 0.998, 1.0]]))
+    array([[  0, 128, 254, 255]], dtype=uint8)
+    """
+    return np.rint(weights * 255).astype(np.uint8)
+
+
 def encode_arrays(obj):
     """``obj`` with every numpy array as ``{"dtype", "shape", "base64"}``.
 
-    dtype is "float64" (IEEE 754 little-endian, so a masked score is −∞ itself) or "bool"
-    (one byte each, 0 or 1); the bytes are the array in row-major (C) order.
+    dtype is "float64" (IEEE 754 little-endian, so a masked score is −∞ itself), "bool"
+    (one byte each, 0 or 1) or "uint8" (``weights_u8``); the bytes are the array in
+    row-major (C) order.
 
     >>> encode_arrays({"w": np.array([[0.5, -np.inf]]), "ok": np.array([True, False]), "n": 2})
     {'w': {'dtype': 'float64', 'shape': [1, 2], 'base64': 'AAAAAAAA4D8AAAAAAADw/w=='}, \
 'ok': {'dtype': 'bool', 'shape': [2], 'base64': 'AQA='}, 'n': 2}
     """
     if isinstance(obj, np.ndarray):
-        dtype = "bool" if obj.dtype == bool else "float64"
-        raw = np.ascontiguousarray(obj, dtype=np.uint8 if dtype == "bool" else "<f8")
+        dtype = {np.dtype(bool): "bool", np.dtype(np.uint8): "uint8"}.get(obj.dtype, "float64")
+        raw = np.ascontiguousarray(obj, dtype="<f8" if dtype == "float64" else np.uint8)
         return {"dtype": dtype, "shape": list(obj.shape),
                 "base64": base64.b64encode(raw.tobytes()).decode("ascii")}
     if isinstance(obj, dict):
@@ -139,6 +152,8 @@ def select(body: dict, fields: frozenset[str]) -> dict:
     choosing fields cuts the bytes sent, not the work done.
     """
     out = {k: v for k, v in body.items() if k in fields}
+    if "weights_u8" in fields and "weights" in body:
+        out["weights_u8"] = weights_u8(body["weights"])
     parts = {f.split(".", 1)[1] for f in fields if f.startswith("working.")}
     if "working" in body and parts and "working" not in fields:
         out["working"] = {k: v for k, v in body["working"].items() if k in parts or k == "row"}

@@ -7,7 +7,8 @@ this process, where it shares the GIL with the Playwright driver.
 Prints, for the default example and for 256 tokens with d = 64, the median and 95th
 percentile over 50 edits, each next to a baseline measured in the same page and run (a
 fetch of /health followed by a frame), and the time to the first paint of a 512-token
-heatmap. Goals: p95 <= 50 ms at 3 tokens, <= 250 ms at 256 tokens; 512 tokens <= 1 s.
+heatmap; each with one head and with four. Goals: p95 <= 50 ms at 3 tokens, <= 250 ms at
+256 tokens; 512 tokens <= 1 s.
 """
 
 import argparse
@@ -102,14 +103,29 @@ def edits(page):
     return numbers, working, base
 
 
+# Installed before the page's own scripts: the moment the weights are drawn (a grid in
+# #heatmap, the results not out of date), then the end of the frame that paints them.
+# Measured in the page, so the time Playwright takes to notice is not counted, nor the
+# working, which is typeset after that frame.
+FIRST_PAINT_JS = """(() => {
+  """ + AFTER_PAINT + """
+  const drawn = () => document.querySelector('#heatmap [role=grid]')
+    && !document.getElementById('results').classList.contains('is-stale');
+  const watch = new MutationObserver(() => {
+    if (!drawn()) return;
+    watch.disconnect();
+    afterPaint().then((t) => { window.__weightsPainted = t; });
+  });
+  watch.observe(document, { subtree: true, childList: true, attributes: true });
+})()"""
+
+
 def first_paint(page, url):
-    """ms from navigation start to the first frame painted with the weights drawn."""
+    """ms from navigation start to the end of the first frame painted with the weights."""
     page.goto("about:blank")
     page.goto(url)
-    page.wait_for_function("() => document.querySelector('#heatmap [role=grid]') &&"
-                           " !document.getElementById('results').classList.contains('is-stale')",
-                           timeout=60_000)
-    return page.evaluate("async () => { " + AFTER_PAINT + " return await afterPaint(); }")
+    page.wait_for_function("() => window.__weightsPainted !== undefined", timeout=60_000)
+    return page.evaluate("() => window.__weightsPainted")
 
 
 def pct(xs, q):
@@ -140,6 +156,7 @@ def main() -> int:
         print(f"served by {args.server}")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.add_init_script(FIRST_PAINT_JS)
         print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline p95':>13}"
               f" {'ratio':>6}  goal (numbers p95)")
         cases = (("3 tokens (default)", "", 50), ("3 tokens, 4 heads", fragment(3, 2, heads=4), 50),
@@ -154,11 +171,14 @@ def main() -> int:
             print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
                   f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  <= {goal} ms: {verdict}")
 
-        painted = first_paint(page, url + fragment(512, 64))
-        baseline = first_paint(page, url)
-        print(f"512 tokens, d = 64: heatmap painted {painted:.0f} ms after navigation "
-              f"(default page: {baseline:.0f} ms, ratio {painted / baseline:.1f}×); goal <= 1000 ms: "
-              f"{'meets' if painted <= 1000 else 'misses'}")
+        for label, frag in (("512 tokens, d = 64", fragment(512, 64)),
+                            ("512 tokens, 4 heads", fragment(512, 64, heads=4))):
+            first_paint(page, url + frag)  # once to warm the server's workers and the cache
+            painted = statistics.median(first_paint(page, url + frag) for _ in range(3))
+            baseline = statistics.median(first_paint(page, url) for _ in range(3))
+            print(f"{label}: heatmap painted {painted:.0f} ms after navigation (median of 3; "
+                  f"default page: {baseline:.0f} ms, ratio {painted / baseline:.1f}×); "
+                  f"goal <= 1000 ms: {'meets' if painted <= 1000 else 'misses'}")
         page.goto(url + fragment(512, 64))
         settle(page)
         numbers, working, _ = edits(page)

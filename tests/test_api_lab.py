@@ -132,3 +132,21 @@ def test_one_head_fields_must_name_a_head_and_a_field(client, body, words):
     assert r.status_code == 422
     error = r.get_json()["error"]
     assert error["field"] == f"fields[{len(body['fields']) - 1}]" and words in error["message"], error
+
+
+def test_weights_u8_is_the_weights_at_heatmap_precision_only_when_asked(client):
+    body = {"X": X, "heads": [H1, H2], "W_O": W_O}
+    assert "weights_u8" not in post(client, body).get_json()["heads"][0]
+    r = post(client, {**body, "fields": ["heads.weights_u8", "heads[0].weights"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert set(heads[0]) == {"weights", "weights_u8"} and set(heads[1]) == {"weights_u8"}
+    for k, H in enumerate((H1, H2)):
+        A = np.array(reference_attention(X, H["W_Q"], H["W_K"], H["W_V"])["weights"])
+        assert heads[k]["weights_u8"] == np.floor(A * 255 + 0.5).astype(int).tolist()
+    # Row 3 of head 1, by hand: 255 × (0.18657, 0.04535, 0.76808) = 47.6, 11.6, 195.9.
+    assert heads[0]["weights_u8"][2] == [48, 12, 196]
+    packed = post(client, {**body, "fields": ["heads.weights_u8"], "encoding": "base64"}).get_json()
+    assert packed["heads"][1]["weights_u8"]["dtype"] == "uint8"
+    import base64
+    assert list(base64.b64decode(packed["heads"][1]["weights_u8"]["base64"])) == sum(heads[1]["weights_u8"], [])

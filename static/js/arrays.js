@@ -36,21 +36,23 @@ function float64s(bytes) {
   return Float64Array.from({ length: bytes.length / 8 }, (_, k) => view.getFloat64(8 * k, true));
 }
 
-/** One encoded array as nested lists: numbers (null where not finite) or booleans. */
+/** One encoded array as nested lists: numbers (null where not finite), booleans or bytes. */
 export function decodeArray({ dtype, shape, base64 }) {
   const bytes = base64Bytes(base64);
   const [rows, cols] = shape.length === 1 ? [1, shape[0]] : shape;
-  const size = dtype === "bool" ? 1 : 8;
+  const size = dtype === "float64" ? 8 : 1;
   if (bytes.length !== rows * cols * size) {
     throw new TypeError(`An encoded ${shape.join(" × ")} ${dtype} array has ${bytes.length} bytes, not ${rows * cols * size}.`);
   }
-  const values = dtype === "bool" ? bytes : float64s(bytes);
+  const values = dtype === "float64" ? float64s(bytes) : bytes;  // bool and uint8: a byte each
   const out = new Array(rows);
   for (let i = 0; i < rows; i++) {
     const row = new Array(cols);
     const base = i * cols;
     if (dtype === "bool") {
       for (let j = 0; j < cols; j++) row[j] = values[base + j] !== 0;
+    } else if (dtype === "uint8") {
+      for (let j = 0; j < cols; j++) row[j] = values[base + j];
     } else {
       for (let j = 0; j < cols; j++) {
         const v = values[base + j];

@@ -27,11 +27,14 @@ export function moveFocus({ i, j }, key, n, ctrl = false, m = n) {
   }
 }
 
-/** renderHeatmap(host, {weights, mask, tokens, keys, selected, focus})
- *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across. */
+/** renderHeatmap(host, {weights, weights_u8, mask, tokens, keys, selected, focus})
+ *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across.
+ *  Beyond TABLE_MAX tokens, weights_u8 (round(255·a), the API's) may stand in for weights:
+ *  the picture is the same, and the rows say how to hear their numbers. */
 export function renderHeatmap(host, view) {
-  const n = view.weights.length;
-  const m = view.weights[0].length;
+  const drawn = view.weights ?? view.weights_u8;
+  const n = drawn.length;
+  const m = drawn[0].length;
   const mode = Math.max(n, m) <= TABLE_MAX ? "table" : "canvas";
   const size = `${mode} ${n}×${m}`;
   if (host.dataset.size !== size) {
@@ -115,19 +118,24 @@ function buildCanvas(n, m) {
     el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: focus a row to hear its strongest keys." }));
 }
 
-function fillCanvas(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
-  const n = weights.length;
-  const m = weights[0].length;
+// What a row of a head drawn from weights_u8 says: its numbers come when it is shown.
+export const NOT_SHOWN = "press Enter to show this head and hear this query's strongest keys";
+
+function fillCanvas(host, { weights, weights_u8: bytes, mask, tokens, keys = tokens, selected, focus }) {
+  const exact = weights !== undefined;
+  const n = (weights ?? bytes).length;
+  const m = (weights ?? bytes)[0].length;
   const canvas = host.querySelector("canvas");
   const ctx = canvas.getContext("2d");
   const image = ctx.createImageData(m, n);
   const px = image.data;
   for (let i = 0; i < n; i++) {
-    const wi = weights[i];
+    const wi = exact ? weights[i] : bytes[i];
+    const scale = exact ? 1 : 1 / 255;
     const mi = mask[i];
     for (let j = 0; j < m; j++) {
       const k = 4 * (i * m + j);
-      if (mi[j]) writeWeightRGB(px, k, wi[j]);
+      if (mi[j]) writeWeightRGB(px, k, wi[j] * scale);
       else px[k] = px[k + 1] = px[k + 2] = (i + j) % 2 ? 150 : 200;  // masked: a grey checker, never the colour of 0
       px[k + 3] = 255;
     }
@@ -148,7 +156,7 @@ function fillCanvas(host, { weights, mask, tokens, keys = tokens, selected, focu
     if (row.getAttribute("aria-selected") !== chosen) row.setAttribute("aria-selected", chosen);
     put(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    put(cell, strongestKeys(weights[i], mask[i], keys));
+    put(cell, exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
     const tab = i === focus.i ? 0 : -1;
     if (cell.tabIndex !== tab) cell.tabIndex = tab;
   }

@@ -4,7 +4,7 @@
 
 import { el, keyed } from "./dom.js";
 import { formatNumber } from "./format.js";
-import { renderHeatmap } from "./heatmap.js";
+import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
 import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
@@ -22,15 +22,17 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
   "jacobian_norm"].map((f) => `working.${f}`);
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
-export function fieldsFor(n, multi, head = 0) {
+export function fieldsFor(n, multi, head = 0, m = n) {
   const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
   if (!multi) return single;
   // Every head's heatmap needs its weights; only the shown head's matrices, mask and
-  // working are drawn (the mask is the same for every head). At 256 tokens with 4 heads
-  // this cuts the answer from 13 MB to under 6 MB.
+  // working are drawn (the mask is the same for every head). Beyond TABLE_MAX tokens no
+  // weight is printed, so the other heads come as weights_u8, one byte per weight:
+  // at 512 tokens with 4 heads the answer is ~6 MB instead of 15.
   const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
-  return [...shared, "concat", "output", "warnings", "heads.weights",
-    ...single.filter((f) => !shared.includes(f) && f !== "weights").map((f) => `heads[${head}].${f}`)];
+  const others = Math.max(n, m) > TABLE_MAX ? "heads.weights_u8" : "heads.weights";
+  return [...shared, "concat", "output", "warnings", others,
+    ...single.filter((f) => !shared.includes(f)).map((f) => `heads[${head}].${f}`)];
 }
 
 /** The head an answer can show: ``head`` when the answer holds its matrices, else (until
@@ -132,7 +134,7 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
     const words = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
     if (caption.textContent !== words) caption.textContent = words;
     renderHeatmap(box.querySelector(".heatmap"), {
-      weights: answer.weights, mask, tokens: labels, keys: keyLabels, selected: row,
+      weights: answer.weights, weights_u8: answer.weights_u8, mask, tokens: labels, keys: keyLabels, selected: row,
       focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });

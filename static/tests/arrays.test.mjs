@@ -41,3 +41,8 @@ test("a whole answer: arrays decoded, everything else as it was", () => {
   const plain = { weights: [[1]], tokens: ["a"] };
   assert.deepEqual(decodeArrays(plain), plain);
 });
+
+test("a uint8 array (weights_u8) comes back as whole numbers", () => {
+  const base64 = Buffer.from([0, 128, 255, 12]).toString("base64");
+  assert.deepEqual(decodeArray({ dtype: "uint8", shape: [2, 2], base64 }), [[0, 128], [255, 12]]);
+});

@@ -458,6 +458,43 @@ def numpy_head(X, W_Q, W_K, W_V):
     return A, Z
 
 
+def canvas_pixels(page, head):
+    """The RGB of every pixel of head ``head``'s (0-based) canvas, row by row."""
+    return page.evaluate("""(k) => {
+        const canvas = document.querySelector(`#heatmap [data-head="${k}"] canvas`);
+        const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        return Array.from({ length: data.length / 4 }, (_, p) => [data[4 * p], data[4 * p + 1], data[4 * p + 2]]);
+    }""", head)
+
+
+def test_many_tokens_and_heads_draw_the_other_heads_from_bytes(page, server):
+    # 30 tokens, 2 heads: head 2 is drawn from weights_u8 until it is shown.
+    n = 30
+    X = ";".join(f"{(i % 5) / 5:.1f},{(i % 3) / 3:.2f}" for i in range(n))
+    tokens = "|".join(f"w{i}" for i in range(n))
+    loaded(page, server.url + f"#tokens={tokens}&X={X}&heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0"
+                              f"&W_O=1,0;0,1;1,0;0,1&row={n - 1}")
+    head1 = page.get_by_role("grid", name="Attention weights, head 1")
+    head2 = page.get_by_role("grid", name="Attention weights, head 2")
+    expect(head2.get_by_role("row")).to_have_count(n)
+    expect(head1.get_by_role("gridcell").first).to_contain_text("strongest keys:")
+    expect(head2.get_by_role("gridcell").first).to_have_text(
+        "press Enter to show this head and hear this query's strongest keys")
+    from_bytes = canvas_pixels(page, 1)
+    # Enter on head 2 shows it: its rows get their numbers, and head 1's wait.
+    head2.get_by_role("gridcell").nth(n - 1).focus()
+    page.keyboard.press("Enter")
+    expect(head2.get_by_role("gridcell").first).to_contain_text("strongest keys:")
+    expect(head1.get_by_role("gridcell").first).to_have_text(
+        "press Enter to show this head and hear this query's strongest keys")
+    expect(page.locator("#working-sym")).to_contain_text("head 2")
+    exact = canvas_pixels(page, 1)
+    # The picture from one byte per weight is the exact one to within 2 units of 255.
+    worst = max(abs(a - b) for p, q in zip(from_bytes, exact) for a, b in zip(p, q))
+    assert len(exact) == n * n and worst <= 2, worst
+    assert len({tuple(p) for p in exact}) > 20  # a real picture, not one colour
+
+
 def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     loaded(page, server.url)
     page.get_by_role("button", name="Increase heads").click()
