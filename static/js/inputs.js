@@ -143,6 +143,9 @@ function build(figure, name, rows, cols) {
   })) : [];
   const side = labels ? el("div", { class: "row-labels input-labels" }, ...labelInputs) : null;
   builtCells.set(figure, { cells, labelInputs });
+  // The space an off-screen matrix keeps until it is drawn (see app.css): about a row of
+  // inputs each, plus its caption; once drawn, the browser remembers its real size.
+  figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * rows)}px`;
   drawn.delete(figure);  // new inputs are empty: every row is written
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),

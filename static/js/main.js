@@ -82,7 +82,7 @@ async function recompute() {
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length), encoding: "base64" });
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length, request.heads?.length), encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   if (answer.status === 200) {
     ui.body = answer.body;

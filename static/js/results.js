@@ -22,7 +22,7 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
   "jacobian_norm"].map((f) => `working.${f}`);
 const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
   "positional_encoding", ...WORKING];
-export function fieldsFor(n, multi, head = 0, m = n) {
+export function fieldsFor(n, multi, head = 0, m = n, heads = 1) {
   const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
   if (!multi) return single;
   // Every head's heatmap needs its weights; only the shown head's matrices, mask and
@@ -30,8 +30,10 @@ export function fieldsFor(n, multi, head = 0, m = n) {
   // weight is printed, so the other heads come as weights_u8, one byte per weight:
   // at 512 tokens with 4 heads the answer is ~6 MB instead of 15.
   const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
-  const others = Math.max(n, m) > TABLE_MAX ? "heads.weights_u8" : "heads.weights";
-  return [...shared, "concat", "output", "warnings", others,
+  const others = Math.max(n, m) > TABLE_MAX
+    ? [...Array(heads).keys()].filter((k) => k !== head).map((k) => `heads[${k}].weights_u8`)
+    : ["heads.weights"];
+  return [...shared, "concat", "output", "warnings", ...others,
     ...single.filter((f) => !shared.includes(f)).map((f) => `heads[${head}].${f}`)];
 }
 
