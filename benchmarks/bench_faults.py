@@ -14,7 +14,6 @@ Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 Normal clients there send 70% the default example and 30% 64-token requests.
 """
 
-import argparse
 import asyncio
 import os
 import signal
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.loadgen import (Connection, load_mix, percentile_ms,  # noqa: E402
+from benchmarks.loadgen import (Connection, cli, load_mix, percentile_ms,  # noqa: E402
                                 raw_request, request_kinds, run)
 from benchmarks.server import Gunicorn, client_ports, is_gone  # noqa: E402
 
@@ -183,14 +182,7 @@ async def main_async(args) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=12, help="length of each phase (12)")
-    parser.add_argument("--clients", type=int, default=50, help="normal clients (50)")
-    args = parser.parse_args()
-    if not 1 <= args.clients <= 500 or not 4 <= args.seconds <= 600:
-        parser.error(f"--clients must be 1–500 and --seconds 4–600, got "
-                     f"{args.clients} and {args.seconds}")
-    return asyncio.run(main_async(args))
+    return cli(__doc__, main_async, seconds=12, min_seconds=4, what="each phase")
 
 
 if __name__ == "__main__":

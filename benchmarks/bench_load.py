@@ -15,7 +15,6 @@ the workers' resident memory flat within 10% from the 10th second (a third of th
 to the end. Exit status 1 if a goal is missed.
 """
 
-import argparse
 import asyncio
 import os
 import sys
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.loadgen import (Connection, Record, load_mix,  # noqa: E402
+from benchmarks.loadgen import (Connection, Record, cli, load_mix,  # noqa: E402
                                 percentile_ms, request_kinds, run)
 from benchmarks.server import Gunicorn, cpu_seconds, rss_bytes  # noqa: E402
 
@@ -158,14 +157,7 @@ async def main_async(args) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=30, help="length of the mix (30)")
-    parser.add_argument("--clients", type=int, default=50, help="concurrent clients (50)")
-    args = parser.parse_args()
-    if not 1 <= args.clients <= 500 or not 3 <= args.seconds <= 600:
-        parser.error(f"--clients must be 1–500 and --seconds 3–600, got "
-                     f"{args.clients} and {args.seconds}")
-    return asyncio.run(main_async(args))
+    return cli(__doc__, main_async, seconds=30, min_seconds=3, what="the mix")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ them, so the 4.5 MB answers of the 256-token requests do not make the client the
 bottleneck.
 """
 
+import argparse
 import asyncio
 import json
 import random
@@ -197,3 +198,17 @@ async def run(connections: list[Connection], mix: list[tuple[Kind, float]], seco
 
 def percentile_ms(latencies: list[float], q: float) -> float:
     return float(np.percentile(latencies, q)) * 1e3 if latencies else float("nan")
+
+
+def cli(doc: str, main_async, *, seconds: float, min_seconds: float, what: str) -> int:
+    """Parse --seconds and --clients (both bounded: these loops must stop by themselves)
+    and run ``main_async(args)``; ``what`` says what --seconds is the length of."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=seconds,
+                        help=f"length of {what} ({seconds:g})")
+    parser.add_argument("--clients", type=int, default=50, help="concurrent clients (50)")
+    args = parser.parse_args()
+    if not 1 <= args.clients <= 500 or not min_seconds <= args.seconds <= 600:
+        parser.error(f"--clients must be 1–500 and --seconds {min_seconds:g}–600, got "
+                     f"{args.clients} and {args.seconds}")
+    return asyncio.run(main_async(args))
