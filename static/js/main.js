@@ -56,15 +56,23 @@ function update(next, { history = "push", field = null } = {}) {
   // Consecutive keystrokes in one field make one history entry; anything else its own.
   if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
   ui.lastField = field;
-  Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+  if (cellCount(state) <= URL_NOW_CELLS) writeUrlNow();
+  else Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
   drawInputs();
 }
 
-// The URL mirrors the state, but writing it waits until the answer has painted (or a
-// second has passed without one): history.replaceState costs ~4 ms, and ~30 ms for the
-// URL of 256 tokens with 4 heads, which would otherwise hold up the answer's drawing.
-// It is written at once when the page is hidden or left, and before the link is copied.
+// The URL mirrors the state, so a reload or a link keeps every edit. A small view's URL
+// is written at once. A large one's waits until the answer has painted (or a second has
+// passed without one): for 256 tokens with 4 heads encoding it and history.replaceState
+// take ~30 ms, which would hold up the answer's drawing. It is written at once when the
+// page is hidden or left, and before the link is copied.
+const URL_NOW_CELLS = 2000;
 const URL_WAIT_MS = 1000;
+const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
+const writeUrlNow = () => {
+  urlWriter.schedule();
+  urlWriter.flush();
+};
 const urlWriter = coalesced(() => {
   const url = toHash(state);
   if (url !== location.hash) {
@@ -399,7 +407,7 @@ function wire() {
     if (preset) update(presetState(preset, state.seed));
   });
   $("copy-link").addEventListener("click", async () => {
-    urlWriter.flush();
+    writeUrlNow();
     try {
       await navigator.clipboard.writeText(location.href);
       say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
@@ -407,9 +415,9 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
-  window.addEventListener("pagehide", urlWriter.flush);
+  window.addEventListener("pagehide", writeUrlNow);
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") urlWriter.flush();
+    if (document.visibilityState === "hidden") writeUrlNow();
   });
   window.addEventListener("popstate", () => {
     urlWriter.cancel();  // the history's state replaces the one waiting to be written

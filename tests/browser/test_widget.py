@@ -121,7 +121,9 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     cell(page, "W_V row 2 column 2").fill("3")
     page.wait_for_function("() => location.hash.includes('W_V=1,0;0,3')")
     cell(page, "X row 1 column 2").fill("1")
-    page.wait_for_function("() => location.hash.includes('X=1,1;')")
+    # A small view's URL is written in the same event as the keystroke: a reload at once
+    # keeps it.
+    assert "X=1,1;" in page.evaluate("location.hash")
     page.reload()
     wait_settled(page)
     expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
