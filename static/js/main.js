@@ -443,8 +443,11 @@ function start() {
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
-  if (!embedded) recompute();
-  urlWriter.schedule();  // the URL in its normal form, once the page has painted
+  const drawn = embedded ? null : recompute();
+  // The URL in its normal form, once the page has painted (a large view's, once its
+  // answer has: at 512 tokens with 4 heads encoding it takes ~100 ms).
+  if (cellCount(state) <= URL_NOW_CELLS) urlWriter.schedule();
+  else Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
