@@ -36,8 +36,9 @@ export function joinTerms(terms, sep = " + ") {
   return [...terms.slice(0, 4), "\\cdots", ...terms.slice(-2)].join(sep);
 }
 
+/** A vector in parentheses; a long one may break after a comma to fit its column. */
 export function texVector(v, fmt = texTerm) {
-  return `(${joinTerms(v.map((x) => fmt(x)), ", ")})`;
+  return `(${joinTerms(v.map((x) => fmt(x)), ",\\allowbreak ")})`;
 }
 
 /** A span for typeset maths, typeset by ``typeset`` once it is on the page (and only if
