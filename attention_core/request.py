@@ -171,10 +171,11 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
         raise AttentionInputError(
             f"row must be a whole number from 0 to {n - 1} (0-based), got {describe(row)}",
             "row")
+    fields = _fields(payload.get("fields"), len(heads) if W_O is not None else 0)
     return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
                             tokens_kv=tokens_kv, positional=positional, causal=causal,
-                            scale=scale, mask=mask, row=row, encoding=_encoding(payload.get("encoding")),
-                            fields=_fields(payload.get("fields"), len(heads) if W_O is not None else 0))
+                            scale=scale, mask=mask, row=row, fields=fields,
+                            encoding=_encoding(payload.get("encoding")))
 
 
 def _encoding(value) -> str:
