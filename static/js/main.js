@@ -56,8 +56,7 @@ function update(next, { history = "push", field = null } = {}) {
   // Consecutive keystrokes in one field make one history entry; anything else its own.
   if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
   ui.lastField = field;
-  if (cellCount(state) <= URL_NOW_CELLS) writeUrlNow();
-  else Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+  writeUrl(drawn, { now: true });
   drawInputs();
 }
 
@@ -69,6 +68,14 @@ function update(next, { history = "push", field = null } = {}) {
 const URL_NOW_CELLS = 2000;
 const URL_WAIT_MS = 1000;
 const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
+/** Write the URL of the state: a small view's at once (now) or after the next paint, a
+ *  large view's once ``drawn`` (its answer's drawing) settles or a second has passed. */
+function writeUrl(drawn, { now }) {
+  if (cellCount(state) > URL_NOW_CELLS) {
+    Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+  } else if (now) writeUrlNow();
+  else urlWriter.schedule();
+}
 const writeUrlNow = () => {
   urlWriter.schedule();
   urlWriter.flush();
@@ -446,8 +453,7 @@ function start() {
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, once the page has painted (a large view's, once its
   // answer has: at 512 tokens with 4 heads encoding it takes ~100 ms).
-  if (cellCount(state) <= URL_NOW_CELLS) urlWriter.schedule();
-  else Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+  writeUrl(drawn, { now: false });
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
