@@ -64,38 +64,45 @@ function buildTable(n, m) {
     el("thead", {}, head), el("tbody", {}, ...body));
 }
 
+// Only what changed is written, here and in fillCanvas: a text, title or attribute
+// written again with the same value still costs the frame its style and layout.
+const put = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+const titled = (node, text) => { if (node.title !== text) node.title = text; };
+const attr = (node, name, value) => { if (node.getAttribute(name) !== value) node.setAttribute(name, value); };
+const tab = (node, index) => { if (node.tabIndex !== index) node.tabIndex = index; };
+
 function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
   const n = weights.length;
   const m = weights[0].length;
   const heads = host.querySelector("thead tr").cells;
   const rows = host.querySelector("tbody").rows;
   for (let j = 0; j < m; j++) {
-    heads[j + 1].textContent = keys[j];
-    heads[j + 1].title = keys[j];
+    put(heads[j + 1], keys[j]);
+    titled(heads[j + 1], keys[j]);
   }
   for (let i = 0; i < n; i++) {
     const tr = rows[i];
-    tr.setAttribute("aria-selected", String(i === selected));
-    tr.cells[0].textContent = tokens[i];
-    tr.cells[0].title = tokens[i];
+    attr(tr, "aria-selected", String(i === selected));
+    put(tr.cells[0], tokens[i]);
+    titled(tr.cells[0], tokens[i]);
     for (let j = 0; j < m; j++) {
       const td = tr.cells[j + 1];
       const allowed = mask[i][j];
       td.classList.toggle("masked", !allowed);
       if (allowed) {
         const text = formatNumber(weights[i][j]);
-        if (td.textContent !== text || !td.style.backgroundColor) {  // only what changed
+        if (td.textContent !== text || !td.style.backgroundColor) {
           const bg = weightRGB(weights[i][j]);
           td.style.backgroundColor = rgbCss(bg);
           td.style.color = rgbCss(textRGB(bg));
           td.textContent = text;
         }
-      } else {
+      } else if (td.childElementCount === 0) {  // not yet drawn masked
         td.style.backgroundColor = "";
         td.style.color = "";
         td.replaceChildren("0", el("span", { class: "visually-hidden", text: " (masked)" }));
       }
-      td.tabIndex = i === focus.i && j === focus.j ? 0 : -1;
+      tab(td, i === focus.i && j === focus.j ? 0 : -1);
     }
   }
 }
@@ -148,20 +155,15 @@ function fillCanvas(host, { weights, weights_u8: bytes, mask, tokens, keys = tok
     marker.style.height = `${Math.max(100 / n, 0.4)}%`;
   }
   const rows = host.querySelectorAll('[role="row"]');
-  // Only what changed is written: 512 rows of unchanged text would still be restyled.
   // A row's strongest keys are its cell's accessible name, not text: nothing to lay out
   // (2,048 transparent strings took ~150 ms of layout with 4 heads at 512 tokens).
-  const put = (node, text) => { if (node.textContent !== text) node.textContent = text; };
-  const name = (node, text) => { if (node.getAttribute("aria-label") !== text) node.setAttribute("aria-label", text); };
   for (let i = 0; i < n; i++) {
     const row = rows[i];
-    const chosen = String(i === selected);
-    if (row.getAttribute("aria-selected") !== chosen) row.setAttribute("aria-selected", chosen);
+    attr(row, "aria-selected", String(i === selected));
     put(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    name(cell, exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
-    const tab = i === focus.i ? 0 : -1;
-    if (cell.tabIndex !== tab) cell.tabIndex = tab;
+    attr(cell, "aria-label", exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
+    tab(cell, i === focus.i ? 0 : -1);
   }
 }
 
