@@ -7,6 +7,7 @@ import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { createJournal } from "./journal.js";
 import { coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
@@ -56,38 +57,44 @@ function update(next, { history = "push", field = null } = {}) {
   // Consecutive keystrokes in one field make one history entry; anything else its own.
   if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
   ui.lastField = field;
-  writeUrl(drawn, { now: true });
+  writeUrl(drawn, { edit: true });
   drawInputs();
 }
 
-// The URL mirrors the state, so a reload or a link keeps every edit. A small view's URL
-// is written at once. A large one's waits until the answer has painted (or a second has
-// passed without one): for 256 tokens with 4 heads encoding it and history.replaceState
-// take ~30 ms, which would hold up the answer's drawing. It is written at once when the
-// page is hidden or left, and before the link is copied.
-const URL_NOW_CELLS = 2000;
+// The URL mirrors the state, so a reload or a link keeps every edit. It is written once
+// the edit's answer has painted (or a second has passed without one): writing it costs
+// 1–3 ms at 3 tokens and ~30 ms at 256 tokens with 4 heads, on the thread the answer
+// waits for. Until then a small view's edit is noted in the journal, which a reload at
+// once reads back (a large view's link takes ~100 ms to encode: too slow per keystroke).
+// The URL is written at once when the page is hidden or left, and before a link is copied.
+const JOURNAL_CELLS = 2000;
 const URL_WAIT_MS = 1000;
+const journal = createJournal();
 const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
-/** Write the URL of the state: a small view's at once (now) or after the next paint, a
- *  large view's once ``drawn`` (its answer's drawing) settles or a second has passed. */
-function writeUrl(drawn, { now }) {
-  if (cellCount(state) > URL_NOW_CELLS) {
-    Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
-  } else if (now) writeUrlNow();
-  else urlWriter.schedule();
-}
-const writeUrlNow = () => {
-  urlWriter.schedule();
-  urlWriter.flush();
+const hashes = new WeakMap();  // the fragment of a state, encoded once
+const hashOf = (s) => {
+  if (!hashes.has(s)) hashes.set(s, toHash(s));
+  return hashes.get(s);
 };
-const urlWriter = coalesced(() => {
-  const url = toHash(state);
+/** Write the URL of the state once ``drawn`` (its answer's drawing) settles and the page
+ *  has painted; an ``edit`` of a small view is noted in the journal at once. */
+function writeUrl(drawn, { edit }) {
+  if (edit && cellCount(state) <= JOURNAL_CELLS) journal.note(location.hash, hashOf(state), ui.newEntry);
+  Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+}
+/** Write the URL of the state now. ``keepNote`` while the page is being left: a reload
+ *  loads the URL it started from, not this one, and must still find the note. */
+function writeUrlNow({ keepNote = false } = {}) {
+  urlWriter.cancel();
+  const url = hashOf(state);
   if (url !== location.hash) {
     if (ui.newEntry) window.history.pushState(null, "", url);
     else window.history.replaceState(null, "", url);
   }
   ui.newEntry = false;
-});
+  if (!keepNote) journal.clear();
+}
+const urlWriter = coalesced(() => writeUrlNow());
 
 async function recompute() {
   const asked = state;
@@ -422,12 +429,13 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
-  window.addEventListener("pagehide", writeUrlNow);
+  window.addEventListener("pagehide", () => writeUrlNow({ keepNote: true }));
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") writeUrlNow();
+    if (document.visibilityState === "hidden") writeUrlNow({ keepNote: true });
   });
   window.addEventListener("popstate", () => {
     urlWriter.cancel();  // the history's state replaces the one waiting to be written
+    journal.clear();
     ui.newEntry = false;
     state = fromHash(location.hash, DEFAULT).state;
     ui.lastField = null;
@@ -442,7 +450,10 @@ function start() {
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
   select.lastChild.disabled = true;
   renderLegend($("legend"));
-  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
+  // An edit made just before a reload is in the journal, not yet in the URL.
+  const noted = journal.pending(location.hash);
+  ui.newEntry = noted?.push ?? false;
+  const { state: loaded, problem } = fromHash(noted?.to ?? location.hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
@@ -451,9 +462,8 @@ function start() {
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form, once the page has painted (a large view's, once its
-  // answer has: at 512 tokens with 4 heads encoding it takes ~100 ms).
-  writeUrl(drawn, { now: false });
+  // The URL in its normal form (with the journal's edit), once the answer has painted.
+  writeUrl(drawn, { edit: false });
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {

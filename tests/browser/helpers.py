@@ -43,6 +43,13 @@ def wait_settled(page):
     page.wait_for_load_state("networkidle")
 
 
+def expect_url(page, *parts):
+    """Wait until the page's URL holds each of ``parts``: it is written once the answer
+    to an edit has painted, not in the keystroke's own event."""
+    for part in parts:
+        expect(page).to_have_url(re.compile(re.escape(part)))
+
+
 def working_text(page):
     """The working panel's visible text with KaTeX's spacing removed."""
     text = page.locator("#working .katex-html").all_inner_texts()

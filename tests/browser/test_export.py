@@ -12,7 +12,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import cell, heatmap, loaded, wait_settled
+from tests.browser.helpers import cell, expect_url, heatmap, loaded, wait_settled
 from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -192,7 +192,7 @@ def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server
     expect(page.locator("#status")).to_have_text("Imported the pasted configuration")
     wait_heatmap(page, [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]])
     wait_settled(page)
-    assert "tokens=a|b|c" in page.url and "causal=1" in page.url and "row=0" in page.url
+    expect_url(page, "tokens=a|b|c", "causal=1", "row=0")
     expect(panel(page).locator(".export-message")).to_have_text("")
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import (cell, heatmap, loaded, matrix, tab_until, wait_settled,
-                                   working_text)
+from tests.browser.helpers import (cell, expect_url, heatmap, loaded, matrix, tab_until,
+                                   wait_settled, working_text)
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +53,7 @@ def test_editing_x_row3_col1_recomputes_a_and_z(page, server):
         " === JSON.stringify(want)", arg=expected)
     assert heatmap(page) == expected
     assert matrix(page, "Z") == np.round(Z, 3).tolist()
-    assert "X=1,0;0,1;2,1" in page.url
+    expect_url(page, "X=1,0;0,1;2,1")
 
 
 def test_clicking_row3_writes_out_its_working(page, server):
@@ -86,7 +86,7 @@ def test_causal_mask_zeroes_the_future_and_keeps_row3(page, server):
     assert masked.first.inner_text().startswith("0")
     ss = page.locator('figure[data-key="SS"] tbody tr').nth(0).locator("td")
     assert ss.all_inner_texts()[1:] == ["\u2212∞", "\u2212∞"]
-    assert "causal=1" in page.url
+    expect_url(page, "causal=1")
     text = page.locator("#working").inner_text()
     assert "NaN" not in text and "null" not in text
 
@@ -107,7 +107,7 @@ def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
     expect(page.locator("#stale-note")).to_be_visible()
     assert heatmap(page) == CAT_A, "the last good numbers stay"
     assert x.get_attribute("aria-describedby") == message.get_attribute("id")
-    assert "W_K=2,abc;0,1" in page.url, "what was typed is in the link"
+    expect_url(page, "W_K=2,abc;0,1")  # what was typed is in the link
     page.reload()
     expect(cell(page, "W_K row 1 column 2")).to_have_value("abc")
     cell(page, "W_K row 1 column 2").fill("0")
@@ -119,11 +119,15 @@ def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
 def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     loaded(page, server.url)
     cell(page, "W_V row 2 column 2").fill("3")
-    page.wait_for_function("() => location.hash.includes('W_V=1,0;0,3')")
-    cell(page, "X row 1 column 2").fill("1")
-    # A small view's URL is written in the same event as the keystroke: a reload at once
-    # keeps it.
-    assert "X=1,1;" in page.evaluate("location.hash")
+    expect_url(page, "W_V=1,0;0,3")
+    # The URL is written once the answer has painted. Hold the next answer back, so that
+    # a reload comes before the URL is written: the edit must survive it all the same.
+    held = []
+    page.route("**/api/attention", lambda route: held.append(route))
+    with page.expect_request("**/api/attention"):
+        cell(page, "X row 1 column 2").fill("1")
+    assert "X=1,1;" not in page.evaluate("location.hash"), "the URL waits for the answer"
+    page.unroute("**/api/attention")
     page.reload()
     wait_settled(page)
     expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
@@ -131,9 +135,15 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     A, Z = numpy_attention([[1, 1], [0, 1], [1, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 3]])
     assert heatmap(page) == np.round(A, 3).tolist()
+    expect_url(page, "X=1,1;")
+    # The edit kept its own history entry, as if no reload had come between.
     page.go_back()
     expect(cell(page, "X row 1 column 2")).to_have_value("0")
     expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
+    # Back to an earlier view and reloaded: the note of the later edit is not applied.
+    page.reload()
+    wait_settled(page)
+    expect(cell(page, "X row 1 column 2")).to_have_value("0")
     page.go_back()
     expect(cell(page, "W_V row 2 column 2")).to_have_value("2")
     page.wait_for_function("() => document.querySelector('figure[data-key=Z] tbody tr:nth-child(3) td').textContent === '0.955'")
@@ -312,7 +322,7 @@ def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
     expect(page.locator("#input-errors")).to_contain_text("Scale: “0.5x” is not a number.")
     scale.fill("0")
     page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === '0.333'")
-    assert "scale=0" in page.url
+    expect_url(page, "scale=0")
 
 
 def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, server):
