@@ -14,7 +14,7 @@ import sys
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .multihead import MAX_HEADS
 from .presets import default_request
-from .request import PROJECTIONS, RESPONSE_FIELDS, WORKING_FIELDS, Limits
+from .request import CORNER, CORNERED, PROJECTIONS, RESPONSE_FIELDS, WORKING_FIELDS, Limits
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
 NUMBER = {"type": "number"}
@@ -25,7 +25,7 @@ BOOL = {"type": "boolean"}
 TEXT = {"type": "string"}
 # Parts of a single-head answer that a multi-head answer has only inside each head.
 ONE_HEAD_ONLY = ("d_k", "scale", "Q", "K", "V", "scores", "scaled_scores", "mask", "weights",
-                 "weights_u8", "working")
+                 "weights_u8", "strongest_keys", "working")
 
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
@@ -66,23 +66,29 @@ def _nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def response_field_names() -> tuple[list[str], str]:
+def response_field_names() -> tuple[list[str], str, str]:
     """What the request's ``fields`` accepts, by the rule of ``request._fields``: the names,
-    and the pattern of "heads[k].<part>" (that part of head k only, k below MAX_HEADS)."""
+    the pattern of "heads[k].<part>" (that part of head k only, k below MAX_HEADS), and the
+    pattern of a matrix's corner ("Q[:16,:16]", "heads.weights[:8]", "heads[1].Q[:4]")."""
     working = [f"working.{f}" for f in WORKING_FIELDS]
     single = [f for f in RESPONSE_FIELDS if f not in ("heads", "concat")] + working
     heads = "|".join(str(k) for k in range(MAX_HEADS))
     parts = "|".join(re.escape(f) for f in single)
+    matrices = "|".join(re.escape(f) for f in CORNERED if f != "concat")
     return ([*RESPONSE_FIELDS, *working, *(f"heads.{f}" for f in single)],
-            rf"^heads\[({heads})\]\.({parts})$")
+            rf"^heads\[({heads})\]\.({parts})$",
+            rf"^(concat|(heads\.|heads\[({heads})\]\.)?({matrices})){CORNER}$")
 
 
 def _fields_schema() -> dict:
-    names, one_head = response_field_names()
+    names, one_head, corner = response_field_names()
     return _nullable({"type": "array", "items": {"anyOf": [
-        {"enum": names}, {"type": "string", "pattern": one_head}]},
+        {"enum": names}, {"type": "string", "pattern": one_head},
+        {"type": "string", "pattern": corner}]},
         "description": "Keep only these parts: a name, working.<part>, heads.<part> (every "
-                       "head) or heads[k].<part> (head k, below the number of heads)."})
+                       "head) or heads[k].<part> (head k, below the number of heads). A "
+                       "matrix's name may end in [:r] (its first r rows) or [:r,:c] (its "
+                       "top-left r × c corner), fewer where the matrix is smaller."})
 
 
 def request_schemas(limits: Limits) -> dict:
@@ -185,6 +191,15 @@ def answer_schemas(limits: Limits) -> dict:
             "mask": _m(BOOL, n, n), "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
             "weights_u8": _m({"type": "integer", "minimum": 0, "maximum": 255}, n, n,
                              "round(255 · weights); only when fields names it"),
+            "strongest_keys": {
+                "type": "array", "maxItems": n, "description":
+                    "per query, its (up to) 3 permitted keys with the largest weights, "
+                    "largest first, equal weights in key order, as [key j, weight]; only "
+                    "when fields names it",
+                "items": {"type": "array", "maxItems": 3, "items": {
+                    "type": "array", "minItems": 2, "maxItems": 2,
+                    "prefixItems": [{"type": "integer", "minimum": 0, "maximum": n - 1},
+                                    WEIGHT]}}},
             "output": matrix, "warnings": {"type": "array", "items": TEXT},
             "working": _ref("Working"),
         },
@@ -206,8 +221,8 @@ def answer_schemas(limits: Limits) -> dict:
         "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
                              for key in ("heads", "concat")},
     }
-    # working needs a row; weights_u8 is sent only when asked for
-    per_head = sorted(head["properties"].keys() - {"working", "weights_u8"})
+    # working needs a row; weights_u8 and strongest_keys are sent only when asked for
+    per_head = sorted(head["properties"].keys() - {"working", "weights_u8", "strongest_keys"})
     return {
         "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
         "EncodedArray": ENCODED_ARRAY,

@@ -9,7 +9,7 @@ array is built, so a huge request costs nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,7 +28,10 @@ ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response
 RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
                    "d_k", "scale", "causal", "Q", "K", "V", "scores", "scaled_scores", "mask",
                    "weights", "output", "warnings", "working", "heads", "concat",
-                   "weights_u8")  # weights_u8: only when named (see response.weights_u8)
+                   "weights_u8", "strongest_keys")  # the last two only when named (response.py)
+# The matrices a field name may take a corner of: "Q[:16,:16]", "heads[1].weights[:8]".
+CORNERED = ("Q", "K", "V", "scores", "scaled_scores", "mask", "weights", "weights_u8",
+            "output", "concat", "positional_encoding", "positional_encoding_kv")
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
                   "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z")
@@ -60,6 +63,9 @@ class AttentionRequest:
     row: int | None
     fields: frozenset[str] | None  # None: every response field
     encoding: str = "json"  # one of ENCODINGS
+    # field name as in ``fields`` ("Q", "heads[1].Q") → (rows, cols) of its top-left corner
+    # to send; cols None for every column.
+    corners: dict[str, tuple[int, int | None]] = field(default_factory=dict)
 
     @property
     def multi_head(self) -> bool:
@@ -171,11 +177,11 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
         raise AttentionInputError(
             f"row must be a whole number from 0 to {n - 1} (0-based), got {describe(row)}",
             "row")
-    fields = _fields(payload.get("fields"), len(heads) if W_O is not None else 0)
+    fields, corners = _fields(payload.get("fields"), len(heads) if W_O is not None else 0)
     return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
                             tokens_kv=tokens_kv, positional=positional, causal=causal,
                             scale=scale, mask=mask, row=row, fields=fields,
-                            encoding=_encoding(payload.get("encoding")))
+                            encoding=_encoding(payload.get("encoding")), corners=corners)
 
 
 def _encoding(value) -> str:
@@ -188,37 +194,72 @@ def _encoding(value) -> str:
     return value
 
 
-def _fields(value, heads: int) -> frozenset[str] | None:
-    """The response fields asked for: top-level names, "working.<name>" for parts of the
-    working, "heads.<name>" (and "heads.working.<name>") for parts of every head, and
-    "heads[k].<name>" for parts of head k only (0-based; ``heads`` is how many there are,
-    0 for a single head sent as W_Q, W_K, W_V)."""
+def _fields(value, heads: int):
+    """The response fields asked for, and the corners asked of them.
+
+    A name is a top-level field, "working.<name>" for a part of the working, "heads.<name>"
+    (and "heads.working.<name>") for a part of every head, or "heads[k].<name>" for a part
+    of head k only (0-based; ``heads`` is how many there are, 0 for a single head sent as
+    W_Q, W_K, W_V). A matrix's name may end in "[:r]" (its first r rows) or "[:r,:c]" (its
+    top-left r × c corner), fewer where the matrix is smaller.
+
+    Returns (names without corners, {name: (r, c or None)}), or (None, {}) for every field.
+    """
     if value is None:
-        return None
+        return None, {}
     if not isinstance(value, list):
         raise AttentionInputError(
             f"fields must be a list of response field names, got {describe(value)}", "fields")
     single = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)} - {"heads", "concat"}
     known = {*RESPONSE_FIELDS, *single, *(f"working.{f}" for f in WORKING_FIELDS),
              *(f"heads.{f}" for f in single)}
-    for i, name in enumerate(value):
+    names, corners = [], {}
+    for i, given in enumerate(value):
+        name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
         if one and one[2] in single:
             k = int(one[1])
             if k >= heads:
                 raise AttentionInputError(
-                    f"fields[{i}] is {describe(name)}, but the request has "
+                    f"fields[{i}] is {describe(given)}, but the request has "
                     + (f"{heads} heads, numbered 0 to {heads - 1}" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
-            continue
-        if not isinstance(name, str) or name not in known:  # a list or object is unhashable
+        elif not isinstance(name, str) or name not in known:  # a list or object is unhashable
             raise AttentionInputError(
-                f"fields[{i}] is {describe(name)}, which is not a response field; the "
+                f"fields[{i}] is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "
                 "and heads[k].<field>",
                 f"fields[{i}]")
-    return frozenset(value)
+        if corner is not None:
+            part = name.rsplit(".", 1)[-1]
+            if part not in CORNERED or name.startswith("working.") or ".working." in name:
+                raise AttentionInputError(
+                    f"fields[{i}] is {describe(given)}, but only a matrix may be cut to a "
+                    f"corner: {', '.join(CORNERED)}", f"fields[{i}]")
+            if name in corners or name in names:
+                raise AttentionInputError(
+                    f"fields[{i}] is {describe(given)}, but {name} is already asked for: "
+                    "name each field once", f"fields[{i}]")
+            corners[name] = corner
+        elif name in corners:
+            raise AttentionInputError(
+                f"fields[{i}] is {describe(given)}, but {name} is already asked for as a "
+                "corner: name each field once", f"fields[{i}]")
+        names.append(name)
+    return frozenset(names), corners
+
+
+CORNER = r"\[:([1-9][0-9]{0,4})(?:, ?:([1-9][0-9]{0,4}))?\]"  # "[:16,:16]", "[:4]"; r, c ≥ 1
+_CORNER = re.compile(r"(.+)" + CORNER)
+
+
+def _corner(given: str) -> tuple[str, tuple[int, int | None] | None]:
+    """("Q", (16, 16)) for "Q[:16,:16]", ("Q", (4, None)) for "Q[:4]", ("Q", None) for "Q"."""
+    m = _CORNER.fullmatch(given)
+    if not m:
+        return given, None
+    return m[1], (int(m[2]), None if m[3] is None else int(m[3]))
 
 
 _ONE_HEAD = re.compile(r"heads\[(0|[1-9][0-9]{0,2})\]\.(.+)")  # "heads[2].Q"

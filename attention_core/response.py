@@ -105,7 +105,7 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
         body.update(heads=heads, concat=computed.multi.concat, output=computed.multi.output,
                     warnings=list(computed.multi.warnings))
     if request.fields is not None:
-        body = select(body, request.fields)
+        body = select(body, request.fields, request.corners)
     return encode_arrays(body) if request.encoding == "base64" else body
 
 
@@ -144,25 +144,74 @@ def encode_arrays(obj):
     return obj
 
 
-def select(body: dict, fields: frozenset[str]) -> dict:
+def select(body: dict, fields: frozenset[str], corners: dict | None = None) -> dict:
     """Keep the fields named; "working.q" keeps that part of the working (and its row),
     "heads.weights" that field of every head, "heads[2].Q" that field of head 2 only.
+    ``corners`` maps a name to the (rows, cols or None) of the top-left corner to keep;
+    a head's own corner ("heads[2].Q") wins over every head's ("heads.Q").
 
     A client that draws 256 tokens does not need every n × n matrix of the answer:
     choosing fields cuts the bytes sent, not the work done.
     """
+    corners = corners or {}
     out = {k: v for k, v in body.items() if k in fields}
-    if "weights_u8" in fields and "weights" in body:
+    if "weights" in body and "weights_u8" in fields:
         out["weights_u8"] = weights_u8(body["weights"])
+    if "weights" in body and "strongest_keys" in fields:
+        out["strongest_keys"] = strongest_keys(body["weights"], body["mask"])
+    for name, (rows, cols) in corners.items():
+        if isinstance(out.get(name), np.ndarray):  # a copy: orjson writes only C order
+            out[name] = np.ascontiguousarray(out[name][:rows, :cols])
     parts = {f.split(".", 1)[1] for f in fields if f.startswith("working.")}
     if "working" in body and parts and "working" not in fields:
         out["working"] = {k: v for k, v in body["working"].items() if k in parts or k == "row"}
-    each = frozenset(f.split(".", 1)[1] for f in fields if f.startswith("heads."))
-    own = [frozenset(f.split(".", 1)[1] for f in fields if f.startswith(f"heads[{k}]."))
-           for k in range(len(body.get("heads", ())))]
-    if "heads" in body and (each or any(own)) and "heads" not in fields:
-        out["heads"] = [select(head, each | mine) for head, mine in zip(body["heads"], own)]
+
+    def under(prefix: str, names) -> tuple[frozenset[str], dict]:
+        """The names (and corners) that start with ``prefix``, without it."""
+        return (frozenset(f[len(prefix):] for f in names if f.startswith(prefix)),
+                {f[len(prefix):]: c for f, c in corners.items() if f.startswith(prefix)})
+
+    each, each_corners = under("heads.", fields)
+    own = [under(f"heads[{k}].", fields) for k in range(len(body.get("heads", ())))]
+    if "heads" in body and (each or any(mine for mine, _ in own)) and "heads" not in fields:
+        out["heads"] = [select(head, each | mine, {**each_corners, **mine_corners})
+                        for head, (mine, mine_corners) in zip(body["heads"], own)]
     return out
+
+
+STRONGEST = 3  # keys per query in strongest_keys
+
+
+def strongest_keys(weights: np.ndarray, mask: np.ndarray) -> list[list[list]]:
+    """Each query's STRONGEST permitted keys, largest weight first, as [key j, weight].
+
+    ``weights`` and ``mask`` are (n, m), queries down, keys across. Equal weights keep
+    key order (the lower j first); a query that may read no key has an empty list. Sent
+    only when named in fields: what a screen reader says of a heatmap row too long to read
+    out, for 8 bytes per query instead of 8 per weight.
+
+    >>> strongest_keys(np.array([[0.2, 0.5, 0.3, 0.0], [0.5, 0.5, 0.0, 0.0]]),
+    ...                np.array([[True, True, True, False], [True, True, False, False]]))
+    [[[1, 0.5], [2, 0.3], [0, 0.2]], [[0, 0.5], [1, 0.5]]]
+    """
+    n, m = weights.shape
+    k = min(STRONGEST, m)
+    ranked = np.where(mask, weights, -1.0)  # a masked key below every weight (all ≥ 0)
+    top = np.argpartition(ranked, m - k, axis=1)[:, m - k:]  # (n, k): the k largest
+    kth = np.take_along_axis(ranked, top, 1).min(axis=1, keepdims=True)
+    tied = ((ranked >= kth) & mask).sum(axis=1) > k  # more keys share the k-th weight
+    values = np.take_along_axis(weights, top, 1)
+    order = np.lexsort((top, -values), axis=1)  # weight ↓, then j ↑
+    top, values = np.take_along_axis(top, order, 1), np.take_along_axis(values, order, 1)
+    allowed = np.take_along_axis(mask, top, 1)
+    out = [[[j, a] for j, a, ok in zip(js, vs, oks) if ok]
+           for js, vs, oks in zip(top.tolist(), values.tolist(), allowed.tolist())]
+    for i in np.flatnonzero(tied):  # argpartition picks among equal weights at will:
+        js = np.flatnonzero((ranked[i] >= kth[i]) & mask[i])  # the lowest keys win
+        js = js[np.argsort(-weights[i, js], kind="stable")[:k]]
+        out[i] = [[int(j), float(weights[i, j])] for j in js]
+    return out
+
 
 def plain(obj):
     """``obj`` with arrays as nested lists and every non-finite number as None.

@@ -1,5 +1,6 @@
 """POST /api/attention with several heads, a second sequence, positions, a custom mask."""
 
+import base64
 import json
 
 import numpy as np
@@ -150,3 +151,83 @@ def test_weights_u8_is_the_weights_at_heatmap_precision_only_when_asked(client):
     assert packed["heads"][1]["weights_u8"]["dtype"] == "uint8"
     import base64
     assert list(base64.b64decode(packed["heads"][1]["weights_u8"]["base64"])) == sum(heads[1]["weights_u8"], [])
+
+
+def test_a_corner_of_a_matrix_is_its_first_rows_and_columns(client):
+    # Q = X·W_Q of the hand-worked example is [[1, 0], [1, 2], [2, 2]].
+    r = post(client, {"X": X, **H1, "fields": ["Q[:2,:1]", "K[:1]", "V[:16,:16]", "weights"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["Q"] == [[1.0], [1.0]]
+    assert body["K"] == [[2.0, 0.0]]  # first row of K = X·W_K
+    assert body["V"] == [[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]], "a corner larger than V is all of V"
+    assert set(body) == {"Q", "K", "V", "weights"}
+    packed = post(client, {"X": X, **H1, "fields": ["Q[:2, :1]"], "encoding": "base64"}).get_json()
+    assert packed["Q"]["shape"] == [2, 1]
+    assert np.frombuffer(base64.b64decode(packed["Q"]["base64"]), "<f8").tolist() == [1.0, 1.0]
+
+
+def test_corners_of_every_head_and_of_one_head(client):
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O,
+                      "fields": ["heads.Q[:2]", "heads[1].Q[:1,:1]", "concat[:1]", "output[:3,:1]"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    ref = reference_multi_head(X, [(H["W_Q"], H["W_K"], H["W_V"]) for H in (H1, H2)], W_O)
+    q2 = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["Q"]
+    assert body["heads"][0]["Q"] == [[1.0, 0.0], [1.0, 2.0]]
+    assert body["heads"][1]["Q"] == [q2[0][:1]], "a head's own corner wins over every head's"
+    assert np.allclose(body["concat"], ref["concat"][:1], atol=1e-12)
+    assert np.allclose(body["output"], [row[:1] for row in ref["output"]], atol=1e-12)
+
+
+@pytest.mark.parametrize("fields, words", [
+    (["Q[:0]"], "not a response field"),
+    (["Q[:01]"], "not a response field"),
+    (["Q[1:2]"], "not a response field"),
+    (["Q", "Q[:2]"], "already asked for"),
+    (["Q[:2]", "Q"], "already asked for as a corner"),
+    (["Q[:2]", "Q[:3]"], "already asked for"),
+    (["tokens[:2]"], "only a matrix may be cut"),
+    (["working.k[:2]"], "only a matrix may be cut"),
+    (["strongest_keys[:2]"], "only a matrix may be cut"),
+])
+def test_a_bad_corner_is_422_naming_the_field(client, fields, words):
+    r = post(client, {"X": X, **H1, "row": 0, "fields": fields})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == f"fields[{len(fields) - 1}]" and words in error["message"], error
+    assert json.dumps(fields[-1]) in error["message"], "the message quotes what was sent"
+
+
+def test_strongest_keys_are_each_querys_three_largest_permitted_weights(client):
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"])["weights"]
+    # By hand, A ≈ [[0.446, 0.108, 0.446], [0.164, 0.164, 0.673], [0.187, 0.045, 0.768]]:
+    # equal weights keep key order (row 1: keys 0 and 2; row 2: keys 0 and 1).
+    r = post(client, {"X": X, **H1, "fields": ["strongest_keys"]})
+    assert r.status_code == 200
+    got = r.get_json()["strongest_keys"]
+    assert [[j for j, _ in row] for row in got] == [[0, 2, 1], [2, 0, 1], [2, 0, 1]]
+    for i, row in enumerate(got):
+        assert [a for _, a in row] == pytest.approx([ref[i][j] for j, _ in row], abs=1e-15)
+    assert "strongest_keys" not in post(client, {"X": X, **H1}).get_json(), "only when named"
+    # Causal: query 1 reads key 1 only; a row masked by hand reads none.
+    mask = [[True, True, True], [False, False, False], [True, True, True]]
+    r = post(client, {"X": X, **H1, "causal": True, "mask": mask, "fields": ["strongest_keys"]})
+    got = r.get_json()["strongest_keys"]
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"], causal=True, mask=mask)["weights"]
+    assert got[0] == [[0, 1.0]] and got[1] == []
+    assert [j for j, _ in got[2]] == [2, 0, 1] and got[2][0][1] == pytest.approx(ref[2][2], abs=1e-15)
+
+
+def test_strongest_keys_of_one_head_beside_another_heads_bytes(client):
+    # What the page asks beyond 24 tokens: every head as bytes, the shown head's top keys.
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O,
+                      "fields": ["heads.weights_u8", "heads[1].strongest_keys"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert set(heads[0]) == {"weights_u8"} and set(heads[1]) == {"weights_u8", "strongest_keys"}
+    A2 = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["weights"]
+    for i, row in enumerate(heads[1]["strongest_keys"]):
+        want = sorted(range(3), key=lambda j: (-A2[i][j], j))
+        assert [j for j, _ in row] == want
+        assert [a for _, a in row] == pytest.approx([A2[i][j] for j in want], abs=1e-15)

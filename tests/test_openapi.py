@@ -211,9 +211,9 @@ def test_the_documented_examples_compute_and_match(small_app, spec, name):
 def test_every_fields_name_in_the_spec_is_accepted_and_no_other(spec, cat_sat):
     items = fields_items(spec)
     names, one_head = items[0]["enum"], re.compile(items[1]["pattern"])
-    # 20 top-level names, 21 parts of the working, and both again under heads (but for
+    # 21 top-level names, 21 parts of the working, and both again under heads (but for
     # heads and concat themselves).
-    assert len(names) == len(set(names)) == 20 + 21 + 18 + 21
+    assert len(names) == len(set(names)) == 21 + 21 + 19 + 21
     for name in names:
         assert core.parse_request({**cat_sat, "fields": [name]}).fields == {name}
     for name in ("heads.heads", "heads.concat", "working.nope", "heads.working.nope"):
@@ -279,3 +279,23 @@ def test_the_presets_fit_the_default_limits(client):
     spec = client.get("/api/openapi.json").get_json()
     presets = client.get("/api/presets").get_json()
     validator(spec, "Presets").validate(presets)
+
+
+def test_corners_follow_their_pattern_and_the_parser_agrees(spec, cat_sat):
+    corner = re.compile(fields_items(spec)[2]["pattern"])
+    head = {p: cat_sat[p] for p in ("W_Q", "W_K", "W_V")}
+    two = {"X": cat_sat["X"], "heads": [head] * 2, "W_O": [[1, 0]] * 4}
+    good = {"Q[:16,:16]": ("Q", (16, 16)), "weights[:3]": ("weights", (3, None)),
+            "heads.V[:2, :1]": ("heads.V", (2, 1)), "heads[1].weights_u8[:99999]":
+            ("heads[1].weights_u8", (99999, None)), "concat[:1,:2]": ("concat", (1, 2)),
+            "positional_encoding_kv[:4]": ("positional_encoding_kv", (4, None))}
+    for name, (plain, size) in good.items():
+        assert corner.search(name), name
+        request = core.parse_request({**(two if "heads" in name or "concat" in name else cat_sat),
+                                      "fields": [name]})
+        assert request.fields == {plain} and request.corners == {plain: size}
+    for name in ("Q[:0]", "Q[:016]", "Q[1:2]", "Q[:2,]", "Q[:2,:0]", "Q[: 2]", "tokens[:2]",
+                 "working.k[:2]", "heads.concat[:2]", "strongest_keys[:2]", "Q[:123456]"):
+        assert not corner.search(name), name
+        with pytest.raises(core.AttentionInputError):
+            core.parse_request({**two, "fields": [name]})
