@@ -49,16 +49,38 @@ function resolve({ state, request, body }, spec) {
     labels: { tokens: source?.tokens, keys: source?.tokens_kv ?? source?.tokens },
     name: k === null ? spec.name : `${spec.name}_${k + 1}`,
     text: k === null ? spec.text : `${spec.text}, head ${k + 1}`,
+    field: k === null ? spec.key : `heads[${k}].${spec.key}`,  // its name in the API's fields
   };
 }
 
-/** The text of one matrix in one format: {ok, text, file, type, shape} or {ok: false, message}. */
-export function matrixExport(now, id, format) {
+/** [rows, cols] of a result as the request computes it (the page fetches only corners of
+ *  some, and none of others beyond 16 tokens). */
+function wholeShape({ state, request }, spec) {
+  const head = request.heads ? request.heads[state.head] : request;
+  const n = request.X.length;
+  const m = request.X_kv?.length ?? n;
+  const [d_k, d_v] = [head.W_Q[0].length, head.W_V[0].length];
+  return {
+    Q: [n, d_k], K: [m, d_k], V: [m, d_v], scores: [n, m], scaled_scores: [n, m], weights: [n, m],
+    output: [n, d_v], concat: [n, (request.heads ?? [request]).reduce((w, h) => w + h.W_V[0].length, 0)],
+    final: [n, request.X[0].length],
+  }[spec.id];
+}
+
+/** The text of one matrix in one format: {ok, text, file, type, shape}, {ok: false, message}
+ *  or, for a result the page's answer holds only in part, {ok: false, fetch: its API field}
+ *  (exportMatrix fetches it). ``whole``: that result, fetched. */
+export function matrixExport(now, id, format, whole = null) {
   const spec = MATRICES.find((m) => m.id === id);
   // With an invalid input the answer on screen is out of date too, so nothing is exported.
   if (!now.request) return { ok: false, message: INVALID };
-  const { m, labels, name, text: title } = resolve(now, spec);
-  if (!m) return { ok: false, message: `${title} is not computed yet.` };
+  const { m: held, labels, name, text: title, field } = resolve(now, spec);
+  if (spec.from === "body" && !now.body) return { ok: false, message: `${title} is not computed yet.` };
+  let m = whole ?? held;
+  if (spec.from === "body" && !whole) {
+    const [rows, cols] = wholeShape(now, spec);
+    if (!m || m.length !== rows || m[0].length !== cols) return { ok: false, fetch: field };
+  }
   const text = format === "csv"
     ? matrixToCSV(m, { rowLabels: labels[spec.rows] ?? null, header: labels[spec.cols] ?? null })
     : format === "json" ? matrixToJSON(m)
@@ -68,12 +90,26 @@ export function matrixExport(now, id, format) {
   return { ok: true, text, file: `${name}.${ext}`, type, shape: `${m.length} × ${m[0].length}` };
 }
 
+/** matrixExport, fetching what the answer holds only in part with ``fetchFields(fields)``
+ *  (→ a decoded answer holding those fields). Resolves to {ok, …} as matrixExport does. */
+export async function exportMatrix(now, id, format, fetchFields) {
+  const out = matrixExport(now, id, format);
+  if (!out.fetch) return out;
+  const spec = MATRICES.find((m) => m.id === id);
+  try {
+    const answer = await fetchFields([out.fetch]);
+    return matrixExport(now, id, format, resolve({ ...now, body: answer }, spec).m);
+  } catch (err) {
+    return { ok: false, message: `${resolve(now, spec).text} could not be fetched (${err.message}); try again.` };
+  }
+}
+
 /** The choices, [{id, text}]: the inputs always (even while one is invalid), the results
- *  that the answer holds. */
+ *  once there is an answer. */
 export function available(now) {
   const { state } = now;
   return MATRICES.filter((s) => (s.several ? state.heads > 1 : true) && (s.from === "body"
-    ? resolve(now, s).m : s.id !== "X_kv" || state.X_kv))
+    ? now.body : s.id !== "X_kv" || state.X_kv))
     .map((s) => ({ id: s.id, text: resolve(now, s).text }));
 }
 
@@ -105,8 +141,9 @@ async function svgToPNG(svg) {
 const field = (id, text, control) =>
   el("div", { class: "export-field" }, el("label", { for: id, text }), control);
 
-/** Build the export panel inside ``host``; ``page`` gives {state, request, body} and takes
- *  imports. Returns {changed}: the page calls changed() after it redraws. */
+/** Build the export panel inside ``host``; ``page`` gives {state, request, body} (get),
+ *  fetches the fields of an answer to that request (fetch) and takes imports (load).
+ *  Returns {changed}: the page calls changed() after it redraws. */
 export function mountExport(host, page) {
   const matrix = el("select", { id: "export-matrix" });
   const format = el("select", { id: "export-format" },
@@ -154,6 +191,7 @@ export function mountExport(host, page) {
   // ---- one matrix: the preview follows the page ----
 
   let shown = {};  // what the preview was computed from, compared by identity: cheap
+  let ticket = 0;  // the newest preview: a fetch that comes back late is not shown
   function refresh({ choicesOnly = false } = {}) {
     const now = page.get();
     const choices = available(now);
@@ -169,7 +207,18 @@ export function mountExport(host, page) {
     if (shown.state === now.state && shown.body === now.body && shown.matrix === matrix.value
         && shown.format === format.value) return;
     shown = { state: now.state, body: now.body, matrix: matrix.value, format: format.value };
+    const mine = ++ticket;
     const out = matrixExport(now, matrix.value, format.value);
+    if (!out.fetch) {
+      showPreview(out);
+      return;
+    }
+    showPreview({ ok: false, message: "Fetching the whole matrix…" });
+    exportMatrix(now, matrix.value, format.value, page.fetch).then((whole) => {
+      if (mine === ticket) showPreview(whole);
+    });
+  }
+  function showPreview(out) {
     // CSV rows must not wrap or they stop looking like rows; one-line formats read better wrapped.
     preview.wrap = out.ok && format.value === "csv" ? "off" : "soft";
     preview.value = !out.ok ? out.message
@@ -194,17 +243,17 @@ export function mountExport(host, page) {
   }).observe(host);
   refresh({ choicesOnly: true });  // the choices at once; the preview when it is seen
 
-  const fresh = () => {
+  const fresh = async () => {
     refresh();
-    const out = matrixExport(page.get(), matrix.value, format.value);
+    const out = await exportMatrix(page.get(), matrix.value, format.value, page.fetch);
     return out.ok ? out : warn(out.message);
   };
-  save.addEventListener("click", () => {
-    const out = fresh();
+  save.addEventListener("click", async () => {
+    const out = await fresh();
     if (out) download(out.file, textURL(out.text, out.type));
   });
   copy.addEventListener("click", async () => {
-    const out = fresh();
+    const out = await fresh();
     if (!out) return;
     try {
       await navigator.clipboard.writeText(out.text);
@@ -220,22 +269,32 @@ export function mountExport(host, page) {
 
   // ---- the heatmap ----
 
-  /** {svg, file} of the heatmap the page shows (with several heads, the shown head's). */
-  function heatmapSVG() {
+  /** {svg, file} of the heatmap the page shows (with several heads, the shown head's);
+   *  beyond 24 tokens the page holds its weights as bytes, so the exact ones are fetched. */
+  async function heatmapSVG() {
     const { state, request, body } = page.get();
     if (!request) return warn(INVALID);
     const k = state.heads > 1 ? state.head : null;
-    const shown = k === null ? body : body?.heads?.[k];
-    if (!shown?.weights) return warn("There are no weights yet.");
+    let shown = k === null ? body : body?.heads?.[k];
+    if (!shown?.mask) return warn("There are no weights yet.");
+    if (!shown.weights) {
+      const [weights, mask] = k === null ? ["weights", "mask"] : [`heads[${k}].weights`, `heads[${k}].mask`];
+      try {
+        const answer = await page.fetch([weights, mask]);
+        shown = k === null ? answer : answer.heads[k];
+      } catch (err) {
+        return warn(`The weights could not be fetched (${err.message}); try again.`);
+      }
+    }
     const svg = heatmapToSVG(shown.weights, shown.mask, body.tokens, { keys: body.tokens_kv ?? body.tokens });
     return { svg, file: k === null ? "attention" : `attention-head-${k + 1}` };
   }
-  svgButton.addEventListener("click", () => {
-    const out = heatmapSVG();
+  svgButton.addEventListener("click", async () => {
+    const out = await heatmapSVG();
     if (out) download(`${out.file}.svg`, textURL(out.svg, "image/svg+xml"));
   });
-  pngButton.addEventListener("click", () => {
-    const out = heatmapSVG();
+  pngButton.addEventListener("click", async () => {
+    const out = await heatmapSVG();
     if (out) {
       svgToPNG(out.svg).then((png) => download(`${out.file}.png`, png),
         (err) => warn(`The PNG could not be drawn (${err.message}); try the SVG.`));

@@ -27,10 +27,11 @@ export function moveFocus({ i, j }, key, n, ctrl = false, m = n) {
   }
 }
 
-/** renderHeatmap(host, {weights, weights_u8, mask, tokens, keys, selected, focus})
+/** renderHeatmap(host, {weights, weights_u8, strongest, mask, tokens, keys, selected, focus})
  *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across.
  *  Beyond TABLE_MAX tokens, weights_u8 (round(255·a), the API's) may stand in for weights:
- *  the picture is the same, and the rows say how to hear their numbers. */
+ *  the picture is the same, and each row reads out its ``strongest`` keys (the API's
+ *  strongest_keys, [j, a_ij] pairs) or, without them, says how to hear its numbers. */
 export function renderHeatmap(host, view) {
   const drawn = view.weights ?? view.weights_u8;
   const n = drawn.length;
@@ -128,7 +129,7 @@ function buildCanvas(n, m) {
 // What a row of a head drawn from weights_u8 says: its numbers come when it is shown.
 export const NOT_SHOWN = "press Enter to show this head and hear this query's strongest keys";
 
-function fillCanvas(host, { weights, weights_u8: bytes, mask, tokens, keys = tokens, selected, focus }) {
+function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens, keys = tokens, selected, focus }) {
   const exact = weights !== undefined;
   const n = (weights ?? bytes).length;
   const m = (weights ?? bytes)[0].length;
@@ -162,7 +163,8 @@ function fillCanvas(host, { weights, weights_u8: bytes, mask, tokens, keys = tok
     attr(row, "aria-selected", String(i === selected));
     put(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    attr(cell, "aria-label", exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
+    attr(cell, "aria-label", strongest ? keysText(strongest[i], keys)
+      : exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
     tab(cell, i === focus.i ? 0 : -1);
   }
 }
@@ -180,8 +182,13 @@ export function strongestKeys(row, allowed, tokens) {
     }
     top[k] = j;
   }
-  if (!top.length) return "reads no key (all masked)";
-  return "strongest keys: " + top.map((j) => `${tokens[j]} ${formatNumber(row[j])}`).join(", ");
+  return keysText(top.map((j) => [j, row[j]]), tokens);
+}
+
+/** What a screen reader hears for a row's strongest keys, given as [j, a_ij] pairs. */
+export function keysText(pairs, tokens) {
+  if (!pairs.length) return "reads no key (all masked)";
+  return "strongest keys: " + pairs.map(([j, a]) => `${tokens[j]} ${formatNumber(a)}`).join(", ");
 }
 
 /** The colour legend 0 → 1 and the masked swatch. */

@@ -2,6 +2,7 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
+import { decodeArrays } from "./arrays.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
@@ -11,7 +12,7 @@ import { createJournal } from "./journal.js";
 import { coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
-import { drawAnswer, fieldsFor, shownHead } from "./results.js";
+import { drawAnswer, fieldsFor } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { fromHash, toHash } from "./url.js";
@@ -44,7 +45,10 @@ const ui = {
 
 const api = createApi({ onConnection: (up) => {
   if (up) say("Connected again.", { clearAfter: 4000 });
-  else say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
+  else {
+    say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
+    reveal();
+  }
   markStale();
 } });
 
@@ -100,12 +104,14 @@ async function recompute() {
   const asked = state;
   const { request } = built(asked);
   if (!request) {
+    reveal();  // nothing to wait for: the marked inputs are what there is to see
     markStale();
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length, request.heads?.length), encoding: "base64" });
+  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length), encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
+  reveal();  // the first answer, good or bad, shows the page (see start)
   if (answer.status === 200) {
     ui.body = answer.body;
     ui.answered = asked;
@@ -209,7 +215,8 @@ function isPreset(preset, s) {
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ now = false } = {}) {
-  const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus, link: ui.link, now });
+  const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus,
+    link: ui.link, now, d_model: S.shapes(ui.answered).d_model });
   ui.focus = focus;
   drawWalk();
   exportChanged.schedule();
@@ -334,7 +341,7 @@ function wire() {
       update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
       return;
     }
-    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, shownHead(ui.body, state.head).weights[0].length);
+    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, (ui.body.tokens_kv ?? ui.body.tokens).length);
     if (!next) return;
     e.preventDefault();
     const rowChanged = next.i !== ui.focus.i;
@@ -445,6 +452,14 @@ function wire() {
   });
 }
 
+// Until the first answer to a view the server did not send, the page below the controls
+// is not drawn (html.is-loading, see app.css): the inputs and the numbers appear in one
+// frame. It is shown anyway when the server cannot be reached, or after REVEAL_MS.
+const REVEAL_MS = 1500;
+function reveal() {
+  document.documentElement.classList.remove("is-loading");
+}
+
 function start() {
   const select = $("preset");
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
@@ -461,6 +476,10 @@ function start() {
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
+  if (!embedded) {
+    document.documentElement.classList.add("is-loading");
+    setTimeout(reveal, REVEAL_MS);
+  }
   const drawn = embedded ? null : recompute();
   // The URL in its normal form (with the journal's edit), once the answer has painted.
   writeUrl(drawn, { edit: false });
@@ -468,6 +487,12 @@ function start() {
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
     get: () => ({ state, request: built(state).request, body: ui.body }),
+    // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
+    fetch: async (fields) => {
+      const { status, body } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
+      if (status !== 200) throw new Error(body.error?.message ?? `error ${status}`);
+      return decodeArrays(body);
+    },
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
         update(S.fromRequest(request, state.seed));

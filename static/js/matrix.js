@@ -10,11 +10,16 @@ export const SHOWN = 16;
 
 /** renderMatrix(figure, spec)
  *  spec: {data: rows of numbers (null = −∞), caption: [name, formula], shape: text,
+ *         size: [rows, cols] of the whole matrix when data is only its top-left corner,
  *         rowLabels: [..], highlight: Set of row indices, masked: (i, j) => bool or null} */
 export function renderMatrix(figure, spec) {
   const { data, rowLabels, highlight = new Set(), masked = null } = spec;
-  const rows = Math.min(data.length, SHOWN);
-  const cols = Math.min(data[0].length, SHOWN);
+  const [allRows, allCols] = spec.size ?? [data.length, data[0].length];
+  const rows = Math.min(allRows, SHOWN);
+  const cols = Math.min(allCols, SHOWN);
+  if (data.length < rows || data[0].length < cols) {
+    throw new RangeError(`A ${data.length} × ${data[0].length} corner cannot show ${rows} × ${cols} numbers.`);
+  }
   const size = `${rows}×${cols}`;
   if (figure.dataset.size !== size) {
     build(figure, rows, cols);
@@ -28,10 +33,10 @@ export function renderMatrix(figure, spec) {
     figure.querySelector(".shape").replaceChildren(...symbols(spec.shape));
   }
   const note = figure.querySelector(".truncated");
-  const hidden = data.length > rows || data[0].length > cols;
+  const hidden = allRows > rows || allCols > cols;
   note.hidden = !hidden;
   if (hidden) {
-    note.textContent = `Showing ${rows} of ${data.length} rows and ${cols} of ${data[0].length} columns.`;
+    note.textContent = `Showing ${rows} of ${allRows} rows and ${cols} of ${allCols} columns.`;
   }
 
   const labels = figure.querySelector(".row-labels").children;

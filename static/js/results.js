@@ -14,27 +14,32 @@ import { renderWorking } from "./working.js";
 const $ = (id) => document.getElementById(id);
 let workingTicket = 0;  // the newest drawing's turn to typeset the working
 
-// What the page draws. The working's factors come from K and V, and beyond SHOWN
-// tokens the n × n scores are not printed, so neither is fetched: at 256 tokens this
-// cuts the answer from 6.5 MB to under 3 MB.
+// What the page draws, and no more. Q, Z, Concat, the output and PE are printed as their
+// top-left SHOWN × SHOWN corner, so only that corner is fetched ("Q[:16,:16]"); K and V
+// come whole, for the working's k_j and v_j; beyond SHOWN tokens the n × n scores are
+// not printed, so not fetched. Beyond TABLE_MAX tokens no weight is printed either: every
+// heatmap is drawn from weights_u8 (one byte per weight) and the shown head's rows are
+// read out from strongest_keys. Exports fetch a whole matrix when they need it.
+// At 512 tokens with 4 heads this cuts the answer from 7.4 MB to under 2.5 MB.
+const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
   "jacobian_norm"].map((f) => `working.${f}`);
-const ALWAYS = ["tokens", "tokens_kv", "d_k", "scale", "causal", "Q", "K", "V", "mask", "weights", "output", "warnings",
-  "positional_encoding", ...WORKING];
-export function fieldsFor(n, multi, head = 0, m = n, heads = 1) {
-  const single = n > SHOWN ? ALWAYS : [...ALWAYS, "scores", "scaled_scores"];
-  if (!multi) return single;
-  // Every head's heatmap needs its weights; only the shown head's matrices, mask and
-  // working are drawn (the mask is the same for every head). Beyond TABLE_MAX tokens no
-  // weight is printed, so the other heads come as weights_u8, one byte per weight:
-  // at 512 tokens with 4 heads the answer is ~6 MB instead of 15.
-  const shared = ["tokens", "tokens_kv", "causal", "positional_encoding"];  // not per head
-  const others = Math.max(n, m) > TABLE_MAX
-    ? [...Array(heads).keys()].filter((k) => k !== head).map((k) => `heads[${k}].weights_u8`)
-    : ["heads.weights"];
-  return [...shared, "concat", "output", "warnings", ...others,
-    ...single.filter((f) => !shared.includes(f)).map((f) => `heads[${head}].${f}`)];
+const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding")];  // not per head
+
+/** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
+const headFields = (n) => ["d_k", "scale", corner("Q"), "K", "V", "mask", corner("output"),
+  "warnings", ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
+
+/** The fields to ask of POST /api/attention for n queries and m keys: with several heads
+ *  (``multi``), every head's heatmap and the shown ``head``'s blocks. */
+export function fieldsFor(n, multi, head = 0, m = n) {
+  const big = Math.max(n, m) > TABLE_MAX;
+  const map = big ? ["weights_u8", "strongest_keys"] : ["weights"];
+  if (!multi) return [...SHARED, ...headFields(n), ...map];
+  const each = big ? ["heads.weights_u8"] : ["heads.weights"];
+  const shown = [...headFields(n), ...(big ? ["strongest_keys"] : [])].map((f) => `heads[${head}].${f}`);
+  return [...SHARED, corner("concat"), corner("output"), "warnings", ...each, ...shown];
 }
 
 /** The head an answer can show: ``head`` when the answer holds its matrices, else (until
@@ -53,16 +58,22 @@ export function shownHead(answer, head) {
   return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
 }
 
-/** Draw every block of an answer of POST /api/attention.
- *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once}.
+/** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).
+ *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once,
+ *  d_model: the width of X, which the corners fetched do not show}.
  *  Returns {focus (kept inside the grid), warning: a sentence for the status line or null}. */
-export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false }) {
+export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false, d_model }) {
   const body = shownHead(answer, head);
   const multi = Boolean(answer.heads);
   const n = body.tokens.length;
+  const m = (body.tokens_kv ?? body.tokens).length;
+  const d_v = body.V[0].length;
   const row = selected !== null && selected < n ? selected : null;
   const sel = new Set(row === null ? [] : [row]);
-  const shape = (m, a, b) => `${m.length} × ${m[0].length}  (${a} × ${b})`;
+  // A matrix's whole size: only a corner of Q, Z, Concat, the output and PE is fetched.
+  const size = { Q: [n, body.d_k], K: [m, body.d_k], V: [m, d_v], Z: [n, d_v], S: [n, m],
+    C: [n, (answer.heads?.length ?? 1) * d_v], O: [n, d_model], PE: [n, d_model] };
+  const shape = (key, a, b) => ({ size: size[key], shape: `${size[key][0]} × ${size[key][1]}  (${a} × ${b})` });
   const labels = body.tokens;
   const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
   // The keys the selected query may read: their rows of K and V share its highlight.
@@ -71,21 +82,20 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   const proj = $("projections");
   const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
   const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], shape: shape(body.Q, "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], shape: shape(body.K, source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], shape: shape(body.V, source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], ...shape("K", source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], ...shape("V", source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
   drawScores(body, labels, sel, shape, figure);
   const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
-  const m = keyLabels.length;
   $("cross-note").hidden = !body.tokens_kv;
   $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
   const out = $("output");
-  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], shape: shape(body.output, "n", "d_v"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
   if (multi) {
-    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], shape: shape(answer.concat, "n", "h·d_v"), rowLabels: labels, highlight: sel });
-    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], shape: shape(answer.output, "n", "d_model"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], ...shape("O", "n", "d_model"), rowLabels: labels, highlight: sel });
   } else {
     for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
   }
@@ -111,7 +121,7 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
     : { row, token: labels[row], weights: body.working.weights, entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
   const pe = $("positions");
   if (body.positional_encoding) {
-    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], shape: shape(body.positional_encoding, "n", "d_model"), rowLabels: labels });
+    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], ...shape("PE", "n", "d_model"), rowLabels: labels });
   } else {
     pe.replaceChildren();
   }
@@ -136,7 +146,8 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
     const words = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
     if (caption.textContent !== words) caption.textContent = words;
     renderHeatmap(box.querySelector(".heatmap"), {
-      weights: answer.weights, weights_u8: answer.weights_u8, mask, tokens: labels, keys: keyLabels, selected: row,
+      weights: answer.weights, weights_u8: answer.weights_u8, strongest: answer.strongest_keys,
+      mask, tokens: labels, keys: keyLabels, selected: row,
       focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });
@@ -152,14 +163,15 @@ function drawScores(body, labels, sel, shape, figure) {
   }
   note?.remove();
   const masked = (i, j) => !body.mask[i][j];
-  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], shape: shape(body.scores, "n", "n"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], ...shape("S", "n", "n"), rowLabels: labels, highlight: sel });
   const root = Math.sqrt(body.d_k);
   const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
     caption: isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
       : ["scale · QKᵀ", `× ${formatNumber(body.scale)} (not 1/√d_k)`],
-    shape: shape(body.scores, "n", "n") + (body.causal ? " · masked: j > i" : ""),
+    ...shape("S", "n", "n"),
+    ...(body.causal ? { shape: `${shape("S", "n", "n").shape} · masked: j > i` } : {}),
     rowLabels: labels, highlight: sel, masked,
   });
 }

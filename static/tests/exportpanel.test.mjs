@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { available, matrixExport } from "../js/exportpanel.js";
+import { available, exportMatrix, matrixExport } from "../js/exportpanel.js";
 
 const REQUEST = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],
@@ -48,10 +48,10 @@ test("nothing is exported while an input is invalid, or before it is computed", 
     { ok: false, message: "Q (queries) is not computed yet." });
 });
 
-test("the choices: the inputs always, the results that the answer holds", () => {
+test("the choices: the inputs always, the results once there is an answer", () => {
   const ids = (now) => available(now).map((m) => m.id);
   assert.deepEqual(ids({ state: STATE, request: null, body: null }), ["X", "W_Q", "W_K", "W_V"]);
-  assert.deepEqual(ids(page), ["X", "W_Q", "W_K", "W_V", "Q", "scaled_scores", "weights", "output"]);
+  assert.deepEqual(ids(page), ["X", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled_scores", "weights", "output"]);
   assert.deepEqual(ids({ state: { ...STATE, X_kv: [[1]] }, body: null }), ["X", "X_kv", "W_Q", "W_K", "W_V"]);
 });
 
@@ -63,10 +63,44 @@ test("several heads: the shown head's matrices, named for it, then Concat, W_O a
     body: { tokens: ["a"], heads: [{ weights: [[1]] }, { weights: [[1]], output: [[3]] }], concat: [[2, 3]], output: [[5]] },
   };
   assert.deepEqual(available(now).map((m) => m.text), ["X (embeddings)", "W_Q, head 2", "W_K, head 2",
-    "W_V, head 2", "A (weights), head 2", "Z (output), head 2", "Concat (the heads' Z side by side)", "W_O",
-    "Output = Concat·W_O"]);
+    "W_V, head 2", "Q (queries), head 2", "K (keys), head 2", "V (values), head 2", "QKᵀ (scores), head 2",
+    "QKᵀ/√d_k (scaled scores), head 2", "A (weights), head 2", "Z (output), head 2",
+    "Concat (the heads' Z side by side)", "W_O", "Output = Concat·W_O"]);
   assert.deepEqual(matrixExport(now, "W_Q", "json"), { ok: true, text: "[[2]]", file: "W_Q_2.json", type: "application/json", shape: "1 × 1" });
   assert.equal(matrixExport(now, "output", "csv").text, "a,3");
   assert.equal(matrixExport(now, "final", "numpy").text, "import numpy as np\n\noutput = np.array([[5.0]])");
   assert.equal(matrixExport(now, "concat", "csv").file, "Concat.csv");
+});
+
+test("a result the page holds only a corner of, or not at all, is fetched whole", async () => {
+  // The page fetches Q's top-left corner only; here a 2 × 1 corner of the 3 × 2 Q.
+  const cornered = { ...page, body: { ...BODY, Q: [[1], [1]] } };
+  assert.deepEqual(matrixExport(cornered, "Q", "csv"), { ok: false, fetch: "Q" });
+  assert.deepEqual(matrixExport(cornered, "K", "csv"), { ok: false, fetch: "K" }, "not held at all");
+  const asked = [];
+  const fetchFields = async (fields) => {
+    asked.push(fields);
+    return { tokens: BODY.tokens, Q: BODY.Q };
+  };
+  const out = await exportMatrix(cornered, "Q", "csv", fetchFields);
+  assert.equal(out.text, "the,1,0\ncat,1,2\nsat,2,2");
+  assert.equal(out.shape, "3 × 2");
+  assert.deepEqual(asked, [["Q"]]);
+  assert.equal((await exportMatrix(page, "Q", "csv", fetchFields)).text, out.text);
+  assert.equal(asked.length, 1, "a whole matrix on the page is not fetched again");
+  const failed = await exportMatrix(cornered, "Q", "csv", async () => { throw new Error("server down"); });
+  assert.deepEqual(failed, { ok: false, message: "Q (queries) could not be fetched (server down); try again." });
+});
+
+test("several heads: the shown head's result is fetched under its own name", async () => {
+  const head = (w) => ({ W_Q: [[w, 0]], W_K: [[1, 0]], W_V: [[1]] });
+  const now = {
+    state: { ...STATE, heads: 2, head: 1 },
+    request: { tokens: ["a"], X: [[1]], heads: [head(1), head(2)], W_O: [[1], [1]] },
+    body: { tokens: ["a"], heads: [{ weights: [[1]] }, { Q: [[2]], weights: [[1]] }] },
+  };
+  assert.deepEqual(matrixExport(now, "Q", "json"), { ok: false, fetch: "heads[1].Q" });
+  const out = await exportMatrix(now, "Q", "json", async () => ({ heads: [{}, { Q: [[2, 0]] }] }));
+  assert.equal(out.text, "[[2,0]]");
+  assert.equal(out.file, "Q_2.json");
 });

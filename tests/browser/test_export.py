@@ -289,3 +289,26 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     assert again == shown
     strip = lambda h: "&".join(p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))  # noqa: E731
     assert strip(page.evaluate("location.hash")) == strip(hash_before)
+
+
+def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
+    # 40 tokens: the page holds the 16 × 16 corner of Q it prints and only the bytes of A,
+    # so an export fetches the whole matrix.
+    n = 40
+    X = np.array([[(i % 5) / 5, round((i % 3) / 3, 2)] for i in range(n)])
+    tokens = [f"w{i}" for i in range(n)]
+    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={';'.join(f'{a:.1f},{b:.2f}' for a, b in X)}")
+    expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
+        f"Showing 16 of {n} rows and 2 of 2 columns.")
+    panel(page).scroll_into_view_if_needed()
+    choose(page, "Q (queries)", "CSV")
+    Q = X @ np.array(CAT["W_Q"], dtype=float)
+    expect(panel(page).locator(".export-about")).to_contain_text(f"Q.csv · {n} × 2")
+    lines = [line.split(",") for line in preview(page).input_value().splitlines()]
+    assert [line[0] for line in lines] == tokens
+    assert [[float(v) for v in line[1:]] for line in lines] == Q.tolist(), "every digit, all 40 rows"
+    choose(page, "A (weights)", "JSON")
+    name, data = download(page, "Download")
+    A, _ = numpy_attention(X, CAT["W_Q"], CAT["W_K"], CAT["W_V"])
+    assert name == "A.json"
+    assert np.allclose(json.loads(data), A, rtol=0, atol=1e-15)

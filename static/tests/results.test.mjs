@@ -1,0 +1,30 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fieldsFor } from "../js/results.js";
+
+test("a small view asks for every weight and score, and the 16 × 16 corners it prints", () => {
+  const f = fieldsFor(3, false);
+  for (const name of ["weights", "scores", "scaled_scores", "K", "V", "mask", "Q[:16,:16]", "output[:16,:16]"]) {
+    assert.ok(f.includes(name), name);
+  }
+  assert.ok(!f.includes("Q") && !f.includes("weights_u8") && !f.includes("strongest_keys"));
+});
+
+test("beyond 24 tokens the heatmap comes as bytes and its rows' strongest keys, no scores", () => {
+  const f = fieldsFor(512, false);
+  assert.ok(f.includes("weights_u8") && f.includes("strongest_keys"));
+  assert.ok(!f.includes("weights") && !f.includes("scores") && !f.includes("scaled_scores"));
+  assert.ok(f.includes("working.weights"), "the selected row's weights stay exact");
+  assert.deepEqual(fieldsFor(20, false, 0, 30).filter((x) => x.startsWith("weights")), ["weights_u8"],
+    "30 keys make a canvas too (cross-attention)");
+});
+
+test("several heads: every head's heatmap, and the shown head's blocks only", () => {
+  const small = fieldsFor(3, true, 1, 3);
+  assert.ok(small.includes("heads.weights") && small.includes("heads[1].Q[:16,:16]"));
+  assert.ok(small.includes("concat[:16,:16]") && small.includes("output[:16,:16]"));
+  assert.ok(!small.some((x) => x.startsWith("heads[0].")), "head 1's matrices are not fetched");
+  const big = fieldsFor(512, true, 2, 512);
+  assert.ok(big.includes("heads.weights_u8") && big.includes("heads[2].strongest_keys"));
+  assert.ok(!big.includes("heads.weights") && !big.some((x) => x === "heads[2].weights"));
+});
