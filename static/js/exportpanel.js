@@ -192,6 +192,19 @@ export function mountExport(host, page) {
 
   let shown = {};  // what the preview was computed from, compared by identity: cheap
   let ticket = 0;  // the newest preview: a fetch that comes back late is not shown
+  // The export of the matrix and format chosen, for the page as it is: the preview and a
+  // Download or Copy right after it share one fetch of a whole matrix. A failed fetch is
+  // forgotten, so the next try fetches again.
+  let last = { key: [], result: null };
+  function exportNow(now) {
+    const key = [now.state, now.body, matrix.value, format.value];
+    if (!key.every((k, i) => k === last.key[i])) {
+      const result = exportMatrix(now, matrix.value, format.value, page.fetch);
+      last = { key, result };
+      result.then((out) => { if (!out.ok && last.result === result) last = { key: [], result: null }; });
+    }
+    return last.result;
+  }
   function refresh({ choicesOnly = false } = {}) {
     const now = page.get();
     const choices = available(now);
@@ -214,7 +227,7 @@ export function mountExport(host, page) {
       return;
     }
     showPreview({ ok: false, message: "Fetching the whole matrix…" });
-    exportMatrix(now, matrix.value, format.value, page.fetch).then((whole) => {
+    exportNow(now).then((whole) => {
       if (mine === ticket) showPreview(whole);
     });
   }
@@ -245,7 +258,7 @@ export function mountExport(host, page) {
 
   const fresh = async () => {
     refresh();
-    const out = await exportMatrix(page.get(), matrix.value, format.value, page.fetch);
+    const out = await exportNow(page.get());
     return out.ok ? out : warn(out.message);
   };
   save.addEventListener("click", async () => {
