@@ -47,8 +47,13 @@ export function fieldName(field) {
 
 export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
 
-export function renderInputs(host, state, errors) {
+/** Draw the inputs of ``state`` in ``host``, marking the fields of ``errors``.
+ *  ``later``: names of matrices whose inputs, when not built yet, may wait for a later
+ *  call (the page builds those of other heads and W_O after its first paint); their
+ *  figure already has its caption and takes its place. Returns whether any waits. */
+export function renderInputs(host, state, errors, { later = null } = {}) {
   const names = matricesOf(state);
+  let waiting = false;
   for (const figure of host.querySelectorAll(":scope > [data-key]")) {
     if (!names.includes(figure.dataset.key)) figure.remove();  // a removed head, X_kv off
   }
@@ -58,10 +63,13 @@ export function renderInputs(host, state, errors) {
     const rows = Math.min(m.length, SHOWN);
     const cols = Math.min(m[0].length, SHOWN);
     const size = `${rows}×${cols}`;
-    if (figure.dataset.size !== size) {
-      build(figure, name, rows, cols);
-      figure.dataset.size = size;
+    const wait = figure.dataset.size !== size && Boolean(later?.has(name));
+    const want = wait ? "later" : size;
+    if (figure.dataset.size !== want) {
+      build(figure, name, wait ? 0 : rows, cols, rows);
+      figure.dataset.size = want;
     }
+    waiting ||= wait;
     const { base, head } = split(name);
     const words = ` ${CAPTIONS[base][1]}${head !== null ? `, head ${head}` : state.heads > 1 && base.startsWith("W_") && base !== "W_O" ? ", head 1" : ""}`;
     if (figure.dataset.words !== words) {
@@ -78,6 +86,7 @@ export function renderInputs(host, state, errors) {
       note.hidden = m.length <= rows && m[0].length <= cols;
       note.textContent = `Showing ${rows} of ${m.length} rows and ${cols} of ${m[0].length} columns; the rest are in the link.`;
     }
+    if (wait) continue;  // no inputs yet to write into
     // A keystroke makes a new array for the row it changed and keeps every other (see
     // state.js): with no error on the page now or at the last drawing, a row that is the
     // same array is the same text, and is skipped. At 256 tokens with 4 heads this spares
@@ -99,6 +108,7 @@ export function renderInputs(host, state, errors) {
     }
     drawn.set(figure, { m, labels, errors: errors.size > 0 });
   }
+  return waiting;
 }
 
 const builtCells = new WeakMap();  // figure → {cells: inputs by [i][j], labelInputs by [i]}
@@ -114,7 +124,9 @@ function sync(input, text, error, field) {
   }
 }
 
-function build(figure, name, rows, cols) {
+/** The figure of a matrix with ``rows`` × ``cols`` inputs (0 rows: none yet) and the place
+ *  of ``space`` rows kept for it while it is off screen. */
+function build(figure, name, rows, cols, space = rows) {
   const [symbol] = CAPTIONS[split(name).base];
   delete figure.dataset.words;  // the caption's words are written again after a rebuild
   const table = el("table", { class: "cells" });
@@ -145,7 +157,7 @@ function build(figure, name, rows, cols) {
   builtCells.set(figure, { cells, labelInputs });
   // The space an off-screen matrix keeps until it is drawn (see app.css): about a row of
   // inputs each, plus its caption; once drawn, the browser remembers its real size.
-  figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * rows)}px`;
+  figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * space)}px`;
   drawn.delete(figure);  // new inputs are empty: every row is written
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),

@@ -9,7 +9,7 @@ import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { createJournal } from "./journal.js";
-import { coalesced } from "./later.js";
+import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
 import { drawAnswer, fieldsFor } from "./results.js";
@@ -150,12 +150,13 @@ function allErrors() {
   return errors;
 }
 
-function drawInputs() {
+function drawInputs({ later = null } = {}) {
   const errors = allErrors();
-  renderInputs($("inputs"), state, errors);
+  const waiting = renderInputs($("inputs"), state, errors, { later });
   renderInputErrors($("input-errors"), errors);
   drawControls(errors);
   exportChanged.schedule();
+  return waiting;
 }
 
 // The export panel follows every redraw, once things are quiet.
@@ -503,7 +504,11 @@ function start() {
     },
     say,
   });
-  drawInputs();
+  // Head 1's inputs now; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
+  // of the 3,600 inputs, and below the first screen) once the first answer has painted.
+  if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
+    Promise.race([drawn, new Promise((r) => setTimeout(r, REVEAL_MS))]).then(() => afterPaint(() => drawInputs()));
+  }
   if (embedded) {
     ui.body = initial;
     ui.answered = state;

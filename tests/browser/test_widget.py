@@ -619,3 +619,23 @@ def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')"), \
         "nothing to wait for: the page is shown with the marked input"
     expect(page.get_by_role("textbox", name="X row 1 column 2", exact=True)).to_have_attribute("aria-invalid", "true")
+
+
+def test_the_other_heads_inputs_come_right_after_the_first_paint_with_the_links_values(page, server):
+    # Head 1's inputs are drawn first; those of head 2 and W_O follow the first paint.
+    link = ("#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0"
+            "&W_O=1,0;0,1;1,0;0,0.5&row=2")
+    loaded(page, server.url + link)
+    expect(cell(page, "W_V head 2 row 1 column 2")).to_have_value("-1")
+    expect(cell(page, "W_O row 4 column 2")).to_have_value("0.5")
+    grid = page.get_by_role("grid", name="Attention weights, head 2")
+    A2, _ = numpy_attention([[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0]], [[1, 1], [0, 1]], [[1, -1], [2, 0]])
+    assert [[float(c) for c in r.locator("td").all_inner_texts()] for r in grid.locator("tbody tr").all()] \
+        == np.round(A2, 3).tolist()
+    # An invalid cell of head 2 is marked once its input is there, and nothing is computed.
+    page.goto("about:blank")
+    page.goto(server.url + link.replace("W_K_2=1,1;", "W_K_2=1,x;"))
+    x = cell(page, "W_K head 2 row 1 column 2")
+    expect(x).to_have_value("x")
+    expect(x).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#input-errors")).to_contain_text("W_K head 2 row 1 column 2: “x” is not a number.")
