@@ -458,7 +458,10 @@ function wire() {
 // frame. It is shown anyway when the server cannot be reached, or after REVEAL_MS.
 const REVEAL_MS = 1500;
 function reveal() {
-  document.documentElement.classList.remove("is-loading");
+  const root = document.documentElement.classList;
+  if (!root.contains("is-loading")) return;
+  root.replace("is-loading", "is-revealing");  // see app.css
+  afterPaint(() => root.remove("is-revealing"));
 }
 
 function start() {
