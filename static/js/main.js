@@ -460,8 +460,18 @@ const REVEAL_MS = 1500;
 function reveal() {
   const root = document.documentElement.classList;
   if (!root.contains("is-loading")) return;
-  root.replace("is-loading", "is-revealing");  // see app.css
-  afterPaint(() => root.remove("is-revealing"));
+  root.remove("is-loading");
+  // content-visibility: auto (app.css) finds an input matrix on screen only a frame after
+  // it is first laid out: it would stay blank beside the numbers for that frame. Just
+  // before the frame is drawn, those on screen are drawn regardless, for that one frame.
+  requestAnimationFrame(() => {
+    const onScreen = [...document.querySelectorAll("#inputs .matrix.editable")].filter((figure) => {
+      const { top, bottom } = figure.getBoundingClientRect();
+      return bottom > 0 && top < window.innerHeight;
+    });
+    for (const figure of onScreen) figure.style.contentVisibility = "visible";
+    afterPaint(() => onScreen.forEach((figure) => { figure.style.contentVisibility = ""; }));
+  });
 }
 
 function start() {

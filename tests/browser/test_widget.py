@@ -610,8 +610,8 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
     held[0].continue_()
     wait_settled(page)
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
-    # Drawn in full for the frame that reveals it, then back to drawing what is on screen.
-    page.wait_for_function("() => !document.documentElement.classList.contains('is-revealing')")
+    # The inputs on screen are drawn in the frame that reveals them, then left to the browser.
+    page.wait_for_function("() => [...document.querySelectorAll('#inputs figure')].every(f => !f.style.contentVisibility)")
     expect(page.get_by_role("textbox", name="X row 1 column 1", exact=True)).to_be_visible()
     assert heatmap(page) == [[1, 0], [0.5, 0.5]]  # causal; q·k equal for both keys on row 2
 
