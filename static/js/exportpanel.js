@@ -208,8 +208,9 @@ export function mountExport(host, page) {
   function refresh({ choicesOnly = false } = {}) {
     const now = page.get();
     const choices = available(now);
-    const list = (options) => options.map((o) => `${o.id ?? o.value}:${o.text}`).join();
-    if (list(choices) !== list([...matrix.options])) {
+    // (An <option>'s id is "", not its value: compare values.)
+    const listed = [...matrix.options].map((o) => `${o.value}:${o.text}`).join();
+    if (choices.map((c) => `${c.id}:${c.text}`).join() !== listed) {
       // Rebuilt only when the list changes, so an open select is not disturbed; the
       // choice stays when it is still there.
       const keep = matrix.value || "W_Q";

@@ -2,6 +2,7 @@
 whole configuration exported, imported from a file or pasted back."""
 
 import json
+import re
 import struct
 from pathlib import Path
 import xml.etree.ElementTree as ET
@@ -312,3 +313,18 @@ def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
     A, _ = numpy_attention(X, CAT["W_Q"], CAT["W_K"], CAT["W_V"])
     assert name == "A.json"
     assert np.allclose(json.loads(data), A, rtol=0, atol=1e-15)
+
+
+def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
+    # Rebuilding the options on every redraw would close an open list under the pointer
+    # (and restyled ~40 elements per keystroke).
+    loaded(page, server.url)
+    page.evaluate("document.querySelectorAll('#export-matrix option').forEach(o => { o.__kept = true; })")
+    cell(page, "X row 1 column 1").fill("2")
+    wait_heatmap(page, np.round(numpy_attention([[2, 0], [0, 1], [1, 1]], CAT["W_Q"], CAT["W_K"],
+                                                CAT["W_V"])[0], 3).tolist())
+    page.wait_for_timeout(100)  # the panel follows a redraw after the next paint
+    assert page.evaluate("[...document.querySelectorAll('#export-matrix option')].every(o => o.__kept)")
+    page.get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
+    expect(page.get_by_label("Matrix", exact=True).locator("option", has_text=re.compile("^Concat"))).to_have_count(1)
+    assert not page.evaluate("[...document.querySelectorAll('#export-matrix option')].every(o => o.__kept)")
