@@ -20,7 +20,7 @@ let workingTicket = 0;  // the newest drawing's turn to typeset the working
 // not printed, so not fetched. Beyond TABLE_MAX tokens no weight is printed either: every
 // heatmap is drawn from weights_u8 (one byte per weight) and the shown head's rows are
 // read out from strongest_keys. Exports fetch a whole matrix when they need it.
-// At 512 tokens with 4 heads this cuts the answer from 7.4 MB to under 2.5 MB.
+// At 512 tokens with 4 heads this cuts the answer from 7.4 MB to 2.5 MB.
 const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
