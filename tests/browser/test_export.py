@@ -313,6 +313,12 @@ def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
     A, _ = numpy_attention(X, CAT["W_Q"], CAT["W_K"], CAT["W_V"])
     assert name == "A.json"
     assert np.allclose(json.loads(data), A, rtol=0, atol=1e-15)
+    # The heatmap as SVG: its weights are fetched exactly too (the page holds bytes).
+    name, svg = download(page, "Download heatmap SVG")
+    texts = [t.text for t in ET.fromstring(svg).iter(SVG_NS + "text")]
+    assert name == "attention.svg"
+    values = sorted(t for t in texts if t[:1].isdigit())
+    assert values == sorted(f"{a:.3f}" for a in A.flatten()), "every weight, to the last digit"
 
 
 def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
