@@ -14,7 +14,7 @@ import sys
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .multihead import MAX_HEADS
 from .presets import default_request
-from .request import CORNER, CORNERED, PROJECTIONS, RESPONSE_FIELDS, WORKING_FIELDS, Limits
+from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
 NUMBER = {"type": "number"}
@@ -70,12 +70,10 @@ def response_field_names() -> tuple[list[str], str, str]:
     """What the request's ``fields`` accepts, by the rule of ``request._fields``: the names,
     the pattern of "heads[k].<part>" (that part of head k only, k below MAX_HEADS), and the
     pattern of a matrix's corner ("Q[:16,:16]", "heads.weights[:8]", "heads[1].Q[:4]")."""
-    working = [f"working.{f}" for f in WORKING_FIELDS]
-    single = [f for f in RESPONSE_FIELDS if f not in ("heads", "concat")] + working
     heads = "|".join(str(k) for k in range(MAX_HEADS))
-    parts = "|".join(re.escape(f) for f in single)
+    parts = "|".join(re.escape(f) for f in HEAD_FIELDS)
     matrices = "|".join(re.escape(f) for f in CORNERED if f != "concat")
-    return ([*RESPONSE_FIELDS, *working, *(f"heads.{f}" for f in single)],
+    return (list(FIELD_NAMES),
             rf"^heads\[({heads})\]\.({parts})$",
             rf"^(concat|(heads\.|heads\[({heads})\]\.)?({matrices})){CORNER}$")
 

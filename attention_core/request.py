@@ -35,6 +35,11 @@ CORNERED = ("Q", "K", "V", "scores", "scaled_scores", "mask", "weights", "weight
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
                   "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z")
+# The names "fields" accepts: a response field, a part of the working, and (as "heads.x"
+# for every head, "heads[k].x" for head k) any of those that one head's answer holds.
+WORKING_PARTS = tuple(f"working.{f}" for f in WORKING_FIELDS)
+HEAD_FIELDS = (*(f for f in RESPONSE_FIELDS if f not in ("heads", "concat")), *WORKING_PARTS)
+FIELD_NAMES = (*RESPONSE_FIELDS, *WORKING_PARTS, *(f"heads.{f}" for f in HEAD_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -210,14 +215,11 @@ def _fields(value, heads: int):
     if not isinstance(value, list):
         raise AttentionInputError(
             f"fields must be a list of response field names, got {describe(value)}", "fields")
-    single = {*RESPONSE_FIELDS, *(f"working.{f}" for f in WORKING_FIELDS)} - {"heads", "concat"}
-    known = {*RESPONSE_FIELDS, *single, *(f"working.{f}" for f in WORKING_FIELDS),
-             *(f"heads.{f}" for f in single)}
     names, corners = [], {}
     for i, given in enumerate(value):
         name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
-        if one and one[2] in single:
+        if one and one[2] in _HEAD_FIELDS:
             k = int(one[1])
             if k >= heads:
                 raise AttentionInputError(
@@ -225,7 +227,7 @@ def _fields(value, heads: int):
                     + (f"{heads} heads, numbered 0 to {heads - 1}" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
-        elif not isinstance(name, str) or name not in known:  # a list or object is unhashable
+        elif not isinstance(name, str) or name not in _FIELD_NAMES:  # a list or object is unhashable
             raise AttentionInputError(
                 f"fields[{i}] is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "
@@ -262,4 +264,5 @@ def _corner(given: str) -> tuple[str, tuple[int, int | None] | None]:
     return m[1], (int(m[2]), None if m[3] is None else int(m[3]))
 
 
+_HEAD_FIELDS, _FIELD_NAMES = frozenset(HEAD_FIELDS), frozenset(FIELD_NAMES)
 _ONE_HEAD = re.compile(r"heads\[(0|[1-9][0-9]{0,2})\]\.(.+)")  # "heads[2].Q"

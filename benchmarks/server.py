@@ -4,10 +4,8 @@ Also reads what the benchmarks report about its processes from /proc: worker pid
 resident memory, CPU time, and which client ports each worker holds.
 """
 
-import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,20 +13,15 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+# The Dockerfile is read by the deployment tests' parser, so the two cannot disagree.
+from tests.test_deploy import arguments, exec_form, free_port  # noqa: E402
 TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts CPU time in these
 
 
 def dockerfile_cmd() -> list[str]:
     """The JSON CMD of the Dockerfile, so the benchmark serves exactly what the image does."""
-    lines = [line for line in (ROOT / "Dockerfile").read_text().splitlines()
-             if line.startswith("CMD [")]
-    return json.loads(lines[-1][len("CMD "):])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return exec_form(arguments("CMD")[-1])
 
 
 def health(port: int, timeout: float = 1) -> int:

@@ -74,6 +74,8 @@ function update(next, { history = "push", field = null } = {}) {
 const JOURNAL_CELLS = 2000;
 const URL_WAIT_MS = 1000;
 const journal = createJournal();
+/** ``promise`` settled, or ``ms`` passed without it (a lost connection retries forever). */
+const settledWithin = (promise, ms) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
 const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
 const hashes = new WeakMap();  // the fragment of a state, encoded once
 const hashOf = (s) => {
@@ -84,7 +86,7 @@ const hashOf = (s) => {
  *  has painted; an ``edit`` of a small view is noted in the journal at once. */
 function writeUrl(drawn, { edit }) {
   if (edit && cellCount(state) <= JOURNAL_CELLS) journal.note(location.hash, hashOf(state), ui.newEntry);
-  Promise.race([drawn, new Promise((r) => setTimeout(r, URL_WAIT_MS))]).then(urlWriter.schedule);
+  settledWithin(drawn, URL_WAIT_MS).then(urlWriter.schedule);
 }
 /** Write the URL of the state now. ``keepNote`` while the page is being left: a reload
  *  loads the URL it started from, not this one, and must still find the note. */
@@ -520,7 +522,7 @@ function start() {
   // Head 1's inputs now; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
   if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
-    Promise.race([drawn, new Promise((r) => setTimeout(r, REVEAL_MS))]).then(() => afterPaint(() => drawInputs()));
+    settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
   }
   if (embedded) {
     ui.body = initial;
