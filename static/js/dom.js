@@ -27,10 +27,12 @@ export function keyed(host, key, make) {
   return node;
 }
 
-/** Text with TeX-like subscripts as nodes: "X·W_Q" → X·W<sub>Q</sub>, "d_model" → d<sub>model</sub>. */
+/** Text with TeX-like sub- and superscripts as nodes: "X·W_Q" → X·W<sub>Q</sub>,
+ *  "d_model" → d<sub>model</sub>, "e^s" → e<sup>s</sup>. */
 export function symbols(text) {
-  return text.split(/([A-Za-z]_[A-Za-z0-9]+)/).map((part) => {
-    const m = /^([A-Za-z])_([A-Za-z0-9]+)$/.exec(part);
-    return m ? el("span", {}, m[1], el("sub", { text: m[2] })) : part;
+  // One letter or two capitals before the mark (d_k, PE_kv), so that is_causal stays a word.
+  return text.split(/\b((?:[A-Za-z]|[A-Z]{2})[_^][A-Za-z0-9]+)/).map((part) => {
+    const m = /^([A-Za-z]|[A-Z]{2})([_^])([A-Za-z0-9]+)$/.exec(part);
+    return m ? el("span", {}, m[1], el(m[2] === "_" ? "sub" : "sup", { text: m[3] })) : part;
   }).filter((part) => part !== "");
 }

@@ -20,7 +20,7 @@ const MATRICES = [
   { id: "K", text: "K (keys)", from: "body", head: true, rows: "keys" },
   { id: "V", text: "V (values)", from: "body", head: true, rows: "keys" },
   { id: "scores", text: "QKᵀ (scores)", from: "body", head: true, rows: "tokens", cols: "keys" },
-  { id: "scaled_scores", text: "QKᵀ/√d_k (scaled scores)", from: "body", head: true, rows: "tokens", cols: "keys" },
+  { id: "scaled_scores", text: "Scaled scores (the scale × QKᵀ)", from: "body", head: true, rows: "tokens", cols: "keys" },
   { id: "weights", name: "A", text: "A (weights)", from: "body", head: true, rows: "tokens", cols: "keys" },
   { id: "output", name: "Z", text: "Z (output)", from: "body", head: true, rows: "tokens" },
   { id: "concat", name: "Concat", text: "Concat (the heads' Z side by side)", from: "body", several: true, rows: "tokens" },

@@ -72,12 +72,14 @@ export function sampleSummary(rows) {
     + ` ${formatNumber(Math.min(...scaled))} and ${formatNumber(Math.max(...scaled))}, about 1`;
 }
 
-/** The selected row's readout. The bound is ln m for m keys it may read: the entropy of uniform weights. */
+/** The selected row's readout. The bound is ln m for the m keys it may read (``allowed``):
+ *  the entropy of uniform weights over them; a masked key cannot take any weight. */
 export function rowText(row) {
   if (row === null) return PROMPT;
+  if (!Array.isArray(row.allowed)) throw new TypeError("rowText needs the row's allowed keys");
   const name = `Query ${row.row + 1} “${row.token}”`;
   if (row.weights.every((a) => a === 0)) return `${name} may read no key: its weights, entropy and Jacobian are all 0.`;
-  const m = row.allowed ? row.allowed.filter(Boolean).length : row.weights.length;
+  const m = row.allowed.filter(Boolean).length;
   return `${name}: entropy ${formatNumber(row.entropy)} nats of at most ${formatNumber(Math.log(m))} (ln ${m});`
     + ` softmax Jacobian size ${formatNumber(row.jacobian_norm)}`;
 }

@@ -3,6 +3,7 @@
 
 import { createApi, postOnce } from "./api.js";
 import { decodeArrays } from "./arrays.js";
+import { symbols } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
@@ -12,13 +13,14 @@ import { createJournal } from "./journal.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
-import { drawAnswer, fieldsFor } from "./results.js";
+import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkPanel } from "./walk.js";
 
 const $ = (id) => document.getElementById(id);
+const STACKED = "(max-width: 1023px)";  // app.css: below this width the stage is one column
 const presets = JSON.parse($("presets-data").textContent);
 
 /** A preset as a state, with its last row selected so the working shows from the start. */
@@ -41,9 +43,12 @@ const ui = {
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
   exportPanel: null,      // {changed()} of the export panel, told of every redraw
+  offline: false,         // the server cannot be reached (api.js retries on its own)
+  failure: null,          // the server's message for the newest request, when no input is to blame
 };
 
 const api = createApi({ onConnection: (up) => {
+  ui.offline = !up;
   if (up) say("Connected again.", { clearAfter: 4000 });
   else {
     say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
@@ -57,6 +62,7 @@ const api = createApi({ onConnection: (up) => {
 function update(next, { history = "push", field = null } = {}) {
   state = next;
   ui.serverErrors = new Map();
+  ui.failure = null;
   const drawn = recompute();  // first, so the request travels while the inputs are redrawn
   // Consecutive keystrokes in one field make one history entry; anything else its own.
   if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
@@ -124,7 +130,10 @@ async function recompute() {
     const { message, field } = answer.body.error ?? { message: `Error ${answer.status}`, field: null };
     const mine = S.uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
     if (mine && fieldName(mine)) ui.serverErrors.set(mine, message);
-    else say(message, { warning: true });
+    else {
+      ui.failure = message;
+      say(message, { warning: true });
+    }
     drawInputs();
   }
   markStale();
@@ -166,9 +175,16 @@ const exportChanged = coalesced(() => ui.exportPanel?.changed());
 
 function markStale() {
   const { request } = built(state);
-  const stale = ui.body !== null && (request === null || ui.serverErrors.size > 0 || !sameInputs(ui.answered, state));
+  const marked = request === null || ui.serverErrors.size > 0;
+  const stale = ui.body !== null && (marked || ui.failure !== null || !sameInputs(ui.answered, state));
   $("results").classList.toggle("is-stale", stale);
   $("stale-note").hidden = !stale;
+  // Say why, as it is: an input marked on the page, the server's own message, or no server.
+  const why = marked ? "fix the marked input and these numbers update."
+    : ui.failure !== null ? ui.failure
+    : ui.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
+    : "these numbers are being recomputed.";
+  setProp($("stale-note"), "textContent", `Out of date — ${why}`);
 }
 
 // Controls are redrawn on every keystroke: writing only what changed spares the browser
@@ -191,6 +207,14 @@ function drawControls(errors) {
   setProp($("remove-key"), "hidden", state.X_kv === null);
   setProp($("remove-key"), "disabled", dims.m <= 1);
   setProp($("positional"), "checked", state.positional);
+  const inputs = `— X${state.X_kv ? ", X_kv" : ""}, ${state.heads > 1 ? `W_Q, W_K, W_V of each of ${state.heads} heads, W_O` : "W_Q, W_K, W_V"}`;
+  if ($("inputs-sym").dataset.text !== inputs) {
+    $("inputs-sym").dataset.text = inputs;
+    $("inputs-sym").replaceChildren(...symbols(inputs));
+  }
+  document.documentElement.classList.toggle("present", state.present);
+  setProp($("present"), "textContent", state.present ? "Exit present mode" : "Present");
+  $("present").setAttribute("aria-pressed", String(state.present));
   const scale = $("scale");
   setProp($("scale-default"), "checked", state.scale === "");
   setProp(scale, "disabled", state.scale === "");
@@ -203,6 +227,7 @@ function drawControls(errors) {
   }
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
   setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  setProp($("token-count"), "textContent", String(dims.n));
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
   const match = presets.findIndex((p) => isPreset(p, state));
@@ -212,14 +237,15 @@ function drawControls(errors) {
 function isPreset(preset, s) {
   const p = presetState(preset, s.seed);
   if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
-  const strip = (x) => toHash({ ...x, row: null, seed: 0 });
+  const strip = (x) => toHash({ ...x, row: null, seed: 0, present: false });
   return strip(p) === strip(s);
 }
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ now = false } = {}) {
   const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus,
-    link: ui.link, now, d_model: S.shapes(ui.answered).d_model });
+    link: ui.link, now, d_model: S.shapes(ui.answered).d_model, inputs: built(ui.answered).request,
+    present: state.present });
   ui.focus = focus;
   drawWalk();
   exportChanged.schedule();
@@ -227,14 +253,26 @@ function drawResults({ now = false } = {}) {
 }
 
 function drawWalk() {
-  const body = ui.body;
+  const panel = $("walk-panel").firstChild;
+  renderWalk($("page"), panel, ui.walk, ui.walk === null ? null : walkContext());
+}
+
+/** What the walk quotes for the selected row (see walk.js STEPS), or null until the
+ *  answer holds that row's working. */
+function walkContext() {
+  const body = ui.body && shownHead(ui.body, state.head);
   const i = state.row;
-  if (ui.walk === null || !body || i === null || i >= body.tokens.length) {
-    renderWalk($("page"), $("walk-panel").firstChild, { k: null });
-    return;
-  }
-  const keys = [...body.mask[i].keys()].filter((j) => body.mask[i][j]);
-  renderWalk($("page"), $("walk-panel").firstChild, { k: ui.walk, i, token: body.tokens[i], keys });
+  const w = body?.working;
+  if (!w || i === null || w.row !== i) return null;
+  const X = built(ui.answered).request;
+  const pe = body.positional_encoding?.[i];
+  const xi = X.X[i];
+  // With positions the row that enters the projections is x_i + PE_i; only a corner of PE
+  // is fetched, so beyond its width the walk names the sum instead of quoting it.
+  const x = !pe ? xi : pe.length === xi.length ? xi.map((v, c) => v + pe[c]) : null;
+  return { i, t: body.tokens[i], keys: w.allowed.flatMap((ok, j) => (ok ? [j] : [])), w, K: body.K, V: body.V,
+    x, pos: Boolean(pe), cross: Boolean(body.tokens_kv), d_k: body.d_k,
+    head: ui.body.heads ? `head ${body.head + 1}'s ` : "" };
 }
 
 function walkTo(k) {
@@ -317,6 +355,9 @@ function wire() {
     ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
     selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
     cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
+    // On a narrow screen the working stands under the heatmap: bring it into view (its
+    // "Back to the heatmap" button returns). Side by side, nothing moves.
+    if (matchMedia(STACKED).matches && !state.present) $("working-block").scrollIntoView({ block: "start" });
   });
   const link = (e) => {
     const cell = e.target.closest?.("td[data-i]");
@@ -380,7 +421,25 @@ function wire() {
   $("walk").addEventListener("click", () => {
     if (state.row === null) selectRow(state.tokens.length - 1);
     walkTo(0);
-    $("walk-panel").querySelector(".walk-next").focus();
+    $("walk-panel").querySelector(".walk-next").focus({ preventScroll: true });
+  });
+  // Skip links move focus without touching the URL's fragment, which holds the view.
+  $("skip-heatmap").addEventListener("click", (e) => {
+    e.preventDefault();
+    cellAt(shownHeatmap(), ui.focus)?.focus();
+  });
+  $("skip-walk").addEventListener("click", (e) => {
+    e.preventDefault();
+    $("walk").focus();
+  });
+  $("present").addEventListener("click", () => update({ ...state, present: !state.present }));
+  document.addEventListener("keydown", (e) => {
+    // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
+    if (e.key === "Escape" && !e.defaultPrevented && state.present) update({ ...state, present: false });
+  });
+  $("back-to-heatmap").addEventListener("click", () => {
+    cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
+    $("heatmap-start").scrollIntoView({ block: "start" });
   });
   $("walk-panel").addEventListener("click", (e) => {
     const b = e.target.closest("button");
@@ -390,7 +449,9 @@ function wire() {
     else walkTo(null);
   });
   $("walk-panel").addEventListener("keydown", (e) => {
-    if (e.key === "Escape") walkTo(null);
+    if (e.key !== "Escape") return;
+    e.preventDefault();  // ends the walk only, not present mode as well
+    walkTo(null);
   });
   $("shuffle").addEventListener("click", () => {
     ui.shuffles += 1;

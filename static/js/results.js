@@ -2,14 +2,14 @@
 // scores, one heatmap per head, the output and the working. It only draws: what is
 // selected, focused and lit is given to it by main.js.
 
-import { el, keyed } from "./dom.js";
+import { el, keyed, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
 import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
-import { renderWorking } from "./working.js";
+import { renderWorking, scaleWords } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
 let workingTicket = 0;  // the newest drawing's turn to typeset the working
@@ -25,7 +25,7 @@ const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
   "jacobian_norm"].map((f) => `working.${f}`);
-const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding")];  // not per head
+const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), corner("positional_encoding_kv")];  // not per head
 
 /** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
 const headFields = (n) => ["d_k", "scale", corner("Q"), "K", "V", "mask", corner("output"),
@@ -54,15 +54,16 @@ export function drawableHead(answer, head) {
 export function shownHead(answer, head) {
   if (!answer.heads) return answer;
   const k = drawableHead(answer, head);
-  const { tokens, tokens_kv, causal, positional_encoding } = answer;
-  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, head: k };
+  const { tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv } = answer;
+  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv, head: k };
 }
 
 /** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).
  *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once,
- *  d_model: the width of X, which the corners fetched do not show}.
+ *  d_model: the width of X, which the corners fetched do not show, inputs: {X, X_kv} as
+ *  numbers, the request answered, present: draw the rows the query uses for present mode}.
  *  Returns {focus (kept inside the grid), warning: a sentence for the status line or null}. */
-export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false, d_model }) {
+export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false, d_model, inputs, present = false }) {
   const body = shownHead(answer, head);
   const multi = Boolean(answer.heads);
   const n = body.tokens.length;
@@ -80,17 +81,25 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   const keys = new Set(row === null ? [] : keyLabels.map((_, j) => j).filter((j) => body.mask[row][j]));
   const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
   const proj = $("projections");
-  const source = body.tokens_kv ? ["X_kv", "m"] : ["X", "n"];
+  const pos = Boolean(body.positional_encoding);
+  const cross = Boolean(body.tokens_kv);
+  // What the projections really multiply: X, or X + PE with positions (X_kv for K and V).
+  const qIn = pos ? "(X + PE)" : "X";
+  const kvIn = cross ? (pos ? "(X_kv + PE_kv)" : "X_kv") : qIn;
   const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, "= X·W_Q"], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${source[0]}·W_K`], ...shape("K", source[1], "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${source[0]}·W_V`], ...shape("V", source[1], "d_v"), rowLabels: keyLabels, highlight: keys });
+  const keysN = cross ? "m" : "n";
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, `= ${qIn}·W_Q`], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${kvIn}·W_K`], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${kvIn}·W_V`], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
+  drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
+  drawHeadings(body, multi);
+  drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
   drawScores(body, labels, sel, shape, figure);
   const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
   $("cross-note").hidden = !body.tokens_kv;
-  $("cross-note").textContent = !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
-    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
+  setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
+    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
   const out = $("output");
   renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
   if (multi) {
@@ -118,13 +127,8 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   }
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
-    : { row, token: labels[row], weights: body.working.weights, entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
-  const pe = $("positions");
-  if (body.positional_encoding) {
-    renderMatrix(figure(pe, "PE"), { data: body.positional_encoding, caption: ["PE", "sinusoidal positions, added to X"], ...shape("PE", "n", "d_model"), rowLabels: labels });
-  } else {
-    pe.replaceChildren();
-  }
+    : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
+      entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
   const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
   const warning = silent.length
     ? `Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.` : null;
@@ -154,25 +158,95 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
   });
 }
 
+/** With positions: PE and X + PE (and for X_kv), the matrices the projections multiply.
+ *  X + PE is added here from the request's X: a float64 sum, the same the engine makes. */
+function drawPositions(body, inputs, labels, keyLabels, sel, keys, figure) {
+  const host = $("positions");
+  if (!body.positional_encoding) {
+    host.replaceChildren();
+    return;
+  }
+  const plus = (X, PE) => PE.map((r, i) => r.map((pe, c) => X[i][c] + pe));
+  const d_model = inputs.X[0].length;
+  const parts = [["PE", body.positional_encoding, inputs.X, "n", labels, sel, "sinusoidal positions, added to X"],
+    ...(body.positional_encoding_kv ? [["PEkv", body.positional_encoding_kv, inputs.X_kv, "m", keyLabels, keys, "sinusoidal positions, added to X_kv"]] : [])];
+  for (const [key, PE, X, rows, rowLabels, highlight, words] of parts) {
+    const kv = key === "PEkv" ? "_kv" : "";
+    const size = { size: [X.length, d_model], shape: `${X.length} × ${d_model}  (${rows} × d_model)` };
+    const what = kv ? "what W_K and W_V multiply" : body.tokens_kv ? "what W_Q multiplies" : "what W_Q, W_K and W_V multiply";
+    renderMatrix(figure(host, key), { data: PE, caption: [`PE${kv}`, words], ...size, rowLabels, highlight });
+    renderMatrix(figure(host, `XP${kv}`), { data: plus(X, PE), caption: [`X${kv} + PE${kv}`, what], ...size, rowLabels, highlight });
+  }
+  if (!body.positional_encoding_kv) for (const k of ["PEkv", "XP_kv"]) host.querySelector(`[data-key="${k}"]`)?.remove();
+}
+
+/** Present mode: the rows the selected query uses, beside its working — x_i (what
+ *  enters the projections), q_i, and the keys' and values' rows. ``body`` null: none. */
+function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
+  const host = $("qkv");
+  if (!body || row === null) {
+    host.replaceChildren();
+    return;
+  }
+  const pe = body.positional_encoding?.[row];
+  const x = inputs.X[row].slice(0, pe?.length ?? Infinity).map((v, c) => v + (pe ? pe[c] : 0));
+  const one = [labels[row]];
+  const all = (key, M, words) => renderMatrix(figure(host, key), {
+    data: M, caption: [words[0], words[1]], shape: `${M.length} × ${M[0].length}`,
+    rowLabels: keyLabels, highlight: keys });
+  const q = body.working?.row === row ? body.working.q : body.Q[row];
+  const d_model = inputs.X[0].length;
+  renderMatrix(figure(host, "qx"), { data: [x], caption: [pe ? `x_${row + 1} + PE_${row + 1}` : `x_${row + 1}`, ""], size: [1, d_model], shape: `1 × ${d_model}`, rowLabels: one, highlight: new Set([0]) });
+  renderMatrix(figure(host, "qq"), { data: [q], caption: [`q_${row + 1}`, ""], shape: `1 × ${q.length}`, rowLabels: one, highlight: new Set([0]) });
+  all("qk", body.K, ["K", "the keys k_j"]);
+  all("qv", body.V, ["V", "the values v_j"]);
+}
+
+/** The block headings say what is really computed: the scale used, the mask, the head. */
+function drawHeadings(body, multi) {
+  const w = scaleWords(body.scale, body.d_k);
+  const scaled = w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`;
+  const masked = body.causal ? ", keys after the query masked" : "";
+  const head = multi ? `, head ${body.head + 1}` : "";
+  setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
+  setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${head}`);
+  setSymbols($("output-sym"), multi ? `— Z_h = A_h·V_h, Concat and ·W_O` : "— Z = A·V");
+  const explain = w.isDefault
+    ? "Score (i, j) is the dot product of query i with key j: large when they point the same way. Dot products of d_k random components grow like √d_k, so they are divided by √d_k to keep the softmax from saturating."
+    : `Score (i, j) is the dot product of query i with key j: large when they point the same way. Here every score is multiplied by ${formatNumber(body.scale)}, not by 1/√d_k = ${formatNumber(1 / Math.sqrt(body.d_k))}: a larger factor sharpens the softmax, a smaller one flattens it.`;
+  setSymbols($("scores-explain"), `${explain} Click a scaled score to mask it: that query may then not read that key, and its score becomes −∞.`);
+}
+
+/** Text with subscripts as nodes, written only when it changes. */
+function setSymbols(node, text) {
+  if (node.dataset.text !== text) {
+    node.dataset.text = text;
+    node.replaceChildren(...symbols(text));
+  }
+}
+
 function drawScores(body, labels, sel, shape, figure) {
   const scores = $("scores");
   const note = scores.querySelector(".too-many");
+  const n = labels.length;
+  const m = (body.tokens_kv ?? labels).length;
   if (!body.scores) {
-    scores.replaceChildren(el("p", { class: "too-many", text: `With ${labels.length} tokens the ${labels.length} × ${labels.length} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
+    scores.replaceChildren(el("p", { class: "too-many", text: `With ${body.tokens_kv ? `${n} queries and ${m} keys` : `${n} tokens`} the ${n} × ${m} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
     return;
   }
   note?.remove();
+  const keysN = body.tokens_kv ? "m" : "n";
   const masked = (i, j) => !body.mask[i][j];
-  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], ...shape("S", "n", "n"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], ...shape("S", "n", keysN), rowLabels: labels, highlight: sel });
+  const w = scaleWords(body.scale, body.d_k);
   const root = Math.sqrt(body.d_k);
-  const isDefault = Math.abs(body.scale - 1 / root) < 1e-12;
+  const ss = shape("S", "n", keysN);
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
-    caption: isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
-      : ["scale · QKᵀ", `× ${formatNumber(body.scale)} (not 1/√d_k)`],
-    ...shape("S", "n", "n"),
-    ...(body.causal ? { shape: `${shape("S", "n", "n").shape} · masked: j > i` } : {}),
+    caption: w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`],
+    ...ss,
+    ...(body.causal ? { shape: `${ss.shape} · masked: j > i` } : {}),
     rowLabels: labels, highlight: sel, masked,
   });
 }
-

@@ -14,6 +14,7 @@
 //   heads: h (1 to 16); with h > 1 the k-th head's projections are W_Q_k, W_K_k, W_V_k
 //      (k = 2 … h; W_Q, W_K, W_V are head 1's) and W_O is (h·d_v) × d_model,
 //   head: the head (0-based) whose matrices and working are shown,
+//   present: boolean (present mode: large type, the heatmap and the working alone),
 // }
 // Every transition returns a new object; nothing here touches the DOM.
 
@@ -155,6 +156,7 @@ export function fromPreset(req, seed = 1) {
   const state = {
     tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed,
     scale: "", positional: false, blocked: [], X_kv: null, tokens_kv: null, heads: 1, head: 0,
+    present: false,
   };
   for (const name of MATRICES) state[name] = asText(req[name]);
   return state;

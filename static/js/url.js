@@ -59,6 +59,7 @@ const properties = (heads) => [
   { key: "X_kv", codec: "optMatrix" },
   { key: "row", codec: "index" },
   { key: "seed", codec: "int" },
+  { key: "present", codec: "bool" },
 ];
 
 function wholeNumber(s) {

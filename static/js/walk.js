@@ -1,43 +1,113 @@
-// "Walk me through it": the calculation of one query, one block at a time, each step
-// lighting the block and the numbers it uses. Steps are data; drawing is one function.
+// "Walk me through it": the calculation of one query, one step at a time, each step
+// quoting the real numbers of the selected row and lighting the parts it uses. Steps are
+// data; drawing is one function.
 
 import { el } from "./dom.js";
+import { formatNumber, texNumber } from "./format.js";
+import { prose, typeset } from "./tex.js";
+import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
+const step = (key) => `#working [data-step="${key}"]`;
+const MAX_LISTED = 4;  // keys quoted one by one; beyond, the first ones and "…"
 
-/** Each step: the block it is in, what to light (given the query i and the keys it may
- *  read), and what to say. */
+/** "k_1 = (2, 0), k_2 = (0, 1)" for the keys ``js``: the first few, then an ellipsis. */
+function listed(js, item) {
+  const shown = js.slice(0, MAX_LISTED).map(item);
+  return shown.join(", ") + (js.length > MAX_LISTED ? `, … (${js.length} keys)` : "");
+}
+
+/** Each step: the block it is in, what to light (given the walk's context ``c``) and what
+ *  to say, as prose with $TeX$. c = {i, t (the query's token), keys (the keys it may
+ *  read), w (its working), K, V, x (the row that enters the projections), pos, cross, head
+ *  (a phrase naming the head, or ""), d_k}. */
 export const STEPS = [
-  { block: ".block-inputs", light: (i) => [row("X", i)], say: (t, i) => `The query token “${t}” starts as its embedding: row ${i + 1} of X.` },
-  { block: ".block-projections", light: (i) => [row("Q", i)], say: (t) => `Multiplying that embedding by W_Q gives its query vector q, the row of Q for “${t}”: what it is looking for.` },
-  { block: ".block-projections", light: (i, keys) => keys.map((j) => row("K", j)), say: () => "Every token it may read is multiplied by W_K: the rows of K are the keys it will be compared with." },
-  { block: ".block-scores", light: (i) => [row("S", i)], say: (t) => `The dot product of q with each key gives the raw scores of “${t}”: one row of QKᵀ.` },
-  { block: ".block-scores", light: (i) => [row("SS", i)], say: () => "Each score is divided by √d_k, so their spread does not grow with the width of the vectors." },
-  { block: ".block-weights", light: (i) => [`table.grid tbody tr:nth-child(${i + 1})`, `[role="row"][data-i="${i}"]`], say: () => "The softmax turns the scaled scores into weights: e^s for each key over their sum. They are positive and add up to 1." },
-  { block: ".block-projections", light: (i, keys) => keys.map((j) => row("V", j)), say: () => "Every token it may read also gives a value vector: the rows of V, what it passes on." },
-  { block: ".block-weights", light: (i) => [row("Z", i)], say: (t) => `The output z for “${t}” is the weighted sum of those values, each weighted by its row of A. That is the end of the calculation.` },
+  {
+    block: ".block-inputs",
+    light: (c) => [row("X", c.i), row("XP", c.i), '#qkv [data-key="qx"]'],
+    say: (c) => `The query token “${c.t}” starts as its embedding: row ${c.i + 1} of X, `
+      + (!c.pos ? `$x_{${c.i + 1}} = ${texVector(c.x)}$.`
+        : c.x ? `plus its position's encoding: $x_{${c.i + 1}} + PE_{${c.i + 1}} = ${texVector(c.x)}$.`
+        : `plus its position's encoding $PE_{${c.i + 1}}$ (shown under Step by step).`),
+  },
+  {
+    block: ".block-projections",
+    light: (c) => [row("Q", c.i), '#qkv [data-key="qq"]', `${step("dots")} li:first-of-type`],
+    say: (c) => `Multiplied by ${c.head}$W_Q$ it gives its query vector, what it is looking for: $q_{${c.i + 1}} = ${texVector(c.w.q)}$.`,
+  },
+  {
+    block: ".block-projections",
+    light: (c) => [...c.keys.map((j) => row("K", j)), '#qkv [data-key="qk"]'],
+    say: (c) => `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$: its keys are `
+      + `$${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`,
+  },
+  {
+    block: ".block-scores",
+    light: (c) => [row("S", c.i), step("dots")],
+    say: (c) => `The dot product of $q_{${c.i + 1}}$ with each key gives the raw scores: `
+      + `$${listed(c.keys, (j) => `q_{${c.i + 1}} \\cdot k_{${j + 1}} = ${joinTerms(c.w.q.map((q, d) => `${texFactor(q)} \\cdot ${texFactor(c.K[j][d])}`))} = ${texTerm(c.w.dots[j])}`)}$.`,
+  },
+  {
+    block: ".block-scores",
+    light: (c) => [row("SS", c.i), `${step("softmax")} td:nth-of-type(2)`],
+    say: (c) => {
+      const s = scaleWords(c.w.scale, c.d_k);
+      const how = s.isDefault ? `divided by $\\sqrt{d_k} = \\sqrt{${c.d_k}} = ${formatNumber(Math.sqrt(c.d_k))}$, so their spread does not grow with the width of the vectors`
+        : `multiplied by the scale ${formatNumber(c.w.scale)}, not by $1/\\sqrt{d_k} = ${formatNumber(1 / Math.sqrt(c.d_k))}$`;
+      const masked = c.w.allowed.length - c.keys.length;
+      return `Each score is ${how}: $${listed(c.keys, (j) => `s_{${c.i + 1},${j + 1}} = ${texNumber(c.w.scaled[j])}`)}$.`
+        + (masked ? ` The ${masked} masked ${masked === 1 ? "key's score becomes" : "keys' scores become"} $-\\infty$.` : "");
+    },
+  },
+  {
+    block: ".block-weights",
+    light: (c) => [`table.grid tbody tr:nth-child(${c.i + 1})`, `[role="row"][data-i="${c.i}"]`, step("softmax")],
+    say: (c) => {
+      if (!c.keys.length) return "This query may read no key, so every weight is 0.";
+      const shifted = c.w.exp_overflow;
+      const e = (j) => sigText(shifted ? c.w.exp_shifted[j] : c.w.exp[j]);
+      const sum = sigText(shifted ? c.w.exp_shifted_sum : c.w.exp_sum);
+      return `The softmax: $e^{s}$ for each key (${listed(c.keys, e)}${shifted ? `, after subtracting the largest score ${formatNumber(c.w.shift)} so that float64 does not overflow` : ""}), `
+        + `their sum ${sum}, and each over the sum: the weights ${listed(c.keys, (j) => formatNumber(c.w.weights[j]))}. They are positive and add up to 1.`;
+    },
+  },
+  {
+    block: ".block-projections",
+    light: (c) => [...c.keys.map((j) => row("V", j)), '#qkv [data-key="qv"]'],
+    say: (c) => `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$: `
+      + `$${listed(c.keys, (j) => `v_{${j + 1}} = ${texVector(c.V[j])}`)}$.`,
+  },
+  {
+    block: ".block-output",
+    light: (c) => [row("Z", c.i), step("output")],
+    say: (c) => `The output for “${c.t}” is the weighted sum of those values, each weighted by its row of A: `
+      + `$z_{${c.i + 1}} = ${joinTerms(c.keys.map((j) => `${texNumber(c.w.weights[j])}\\,${texVector(c.V[j])}`))} = ${texVector(c.w.z, texNumber)}$. That is the end of the calculation.`,
+  },
 ];
 
 const LIT = "walk-lit";
 const BLOCK = "walk-block";
 
-/** Draw step ``k`` (0-based) for query ``i``, or clear the walk when ``k`` is null. */
-export function renderWalk(root, panel, { k, i, token, keys }) {
+/** Draw step ``k`` (0-based) for the context ``c`` (see STEPS), or clear the walk when
+ *  ``k`` is null. The first lit part that is shown is scrolled into view. */
+export function renderWalk(root, panel, k, c = null) {
   for (const node of root.querySelectorAll(`.${LIT}, .${BLOCK}`)) node.classList.remove(LIT, BLOCK);
-  if (k === null) {
+  if (k === null || c === null) {
     panel.hidden = true;
     return;
   }
   const step = STEPS[k];
   root.querySelector(step.block)?.classList.add(BLOCK);
-  for (const selector of step.light(i, keys)) {
-    for (const node of root.querySelectorAll(selector)) node.classList.add(LIT);
-  }
+  const lit = step.light(c).flatMap((selector) => [...root.querySelectorAll(selector)]);
+  for (const node of lit) node.classList.add(LIT);
   panel.hidden = false;
   panel.querySelector(".walk-count").textContent = `Step ${k + 1} of ${STEPS.length}`;
-  panel.querySelector(".walk-text").textContent = step.say(token, i);
+  const text = panel.querySelector(".walk-text");
+  text.replaceChildren(...prose(step.say(c)));
+  typeset(text);
   panel.querySelector(".walk-prev").disabled = k === 0;
   panel.querySelector(".walk-next").textContent = k === STEPS.length - 1 ? "Finish" : "Next";
+  lit.find((node) => node.getClientRects().length > 0)?.scrollIntoView({ block: "center", inline: "nearest" });
 }
 
 /** The panel's fixed parts, built once. */

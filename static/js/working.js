@@ -1,10 +1,10 @@
 // Write out one query row's calculation with the real numbers, typeset with KaTeX,
 // one line per step, from the ``working`` object of the API's answer.
 
-import katex from "../vendor/katex/katex.mjs";
 import { el, symbols } from "./dom.js";
-import { texNumber } from "./format.js";
-import { morph, untypeset } from "./morph.js";
+import { formatNumber, texNumber } from "./format.js";
+import { morph } from "./morph.js";
+import { math, typeset } from "./tex.js";
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
@@ -41,18 +41,6 @@ export function texVector(v, fmt = texTerm) {
   return `(${joinTerms(v.map((x) => fmt(x)), ",\\allowbreak ")})`;
 }
 
-/** A span for typeset maths, typeset by ``typeset`` once it is on the page (and only if
- *  the line is new: see morph.js). */
-function math(tex) {
-  return el("span", { class: "math", "data-tex": tex });
-}
-
-function typeset(host) {
-  for (const span of untypeset(host)) {
-    katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
-  }
-}
-
 /** One line of the working; ``j`` marks the key it is about, for linked highlighting. */
 function line(tex, label = null, cls = null, j = null) {
   return el("li", { class: cls, "data-j": j }, math(tex), label === null ? null : el("span", { class: "key-label", text: `  ${label}` }));
@@ -65,11 +53,49 @@ function zLine(i, terms) {
     if (k) parts.push(math("+"));
     parts.push(el("span", { class: "term", "data-j": j }, math(tex)));
   });
-  return el("li", { class: "z-terms" }, ...parts);
+  return el("li", { class: "z-terms", "data-step": "z" }, ...parts);
 }
 
-function step(title, ...items) {
-  return [el("h3", {}, ...symbols(title)), el("ol", {}, ...items)];
+function step(title, key, ...items) {
+  return el("section", { class: "working-step", "data-step": key }, el("h3", {}, ...symbols(title)), ...items);
+}
+
+const SUPERSCRIPT = { "-": "⁻", "+": "", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+/** texSig as plain text for a table cell: 16.92, 0.006738, 4.852×10⁸, ∞. */
+export function sigText(x) {
+  if (x === null || x === Infinity) return "∞";
+  if (x === 0) return "0";
+  const [mant, exp] = x.toPrecision(4).split("e");
+  const text = exp ? `${mant}×10${[...exp].map((c) => SUPERSCRIPT[c]).join("")}` : mant;
+  return text.replace("-", "\u2212");
+}
+
+/** The softmax of the row, one key a row: its dot product, scaled score, exponential and
+ *  weight side by side, so the whole row reads in one table (the columns are the steps). */
+function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
+  // Each column's heading is the operation that makes it from the column before.
+  const e = shifted ? `e^{s - m}` : `e^{s}`;
+  const head = el("tr", {},
+    el("th", { scope: "col", class: "key-col", text: "key j" }),
+    el("th", { scope: "col" }, math(`q_{${i}} \\cdot k_j`)),
+    el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`)),
+    el("th", { scope: "col" }, math(e)),
+    el("th", { scope: "col" }, math(`{}\\div ${texSig(total)} = a_{${i},j}`)));
+  const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
+  const rows = shown.map((j) => {
+    const masked = !w.allowed[j];
+    return el("tr", { "data-j": j, class: masked ? "masked-line" : null },
+      el("th", { scope: "row", class: "key-col" }, `${j + 1} `, el("span", { class: "key-label", text: keys[j] }),
+        masked ? el("span", { class: "masked-tag", text: " masked" }) : null),
+      el("td", { text: formatNumber(w.dots[j]) }),
+      el("td", { text: masked ? "−∞" : formatNumber(w.scaled[j]) }),
+      el("td", { text: masked ? "0" : sigText(expOf(j)) }),
+      el("td", { text: masked ? "0" : formatNumber(w.weights[j]) }));
+  });
+  // A narrow screen scrolls the table inside its box, by keyboard too (tabindex).
+  return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Softmax of query ${i}, key by key` }, el("table", { class: "softmax-table" },
+    el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
 /** renderWorking(host, {working, tokens, keys, d_k, K, V}) — working may be undefined (no
@@ -81,38 +107,25 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
     return;
   }
   const i = w.row + 1;
-  const n = w.weights.length;
-  const sub = (j) => `${i},${j + 1}`;
-  const allowedIdx = [...Array(n).keys()].filter((j) => w.allowed[j]);
-  let shown = [...Array(n).keys()];
+  const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
+  const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
+  let shown = [...Array(m).keys()];
   let note = null;
-  if (n > ALL_KEYS) {
+  if (m > ALL_KEYS) {
     shown = [...allowedIdx].sort((a, b) => w.weights[b] - w.weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
-    note = el("p", { class: "note", text: `${n} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` });
+    note = el("p", { class: "note", text: `${m} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` });
   }
-  const unscaledDefault = Math.abs(w.scale - 1 / Math.sqrt(d_k)) < 1e-12;
-  const root = texNumber(Math.sqrt(d_k));
-
+  const scale = scaleWords(w.scale, d_k);
   const dots = shown.map((j) => line(
     `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
     keys[j], null, j));
-  const scaled = shown.map((j) => (w.allowed[j]
-    ? line(`s_{${sub(j)}} = ${texTerm(w.dots[j])} ${unscaledDefault ? `\\div ${root}` : `\\times ${texNumber(w.scale)}`} = ${texNumber(w.scaled[j])}`, keys[j], null, j)
-    : line(`s_{${sub(j)}} = -\\infty`, `${keys[j]} — masked`, "masked-line", j)));
-  const useShift = w.exp_overflow;
-  const expOf = (j) => (useShift ? w.exp_shifted[j] : w.exp[j]);
-  const total = useShift ? w.exp_shifted_sum : w.exp_sum;
-  const power = (j) => (useShift ? `${texNumber(w.scaled[j])} - ${texNumber(w.shift)}` : texNumber(w.scaled[j]));
-  const exps = shown.map((j) => (w.allowed[j]
-    ? line(`e^{${power(j)}} \\approx ${texSig(expOf(j))}`, keys[j], null, j)
-    : line("e^{-\\infty} = 0", `${keys[j]} — masked`, "masked-line", j)));
-  const sumTex = useShift ? `\\textstyle\\sum_j e^{s_{${i},j} - m}` : `\\textstyle\\sum_j e^{s_{${i},j}}`;
+  const shifted = w.exp_overflow;
+  const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
+  const total = shifted ? w.exp_shifted_sum : w.exp_sum;
+  const sumTex = shifted ? `\\textstyle\\sum_j e^{s_{${i},j} - m}` : `\\textstyle\\sum_j e^{s_{${i},j}}`;
   const sum = allowedIdx.length
-    ? line(`${sumTex} \\approx ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`)
-    : line(`${sumTex} = 0`);
-  const weights = shown.map((j) => (w.allowed[j]
-    ? line(`a_{${sub(j)}} = ${texSig(expOf(j))} / ${texSig(total)} = ${texNumber(w.weights[j])}`, keys[j], null, j)
-    : line(`a_{${sub(j)}} = 0`, `${keys[j]} — masked`, "masked-line", j)));
+    ? line(`${sumTex} = ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`, null, "sum-line")
+    : line(`${sumTex} = 0`, null, "sum-line");
   // Long sums keep their first and last terms, as joinTerms does for the other lines.
   const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
   const output = allowedIdx.length
@@ -122,17 +135,27 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
 
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
-      allowedIdx.length === n ? " reads every key." : allowedIdx.length
-        ? ` may read ${allowedIdx.length} of the ${n} keys; the others are masked.`
+      allowedIdx.length === m ? " reads every key." : allowedIdx.length
+        ? ` may read ${allowedIdx.length} of the ${m} keys; the others are masked.`
         : " may read no key: every weight is 0 and so is its output."),
     ...(note ? [note] : []),
-    ...step("1 · Dot products with each key", line(`q_{${i}} = ${texVector(w.q)}`), ...dots),
-    ...step(unscaledDefault ? `2 · Divide by √d_k = ${root.replace("-", "−")}  (d_k = ${d_k})` : `2 · Multiply by the scale ${texNumber(w.scale)}`, ...scaled),
-    ...step("3 · Exponentials and their sum", ...(useShift
-      ? [el("li", { class: "note", text: `e^s is too large for a float64 here, so — as the code does — the largest score m = ${texNumber(w.shift)} is subtracted first; the weights are unchanged.` })]
-      : []), ...exps, sum),
-    ...step("4 · Weights: each exponential over the sum", ...weights),
-    ...step(`5 · Output: z is the weighted sum of the values`, ...output),
+    step("1 · Dot products with each key", "dots", el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)),
+    step(`2 · ${scale.title}, then softmax`, "softmax",
+      ...(shifted ? [el("p", { class: "note" }, ...symbols(`e^s is too large for a float64 here, so, as the code does, the largest score m = ${formatNumber(w.shift)} is subtracted first from every score; the weights are unchanged.`))] : []),
+      softmaxTable(w, i, shown, keys, { scaleTex: scale.tex, shifted, total }),
+      el("ol", {}, sum)),
+    step("3 · Output: z is the weighted sum of the values", "output", el("ol", {}, ...output)),
   ]);
   typeset(host);
+}
+
+/** How the scores are scaled, in words for a heading and as TeX after q·k: divided by
+ *  √d_k when the scale is 1/√d_k, else multiplied by the scale actually used. */
+export function scaleWords(scale, d_k) {
+  const root = Math.sqrt(d_k);
+  if (Math.abs(scale - 1 / root) < 1e-12) {
+    return { title: `Divide by √d_k = ${formatNumber(root)} (d_k = ${d_k})`, tex: `\\div ${texNumber(root)}`, isDefault: true };
+  }
+  return { title: `Multiply by the scale ${formatNumber(scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`,
+    tex: `\\times ${texNumber(scale)}`, isDefault: false };
 }

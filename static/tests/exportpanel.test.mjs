@@ -64,7 +64,7 @@ test("several heads: the shown head's matrices, named for it, then Concat, W_O a
   };
   assert.deepEqual(available(now).map((m) => m.text), ["X (embeddings)", "W_Q, head 2", "W_K, head 2",
     "W_V, head 2", "Q (queries), head 2", "K (keys), head 2", "V (values), head 2", "QKᵀ (scores), head 2",
-    "QKᵀ/√d_k (scaled scores), head 2", "A (weights), head 2", "Z (output), head 2",
+    "Scaled scores (the scale × QKᵀ), head 2", "A (weights), head 2", "Z (output), head 2",
     "Concat (the heads' Z side by side)", "W_O", "Output = Concat·W_O"]);
   assert.deepEqual(matrixExport(now, "W_Q", "json"), { ok: true, text: "[[2]]", file: "W_Q_2.json", type: "application/json", shape: "1 × 1" });
   assert.equal(matrixExport(now, "output", "csv").text, "a,3");

@@ -97,13 +97,15 @@ test("the variance plot's summary for screen readers", () => {
     + " to 258.560 at d_k = 256, about d_k; of q·k/√d_k, between 0.970 and 1.010, about 1");
 });
 
-test("the selected row's readout, with ln of the number of keys as the bound", () => {
-  const sat = { row: 2, token: "sat", weights: [0.18669, 0.04539, 0.76792], entropy: 0.656475, jacobian_norm: 0.316821 };
+test("the selected row's readout, with ln of the number of keys it may read as the bound", () => {
+  const sat = { row: 2, token: "sat", weights: [0.18669, 0.04539, 0.76792], allowed: [true, true, true], entropy: 0.656475, jacobian_norm: 0.316821 };
   assert.equal(rowText(sat), "Query 3 “sat”: entropy 0.656 nats of at most 1.099 (ln 3); softmax Jacobian size 0.317");
   assert.match(rowText({ ...sat, allowed: [true, true, false] }), /at most 0\.693 \(ln 2\)/);
-  assert.match(rowText({ row: 0, token: "the", weights: [1, 0], entropy: 0, jacobian_norm: 0 }),
-    /^Query 1 “the”: entropy 0\.000 nats of at most 0\.693 \(ln 2\); softmax Jacobian size 0\.000$/);
-  assert.equal(rowText({ row: 0, token: "x", weights: [0, 0], entropy: 0, jacobian_norm: 0 }),
+  // Causal, query 1: one readable key of three, so the bound is ln 1 = 0, not ln 3.
+  assert.equal(rowText({ row: 0, token: "the", weights: [1, 0, 0], allowed: [true, false, false], entropy: 0, jacobian_norm: 0 }),
+    "Query 1 “the”: entropy 0.000 nats of at most 0.000 (ln 1); softmax Jacobian size 0.000");
+  assert.throws(() => rowText({ row: 0, token: "the", weights: [1, 0], entropy: 0, jacobian_norm: 0 }), /allowed/);
+  assert.equal(rowText({ row: 0, token: "x", weights: [0, 0], allowed: [false, false], entropy: 0, jacobian_norm: 0 }),
     "Query 1 “x” may read no key: its weights, entropy and Jacobian are all 0.");
   assert.match(rowText(null), /^Select a row/);
 });

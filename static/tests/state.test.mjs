@@ -15,7 +15,7 @@ const base = () => fromPreset(CAT);
 
 test("the default example's URL is short and readable", () => {
   assert.equal(toHash(base()),
-    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&heads=1&head=0&causal=0&scale=&positional=0&blocked=&tokens_kv=&X_kv=&row=&seed=1");
+    "#tokens=the|cat|sat&X=1,0;0,1;1,1&W_Q=1,0;1,2&W_K=2,0;0,1&W_V=1,0;0,2&heads=1&head=0&causal=0&scale=&positional=0&blocked=&tokens_kv=&X_kv=&row=&seed=1&present=0");
 });
 
 test("a state survives the URL round trip, awkward text included", () => {
@@ -225,4 +225,11 @@ test("an imported request with several heads and a second sequence becomes a sta
   const uneven = { ...req, heads: [req.heads[0], { ...req.heads[1], W_V: [[1], [0]] }], W_O: [[1, 0], [0, 1], [1, 0]] };
   assert.throws(() => fromRequest(uneven), /head 2 has d_k = 2 and d_v = 1/);
   assert.throws(() => fromRequest({ ...req, W_O: [[1], [0], [1], [0]] }), /W_O is 1 wide and d_model is 2/);
+});
+
+test("present mode is part of the link, so a lesson's slide reopens as it was", () => {
+  const s = { ...base(), present: true };
+  assert.match(toHash(s), /&present=1$/);
+  assert.equal(fromHash(toHash(s), base()).state.present, true);
+  assert.equal(fromHash("#causal=1", base()).state.present, false);
 });

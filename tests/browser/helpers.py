@@ -57,6 +57,12 @@ def working_text(page):
     return text.replace(MINUS, "-").replace("\u22c5", "·")
 
 
+def softmax_rows(page):
+    """The working's softmax table as shown: per key, [q·k_j, s_ij, e^s, a_ij] texts."""
+    rows = page.locator("#working table.softmax-table tbody tr")
+    return [rows.nth(k).locator("td").all_inner_texts() for k in range(rows.count())]
+
+
 def tab_until(page, script, want, what, key="Tab", limit=80):
     """Press Tab (or ``key``) until the page's ``script`` (a function of no arguments,
     run on each stop) returns ``want``; fail naming ``what`` when it never does."""

@@ -182,7 +182,7 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
         const watch = new MutationObserver(() => seen.push(host.querySelector('.lab-row-text').textContent));
         watch.observe(host, { subtree: true, childList: true, characterData: true });
         updateLabRow(host, null);
-        updateLabRow(host, { row: 1, token: 'cat', weights: [0.5, 0.5], entropy: Math.log(2), jacobian_norm: 0.5 });
+        updateLabRow(host, { row: 1, token: 'cat', weights: [0.5, 0.5], allowed: [true, true], entropy: Math.log(2), jacobian_norm: 0.5 });
         await new Promise((r) => setTimeout(r, 400));
         watch.disconnect();
         return seen;

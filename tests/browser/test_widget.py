@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (cell, expect_url, heatmap, loaded, matrix, tab_until,
-                                   wait_settled, working_text)
+                                   softmax_rows, wait_settled, working_text)
 
 pytestmark = pytest.mark.browser
 
@@ -65,10 +65,13 @@ def test_clicking_row3_writes_out_its_working(page, server):
     expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
     expect(grid.get_by_role("row").nth(3)).to_have_attribute("aria-selected", "true")
     text = working_text(page)
-    for shown in ("2·2+2·0=4", "4÷1.414=2.828", "e2.828≈16.92", "≈4.113", "e4.243≈69.59",
-                  "=90.62", "16.92/90.62=0.187", "=0.045", "69.59/90.62=0.768",
-                  "=(0.955,1.627)"):
+    for shown in ("2·2+2·0=4", "2·0+2·1=2", "2·2+2·1=6", "÷1.414=s3,j", "÷90.62=a3,j",
+                  "16.92+4.113+69.59=90.62", "=(0.955,1.627)"):
         assert shown in text, (shown, text)
+    # Per key: q·k_j, ÷ √2 = s_3j, e^s, ÷ Σ = a_3j (hand-worked: e^{4/√2} = 16.92, …).
+    assert softmax_rows(page) == [["4.000", "2.828", "16.92", "0.187"],
+                                  ["2.000", "1.414", "4.113", "0.045"],
+                                  ["6.000", "4.243", "69.59", "0.768"]]
     # The selected row shares one highlight with Q's and Z's rows.
     assert page.locator('figure[data-key="Q"] tbody tr.hl').count() == 1
     assert page.locator('figure[data-key="Z"] tbody tr').nth(2).evaluate("r => r.classList.contains('hl')")
@@ -93,8 +96,12 @@ def test_causal_mask_zeroes_the_future_and_keeps_row3(page, server):
 
 def test_causal_working_shows_masked_keys_as_minus_infinity(page, server):
     loaded(page, server.url + "#causal=1&row=0")
-    text = working_text(page)
-    assert "s1,2=-∞" in text and "a1,2=0" in text and "e1.414≈4.113" in text and "a1,1=4.113/4.113=1.000" in text
+    # q_1 = (1, 0): the dots with k_1, k_2, k_3 are 2, 0, 2; only key 1 may be read.
+    assert softmax_rows(page) == [["2.000", "1.414", "4.113", "1.000"],
+                                  ["0.000", "−∞", "0", "0"],
+                                  ["2.000", "−∞", "0", "0"]]
+    assert "÷4.113=a1,j" in working_text(page)
+    expect(page.locator("#working table.softmax-table tbody tr.masked-line")).to_have_count(2)
 
 
 def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
@@ -387,7 +394,8 @@ def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
     assert lit('figure[data-key="SS"] tbody tr:nth-child(3) td:nth-of-type(2)')
     terms = page.locator('#working .term[data-j="1"]')
     expect(terms).to_have_class(re.compile("linked"))
-    assert page.locator('#working li.linked[data-j="1"]').count() == 4  # dot, scale, exp, weight
+    assert page.locator('#working li.linked[data-j="1"]').count() == 1  # its dot product
+    assert page.locator('#working tr.linked[data-j="1"]').count() == 1  # its scale, exp and weight
     page.mouse.move(0, 0)
     expect(page.locator(".linked")).to_have_count(0)
     grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()
