@@ -209,8 +209,8 @@ function drawHeadings(body, multi) {
   const masked = body.causal ? ", keys after the query masked" : "";
   const head = multi ? `, head ${body.head + 1}` : "";
   setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
-  setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${head}`);
-  setSymbols($("output-sym"), multi ? `— Z_h = A_h·V_h, Concat and ·W_O` : "— Z = A·V");
+  setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${multi ? ", each head" : ""}`);
+  setSymbols($("output-sym"), multi ? "— Z = A·V of each head, then Concat·W_O" : "— Z = A·V");
   const explain = w.isDefault
     ? "Score (i, j) is the dot product of query i with key j: large when they point the same way. Dot products of d_k random components grow like √d_k, so they are divided by √d_k to keep the softmax from saturating."
     : `Score (i, j) is the dot product of query i with key j: large when they point the same way. Here every score is multiplied by ${formatNumber(body.scale)}, not by 1/√d_k = ${formatNumber(1 / Math.sqrt(body.d_k))}: a larger factor sharpens the softmax, a smaller one flattens it.`;
