@@ -257,7 +257,7 @@ function drawSamples(ui, rows) {
     svg("polyline", { class: "scaled thin", points: points(xs, scaled, s) }),
     ...xs.map((v, k) => dot(s.x(v), s.y(raw[k]))), ...xs.map((v, k) => square(s.x(v), s.y(scaled[k]))));
   ui.plot.setAttribute("aria-label", sampleSummary(rows));
-  ui.caption.textContent = `measured with ${sampleCaption(rows)}`;
+  ui.caption.replaceChildren(...symbols(`measured with ${sampleCaption(rows)}`));  // "d_k" typeset
   ui.table.querySelector("caption").textContent = `Measured variances, ${sampleCaption(rows)}`;
   ui.tbody.replaceChildren(...rows.map((r) => el("tr", {}, el("th", { scope: "row", text: String(r.d_k) }),
     el("td", { text: formatNumber(r.variance_raw) }), el("td", { text: formatNumber(r.variance_scaled) }))));

@@ -97,6 +97,11 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   drawScores(body, labels, sel, shape, figure);
   const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
+  // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
+  const big = Math.max(n, m) > TABLE_MAX;
+  const how = "Each row is one query token; it spreads a total weight of 1 over the keys across the top. Darker means more attention. Click a row, or use the arrow keys, to see its working"
+    + (big ? "." : "; press M on a cell to mask or unmask it.");
+  if ($("how-to-read").textContent !== how) $("how-to-read").textContent = how;
   $("cross-note").hidden = !body.tokens_kv;
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
