@@ -31,7 +31,7 @@ def test_causal_flag_and_latex(capsys):
     out = capsys.readouterr().out
     assert "1.414 & -\\infty & -\\infty" in out
     assert "0.500 & 0.500 & 0.000" in out
-    assert "a_{21} &= 4.113 / 8.227 = 0.500" in out
+    assert "a_{2,1} &= 4.113 / 8.227 = 0.500" in out
     assert "\\begin{align*}" in out
 
 
