@@ -1,10 +1,15 @@
 """The worksheet write-ups (report.py): subscripts, the shifted exponentials, number format."""
 
 import json
+import math
+
+import pytest
 
 from attention_core import attention, working
 from attention_core.cli import main
-from attention_core.report import working_latex, working_text
+from attention_core.report import number, text_report, working_latex, working_text
+from attention_core.request import parse_request
+from attention_core.response import compute
 
 # Twelve equal tokens of width 1: every score is 1·1 = 1, so every weight is e^1 / (12 e^1).
 TWELVE = dict(X=[[1.0]] * 12, W_Q=[[1.0]], W_K=[[1.0]], W_V=[[1.0]], scale=1)
@@ -63,3 +68,28 @@ def test_text_shows_the_shifted_exponentials_it_divides(tmp_path, capsys):
                          "  sum of e^(s - m) = 1.000"]
     assert "  a_2,2 (b) = 1.000 / 1.000 = 1.000" in lines
     assert not any("inf" in line for line in exps)
+
+
+@pytest.mark.parametrize("x, text, latex", [
+    (-99999.999, "-99999.999", "-99999.999"),  # the widest fixed form
+    (99999.9996, "1.000×10⁵", "1.000 \\times 10^{5}"),  # rounds to 100000.000
+    (100000.0, "1.000×10⁵", "1.000 \\times 10^{5}"),
+    (1e20, "1.000×10²⁰", "1.000 \\times 10^{20}"),
+    (-485165195.4, "-4.852×10⁸", "-4.852 \\times 10^{8}"),
+    (1.7976931348623157e308, "1.798×10³⁰⁸", "1.798 \\times 10^{308}"),
+    (-1e-20, "0.000", "0.000"),
+    (0.44649, "0.446", "0.446"),
+    (-math.inf, "-inf", "-\\infty"),
+])
+def test_numbers_follow_the_pages_rule(x, text, latex):
+    assert number(x) == text and number(x, latex=True) == latex
+
+
+def test_a_huge_input_fits_its_column_in_the_text_report():
+    """X row 1 column 1 = 1e20 gives Q row 1 = (1e20, 0): 1.000×10²⁰ beside 0.000."""
+    request = {"tokens": ["a", "b"], "X": [[1e20, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]],
+               "W_K": [[0, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]}
+    req = parse_request(request)
+    out = text_report(req, compute(req))
+    assert "  a  1.000×10²⁰       0.000" in out
+    assert "100000000000000000000" not in out

@@ -3,7 +3,7 @@
 
 import katex from "../vendor/katex/katex.mjs";
 import { el, symbols } from "./dom.js";
-import { texNumber } from "./format.js";
+import { FIXED_LIMIT, texNumber } from "./format.js";
 import { morph, untypeset } from "./morph.js";
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
@@ -21,10 +21,11 @@ export function texFactor(x) {
 }
 
 /** Four significant figures for exponentials and their sums: 16.92, 4.113, 69.59,
- *  0.006738, 4.852 × 10^8. */
+ *  0.006738, 1.336 × 10^{4}; from 100000 on, texNumber's scientific form, 4.852 × 10^{8}. */
 export function texSig(x) {
   if (x === null || x === Infinity) return "\\infty";
   if (x === 0) return "0";
+  if (Math.abs(x) >= FIXED_LIMIT) return texNumber(x);  // the page's one scientific form
   const [mant, exp] = x.toPrecision(4).split("e");
   if (!exp) return mant;
   return `${mant} \\times 10^{${Number(exp)}}`;

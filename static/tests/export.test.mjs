@@ -381,3 +381,11 @@ test("the SVG of an n × m heatmap labels the keys apart from the queries", () =
   assert.ok(svg.includes("q → z: </title>masked") || svg.includes("q → z: masked"));
   assert.equal((svg.match(/<rect x=/g) ?? []).length, 3);
 });
+
+test("LaTeX export writes large numbers as the page does; CSV and JSON keep every digit", () => {
+  const m = [[1e20, -123456.789], [99999.999, 0.5]];
+  assert.equal(matrixToLatex(m),
+    "\\begin{pmatrix} 1.000 \\times 10^{20} & -1.235 \\times 10^{5} \\\\ 99999.999 & 0.500 \\end{pmatrix}");
+  assert.equal(matrixToCSV(m), "100000000000000000000,-123456.789\n99999.999,0.5");
+  assert.deepEqual(JSON.parse(matrixToJSON(m)), m);
+});

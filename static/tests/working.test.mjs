@@ -31,3 +31,9 @@ test("long sums and vectors are shortened with a centred ellipsis", () => {
   assert.equal(joinTerms(ten), "t0 + t1 + t2 + t3 + \\cdots + t8 + t9");
   assert.equal(texVector([1, 2.5]), "(1,\\allowbreak 2.500)");  // may break after the comma
 });
+
+test("exponentials keep 4 significant figures; from 100000 on, the page's scientific form", () => {
+  assert.equal(texSig(13359.7), "1.336 \\times 10^{4}");
+  assert.equal(texSig(150000), "1.500 \\times 10^{5}");
+  assert.equal(texSig(2.5e300), "2.500 \\times 10^{300}");
+});
