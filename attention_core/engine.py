@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
 
     blocked = np.flatnonzero(~allowed.any(axis=1))
     warnings = tuple(
-        f"Row {i} (0-based) has no key it may read, so its weights and output are all 0."
+        f"Query {i + 1} has no key it may read, so its weights and output are all 0."
         for i in blocked)
     return AttentionResult(Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores,
                            mask=allowed, weights=weights, output=output, scale=scale,
@@ -178,9 +178,9 @@ def _as_matrix(a, name: str) -> np.ndarray:
             f"{name} must be a non-empty 2-D matrix, got shape {m.shape}", name)
     if not np.isfinite(m).all():
         i, j = np.argwhere(~np.isfinite(m))[0]
+        field = f"{name}[{i}][{j}]"
         raise AttentionInputError(
-            f"{name}[{i}][{j}] is {m[i, j]}; every entry must be a finite number",
-            f"{name}[{i}][{j}]")
+            f"{page_name(field)} is {m[i, j]}; every entry must be a finite number", field)
     return m
 
 

@@ -19,9 +19,9 @@ class MultiHeadResult:
     Attributes
     ----------
     heads : tuple of AttentionResult, one per head (each with its own d_k, d_v).
-    concat : (n, sum of d_v)  the heads' outputs side by side, head 0 first.
+    concat : (n, sum of d_v)  the heads' outputs side by side, heads[0] first.
     output : (n, d_out)       concat @ W_O.
-    warnings : tuple of str   each head's warnings, prefixed with the head.
+    warnings : tuple of str   each head's warnings, prefixed with the head ("Head 1: …").
     """
 
     heads: tuple[AttentionResult, ...]
@@ -59,10 +59,13 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
             results.append(attention(X, W_Q, W_K, W_V, causal=causal, scale=scale,
                                      mask=mask, X_kv=X_kv))
         except AttentionInputError as exc:
-            # A head's own weights are named as the request spells them: heads[1].W_K.
+            # A head's own weights are named as the request spells them: heads[1].W_K. An
+            # input all heads share is no one head's fault, so its message names no head.
             own = (exc.field or "").startswith(("W_Q", "W_K", "W_V"))
             field = f"heads[{h}].{exc.field}" if own else exc.field
-            raise AttentionInputError(f"head {h}: {exc.message}", field) from None
+            shared = exc.field in ("X", "X_kv", "mask", "scale")
+            message = exc.message if shared else f"Head {h + 1}: {exc.message}"
+            raise AttentionInputError(message, field) from None
     concat = np.concatenate([r.output for r in results], axis=1)  # (n, sum d_v)
     W_O = np.asarray(W_O, dtype=np.float64)
     if W_O.ndim != 2 or W_O.shape[0] != concat.shape[1]:
@@ -78,6 +81,8 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
         raise AttentionInputError(
             "the output Concat·W_O overflows float64 (values beyond ±1.8e308); use smaller "
             "numbers")
-    warnings = tuple(f"Head {h}: {w}" for h, r in enumerate(results) for w in r.warnings)
+    # Heads are numbered from 1 in what a person reads, as on the page.
+    warnings = tuple(f"Head {h + 1}: {w[0].lower()}{w[1:]}" for h, r in enumerate(results)
+                     for w in r.warnings)
     return MultiHeadResult(heads=tuple(results), concat=concat, output=output,
                            warnings=warnings)
