@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import AttentionResult, attention
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
+from .overflow import EVERY, first_bad, overflow_error
 
 MAX_HEADS = 16
 
@@ -63,8 +64,11 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
             # input all heads share is no one head's fault, so its message names no head.
             own = (exc.field or "").startswith(("W_Q", "W_K", "W_V"))
             field = f"heads[{h}].{exc.field}" if own else exc.field
-            shared = exc.field in ("X", "X_kv", "mask", "scale")
-            message = exc.message if shared else f"Head {h + 1}: {exc.message}"
+            message = exc.message
+            if own and "[" in exc.field:  # "W_Q row 1 column 1" -> "W_Q head 2 row 1 column 1"
+                message = message.replace(page_name(exc.field), page_name(field))
+            if exc.field not in ("X", "X_kv", "mask", "scale"):
+                message = f"Head {h + 1}: {message}"
             raise AttentionInputError(message, field) from None
     concat = np.concatenate([r.output for r in results], axis=1)  # (n, sum d_v)
     W_O = np.asarray(W_O, dtype=np.float64)
@@ -78,11 +82,21 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
     if not np.isfinite(output).all():
-        raise AttentionInputError(
-            "the output Concat·W_O overflows float64 (values beyond ±1.8e308); use smaller "
-            "numbers")
+        raise _output_overflow(output, W_O, X if X_kv is None else X_kv,
+                               "X" if X_kv is None else "X_kv", heads)
     # Heads are numbered from 1 in what a person reads, as on the page.
     warnings = tuple(f"Head {h + 1}: {w[0].lower()}{w[1:]}" for h, r in enumerate(results)
                      for w in r.warnings)
     return MultiHeadResult(heads=tuple(results), concat=concat, output=output,
                            warnings=warnings)
+
+
+def _output_overflow(output, W_O, X_kv, source: str, heads) -> AttentionInputError:
+    """The error for an entry (i, c) of Concat·W_O beyond float64: built from column c of
+    W_O and from what Concat is (each head's A·V): X_kv and every head's W_V."""
+    i, c = first_bad(output)
+    blocks = [("W_O", W_O, EVERY, c), (source, np.asarray(X_kv, dtype=np.float64), EVERY, EVERY)]
+    blocks += [(f"heads[{h}].W_V", np.asarray(W_V, dtype=np.float64), EVERY, EVERY)
+               for h, (_, _, W_V) in enumerate(heads)]
+    return overflow_error("The output Concat·W_O", f"row {i + 1} column {c + 1} of the output",
+                          blocks)

@@ -238,7 +238,8 @@ BAD = [
     ("row-bool", with_(("row",), True), 422, "row", "whole number"),
     ("mask-shape", with_(("mask",), [[True, True], [True, True]]), 422, "mask", "3×3"),
     ("mask-non-bool", with_(("mask",), [[1, 1, 1]] * 3), 422, "mask[0][0]", "true or false"),
-    ("product-overflow", with_(("X",), [[1e200, 1e200]] * 3), 422, None, "overflows float64"),
+    ("product-overflow", with_(("X",), [[1e200, 1e200]] * 3), 422, "X[0][0]",
+     "too large for float64"),
 ]
 
 
@@ -498,3 +499,62 @@ def test_warnings_number_heads_and_queries_from_1(client):
     assert r.status_code == 200
     line = "query 2 has no key it may read, so its weights and output are all 0."
     assert r.get_json()["warnings"] == [f"Head 1: {line}", f"Head 2: {line}"]
+
+
+TOO_LARGE = "comes out beyond ±1.8e308, the largest number a float64 can hold."
+I2 = [[1, 0], [0, 1]]
+OVERFLOWS = [
+    # (id, body, field, message): the field is the largest cell the overflowing entry is
+    # built from (overflow.py), worked out here by hand.
+    # Q[0][0] = 1e300·1e10: X[0][0] (1e300) beats W_Q[0][0] (1e10).
+    ("q", {"X": [[1e300, 0], [0, 1]], "W_Q": [[1e10, 0], [0, 1]], "W_K": I2, "W_V": I2},
+     "X[0][0]", f"Q = X·W_Q is too large for float64: row 1 column 1 of Q {TOO_LARGE} The "
+     "largest number it is built from is X row 1 column 1 (1e+300); make it smaller."),
+    # Q and K are 1e300 and 1: finite; the score q_1·k_1 = 1e300·1e300 is not.
+    ("scores", {"X": [[1e300, 0], [0, 1]], "W_Q": I2, "W_K": I2, "W_V": I2}, "X[0][0]",
+     f"Q·Kᵀ is too large for float64: the score of query 1 for key 1 {TOO_LARGE} The largest "
+     "number it is built from is X row 1 column 1 (1e+300); make it smaller."),
+    # X = I: the score of query 2 for key 2 is W_Q[1]·W_K[1] = 1e160·1e160; W_K[1][1] is
+    # larger than anything else.
+    ("scores-from-weights", {"X": I2, "W_Q": [[1, 0], [0, 1e160]], "W_K": [[1, 0], [0, 2e160]],
+                             "W_V": I2}, "W_K[1][1]",
+     f"Q·Kᵀ is too large for float64: the score of query 2 for key 2 {TOO_LARGE} The largest "
+     "number it is built from is W_K row 2 column 2 (2e+160); make it smaller."),
+    # Scores 4, 0, 0, 1 are finite; 4 × 1e308 is not: the scale is to blame.
+    ("scale", {"X": [[2, 0], [0, 1]], "W_Q": I2, "W_K": I2, "W_V": I2, "scale": 1e308},
+     "scale", f"scale·Q·Kᵀ is too large for float64: the scaled score of query 1 for key 1 "
+     f"{TOO_LARGE} It is the score 4 times the scale 1e+308; make the scale smaller."),
+    # Cross-attention: V[1][0] = X_kv[1]·W_V[:, 0] = 1e10·1e300; W_V[0][0] is the larger.
+    ("cross-v", {"X": I2, "W_Q": I2, "W_K": I2, "W_V": [[1e300, 0], [0, 1]],
+                 "X_kv": [[1, 0], [1e10, 0]]}, "W_V[0][0]",
+     f"V = X_kv·W_V is too large for float64: row 2 column 1 of V {TOO_LARGE} The largest "
+     "number it is built from is W_V row 1 column 1 (1e+300); make it smaller."),
+    # Head 2's Q = X·W_Q overflows in row 1 column 1; its own W_Q[0][0] is the largest.
+    ("head", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                 {"W_Q": [[1e300, 0], [0, 1]], "W_K": [[1e10, 0], [0, 1]],
+                                  "W_V": I2}], "W_O": [[1, 0]] * 4}, "heads[1].W_Q[0][0]",
+     f"Head 2: Q·Kᵀ is too large for float64: the score of query 1 for key 1 {TOO_LARGE} The "
+     "largest number it is built from is W_Q head 2 row 1 column 1 (1e+300); make it smaller."),
+    # Head 2's V is 1e300 in row 1; Concat row 1 column 3 ≈ 0.67e300, times W_O[2][0] = 1e10.
+    ("concat-w-o-head", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                            {"W_Q": I2, "W_K": I2, "W_V": [[1e300, 0], [0, 1]]}],
+                         "W_O": [[1, 0], [0, 1], [1e10, 0], [0, 0]]}, "heads[1].W_V[0][0]",
+     f"The output Concat·W_O is too large for float64: row 1 column 1 of the output "
+     f"{TOO_LARGE} The largest number it is built from is W_V head 2 row 1 column 1 (1e+300); "
+     "make it smaller."),
+    # Concat ≈ 1e200 (head 2's V); W_O[2][0] = 1e300 is the largest: the output is 1e500.
+    ("concat-w-o", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                       {"W_Q": I2, "W_K": I2, "W_V": [[1e200, 0], [0, 1]]}],
+                    "W_O": [[1, 0], [0, 1], [1e300, 0], [0, 0]]}, "W_O[2][0]",
+     f"The output Concat·W_O is too large for float64: row 1 column 1 of the output "
+     f"{TOO_LARGE} The largest number it is built from is W_O row 3 column 1 (1e+300); "
+     "make it smaller."),
+]
+
+
+@pytest.mark.parametrize("body, field, message", [o[1:] for o in OVERFLOWS],
+                         ids=[o[0] for o in OVERFLOWS])
+def test_an_overflow_names_the_input_most_to_blame(client, body, field, message):
+    r = post(client, body)
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {"field": field, "message": message}
