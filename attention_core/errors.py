@@ -26,8 +26,10 @@ _LABELS = {"tokens": "Token", "tokens_kv": "Key token"}
 def page_name(field: str) -> str:
     """The input a field names, as the page's accessible names say it (numbered from 1).
 
-    >>> page_name("X[2][0]"), page_name("heads[1].W_Q[0][0]"), page_name("W_O[0]")
-    ('X row 3 column 1', 'W_Q head 2 row 1 column 1', 'W_O row 1')
+    The first head's weights are the page's plain W_Q, W_K and W_V; the others say their head.
+
+    >>> page_name("X[2][0]"), page_name("heads[1].W_Q[0][0]"), page_name("heads[0].W_Q[0][0]")
+    ('X row 3 column 1', 'W_Q head 2 row 1 column 1', 'W_Q row 1 column 1')
     >>> page_name("tokens[0]"), page_name("tokens_kv[1]"), page_name("heads[1]"), page_name("scale")
     ('Token 1 label', 'Key token 2 label', 'Head 2', 'scale')
     """
@@ -43,7 +45,7 @@ def page_name(field: str) -> str:
         if name == "fields":
             return f"Entry {int(row) + 1} of fields"
     parts = [name]
-    parts += [f"head {int(head) + 1}"] if head is not None else []
+    parts += [f"head {int(head) + 1}"] if head not in (None, "0") else []
     parts += [f"row {int(row) + 1}"] if row is not None else []
     parts += [f"column {int(col) + 1}"] if col is not None else []
     return " ".join(parts)

@@ -455,7 +455,7 @@ WORDING = [
      "X row 2 has 3 numbers but X row 1 has 2; every row must be the same length"),
     ("empty-row", with_(("X", 0), []), "X[0]", "X row 1 is an empty row"),
     ("too-wide-head", with_(("heads", 0, "W_V", 1), [0] * 257, two_heads()), "heads[0].W_V[1]",
-     "W_V head 1 row 2 has 257 numbers; at most 256 are allowed"),
+     "W_V row 2 has 257 numbers; at most 256 are allowed"),  # head 1's is the page's plain W_V
     ("label", with_(("tokens", 1), 5), "tokens[1]", "Token 2 label must be text, got 5"),
     ("label-too-long", with_(("tokens", 0), "x" * 65), "tokens[0]",
      "Token 1 label is 65 characters long; at most 64 are allowed"),
