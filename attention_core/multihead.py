@@ -67,7 +67,7 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
             message = exc.message
             if own and "[" in exc.field:  # "W_Q row 1 column 1" -> "W_Q head 2 row 1 column 1"
                 message = message.replace(page_name(exc.field), page_name(field))
-            if exc.field not in ("X", "X_kv", "mask", "scale"):
+            if exc.field not in ("X", "X_kv", "mask"):  # a head's scaling may overflow: say which
                 message = f"Head {h + 1}: {message}"
             raise AttentionInputError(message, field) from None
     concat = np.concatenate([r.output for r in results], axis=1)  # (n, sum d_v)

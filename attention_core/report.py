@@ -109,7 +109,8 @@ def _exp_lines_text(w: RowWorking, f) -> list[str]:
     """
     allowed = range(len(w.scaled))
     if not w.exp_overflow:
-        lines = [f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}" for j in allowed]
+        lines = [f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}"
+                 for j in allowed]
         return lines + [f"  sum = {f(w.exp_sum)}"]
     m = f(w.shift)
     lines = [f"  (e^s is too large for float64 here, so, as the code does, the largest score "
@@ -134,7 +135,8 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
         terms = " + ".join(f"{factor(a, decimals)}·{factor(b, decimals)}"
                            for a, b in zip(w.q, w.k[j]))
         scaled = f(w.scaled[j]) if w.allowed[j] else "-inf (masked)"
-        lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  s_{i},{j + 1} = {scaled}")
+        lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  "
+                     f"s_{i},{j + 1} = {scaled}")
     lines += ["", "Exponentials:", *_exp_lines_text(w, f)]
     lines += ["", "Weights:"]
     for j, t in enumerate(keys):

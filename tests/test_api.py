@@ -524,6 +524,11 @@ OVERFLOWS = [
     ("scale", {"X": [[2, 0], [0, 1]], "W_Q": I2, "W_K": I2, "W_V": I2, "scale": 1e308},
      "scale", f"scale·Q·Kᵀ is too large for float64: the scaled score of query 1 for key 1 "
      f"{TOO_LARGE} It is the score 4 times the scale 1e+308; make the scale smaller."),
+    # The scale is shared, but it is a head's scores that it carries out of range: say which.
+    ("head-scale", {"X": [[2, 0], [0, 1]], "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2}] * 2,
+                    "W_O": [[1, 0]] * 4, "scale": 1e308}, "scale",
+     f"Head 1: scale·Q·Kᵀ is too large for float64: the scaled score of query 1 for key 1 "
+     f"{TOO_LARGE} It is the score 4 times the scale 1e+308; make the scale smaller."),
     # Cross-attention: V[1][0] = X_kv[1]·W_V[:, 0] = 1e10·1e300; W_V[0][0] is the larger.
     ("cross-v", {"X": I2, "W_Q": I2, "W_K": I2, "W_V": [[1e300, 0], [0, 1]],
                  "X_kv": [[1, 0], [1e10, 0]]}, "W_V[0][0]",
