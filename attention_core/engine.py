@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
+from .overflow import EVERY, first_bad, overflow_error
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,8 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     Raises
     ------
     AttentionInputError
-        for wrong shapes, non-finite inputs or products that overflow float64.
+        for wrong shapes, non-finite inputs or products that overflow float64 (its field
+        then names the input most to blame: see overflow.py).
 
     Examples
     --------
@@ -142,26 +144,30 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     allowed = _allowed(n, m, causal, mask)
 
     source = "X" if X_kv is X else "X_kv"
-    Q = _finite_product(X, W_Q, "Q = X·W_Q")  # (n, d_k)
-    K = _finite_product(X_kv, W_K, f"K = {source}·W_K")  # (m, d_k)
-    V = _finite_product(X_kv, W_V, f"V = {source}·W_V")  # (m, d_v)
+    Q = _projection(X, "X", W_Q, "W_Q", "Q")  # (n, d_k)
+    K = _projection(X_kv, source, W_K, "W_K", "K")  # (m, d_k)
+    V = _projection(X_kv, source, W_V, "W_V", "V")  # (m, d_v)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = Q @ K.T  # (n, m)
         scaled = scores * scale
     # One pass over n² checks both: a non-finite score makes its scaled score non-finite
     # too (inf·0 is NaN), so only a failure needs the finer look that names the culprit.
     if not np.isfinite(scaled).all():
-        _require_finite(scores, "the scores Q·Kᵀ")
-        _require_finite(scaled, "the scaled scores scale·Q·Kᵀ")
+        _check_scores(scores, scaled, scale, (X, W_Q), (X_kv, source, W_K))
     scaled_scores = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
         scaled_scores[~allowed] = -np.inf
     weights = softmax_rows(scaled_scores)  # (n, m)
-    output = _finite_product(weights, V, "the output A·V")  # (n, d_v)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output = weights @ V  # (n, d_v)
+    if not np.isfinite(output).all():  # each z_i is an average of the v_j: all V's sources
+        i, c = first_bad(output)
+        raise overflow_error("The output Z = A·V", f"row {i + 1} column {c + 1} of Z",
+                             [(source, X_kv, EVERY, EVERY), ("W_V", W_V, EVERY, EVERY)])
 
     blocked = np.flatnonzero(~allowed.any(axis=1))
     warnings = tuple(
-        f"Row {i} (0-based) has no key it may read, so its weights and output are all 0."
+        f"Query {i + 1} has no key it may read, so its weights and output are all 0."
         for i in blocked)
     return AttentionResult(Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores,
                            mask=allowed, weights=weights, output=output, scale=scale,
@@ -178,9 +184,9 @@ def _as_matrix(a, name: str) -> np.ndarray:
             f"{name} must be a non-empty 2-D matrix, got shape {m.shape}", name)
     if not np.isfinite(m).all():
         i, j = np.argwhere(~np.isfinite(m))[0]
+        field = f"{name}[{i}][{j}]"
         raise AttentionInputError(
-            f"{name}[{i}][{j}] is {m[i, j]}; every entry must be a finite number",
-            f"{name}[{i}][{j}]")
+            f"{page_name(field)} is {m[i, j]}; every entry must be a finite number", field)
     return m
 
 
@@ -208,14 +214,29 @@ def _allowed(n: int, m: int, causal: bool, mask) -> np.ndarray:
     return allowed
 
 
-def _require_finite(a: np.ndarray, what: str) -> None:
-    if not np.isfinite(a).all():
-        raise AttentionInputError(
-            f"{what} overflows float64 (values beyond ±1.8e308); use smaller numbers")
-
-
-def _finite_product(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+def _projection(X: np.ndarray, x_name: str, W: np.ndarray, w_name: str, out: str) -> np.ndarray:
+    """X @ W, or an error naming the largest of row i of X and column c of W when the
+    product's entry (i, c) overflows (the rule is in overflow.py)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        product = a @ b
-    _require_finite(product, what)
+        product = X @ W
+    if not np.isfinite(product).all():
+        i, c = first_bad(product)
+        raise overflow_error(f"{out} = {x_name}·{w_name}", f"row {i + 1} column {c + 1} of {out}",
+                             [(x_name, X, i, EVERY), (w_name, W, EVERY, c)])
     return product
+
+
+def _check_scores(scores, scaled, scale: float, queries, keys) -> None:
+    """Raise for the first score (i, j) out of float64's range: built from row i of X, row j
+    of X_kv and all of W_Q and W_K; or, when the scores are finite, for the scale."""
+    (X, W_Q), (X_kv, source, W_K) = queries, keys
+    if not np.isfinite(scores).all():
+        i, j = first_bad(scores)
+        raise overflow_error("Q·Kᵀ", f"the score of query {i + 1} for key {j + 1}",
+                             [("X", X, i, EVERY), ("W_Q", W_Q, EVERY, EVERY),
+                              (source, X_kv, j, EVERY), ("W_K", W_K, EVERY, EVERY)])
+    i, j = first_bad(scaled)
+    raise overflow_error(
+        "scale·Q·Kᵀ", f"the scaled score of query {i + 1} for key {j + 1}", field="scale",
+        why=f"It is the score {scores[i, j]:.4g} times the scale {scale:.4g}; make the scale "
+            "smaller.")

@@ -1,4 +1,6 @@
-"""The one error type the engine raises for input a person must fix."""
+"""The one error type the engine raises for input a person must fix, and how to name an input."""
+
+import re
 
 
 class AttentionInputError(ValueError):
@@ -6,11 +8,44 @@ class AttentionInputError(ValueError):
 
     ``field`` names the offending input the way the request format spells it,
     e.g. ``"W_Q[1][0]"`` (0-based indices), ``"tokens"`` or ``None`` when no
-    single field is to blame (an overflow of a product, say). ``str(error)`` is
-    a sentence a student can act on.
+    single field is to blame. ``str(error)`` is a sentence a student can act on,
+    naming inputs as the page does (``page_name``), from 1.
     """
 
     def __init__(self, message: str, field: str | None = None):
         super().__init__(message)
         self.message = message
         self.field = field
+
+
+# "X[2][0]", "heads[1].W_Q[0][2]", "tokens[0]", "heads[1]", "fields[3]", "scale"
+_FIELD = re.compile(r"(?:heads\[(\d+)\]\.)?([A-Za-z_]+)(?:\[(\d+)\])?(?:\[(\d+)\])?")
+_LABELS = {"tokens": "Token", "tokens_kv": "Key token"}
+
+
+def page_name(field: str) -> str:
+    """The input a field names, as the page's accessible names say it (numbered from 1).
+
+    The first head's weights are the page's plain W_Q, W_K and W_V; the others say their head.
+
+    >>> page_name("X[2][0]"), page_name("heads[1].W_Q[0][0]"), page_name("heads[0].W_Q[0][0]")
+    ('X row 3 column 1', 'W_Q head 2 row 1 column 1', 'W_Q row 1 column 1')
+    >>> page_name("tokens[0]"), page_name("tokens_kv[1]"), page_name("heads[1]"), page_name("scale")
+    ('Token 1 label', 'Key token 2 label', 'Head 2', 'scale')
+    """
+    m = _FIELD.fullmatch(field)
+    if not m:
+        return field
+    head, name, row, col = m.groups()
+    if head is None and col is None and row is not None:
+        if name in _LABELS:
+            return f"{_LABELS[name]} {int(row) + 1} label"
+        if name == "heads":
+            return f"Head {int(row) + 1}"
+        if name == "fields":
+            return f"Entry {int(row) + 1} of fields"
+    parts = [name]
+    parts += [f"head {int(head) + 1}"] if head not in (None, "0") else []
+    parts += [f"row {int(row) + 1}"] if row is not None else []
+    parts += [f"column {int(col) + 1}"] if col is not None else []
+    return " ".join(parts)

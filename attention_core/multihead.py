@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import AttentionResult, attention
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
+from .overflow import EVERY, first_bad, overflow_error
 
 MAX_HEADS = 16
 
@@ -19,9 +20,9 @@ class MultiHeadResult:
     Attributes
     ----------
     heads : tuple of AttentionResult, one per head (each with its own d_k, d_v).
-    concat : (n, sum of d_v)  the heads' outputs side by side, head 0 first.
+    concat : (n, sum of d_v)  the heads' outputs side by side, heads[0] first.
     output : (n, d_out)       concat @ W_O.
-    warnings : tuple of str   each head's warnings, prefixed with the head.
+    warnings : tuple of str   each head's warnings, prefixed with the head ("Head 1: …").
     """
 
     heads: tuple[AttentionResult, ...]
@@ -59,10 +60,16 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
             results.append(attention(X, W_Q, W_K, W_V, causal=causal, scale=scale,
                                      mask=mask, X_kv=X_kv))
         except AttentionInputError as exc:
-            # A head's own weights are named as the request spells them: heads[1].W_K.
+            # A head's own weights are named as the request spells them: heads[1].W_K. An
+            # input all heads share is no one head's fault, so its message names no head.
             own = (exc.field or "").startswith(("W_Q", "W_K", "W_V"))
             field = f"heads[{h}].{exc.field}" if own else exc.field
-            raise AttentionInputError(f"head {h}: {exc.message}", field) from None
+            message = exc.message
+            if own and "[" in exc.field:  # "W_Q row 1 column 1" -> "W_Q head 2 row 1 column 1"
+                message = message.replace(page_name(exc.field), page_name(field))
+            if exc.field not in ("X", "X_kv", "mask"):  # a head's scaling may overflow: say which
+                message = f"Head {h + 1}: {message}"
+            raise AttentionInputError(message, field) from None
     concat = np.concatenate([r.output for r in results], axis=1)  # (n, sum d_v)
     W_O = np.asarray(W_O, dtype=np.float64)
     if W_O.ndim != 2 or W_O.shape[0] != concat.shape[1]:
@@ -75,9 +82,21 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
     if not np.isfinite(output).all():
-        raise AttentionInputError(
-            "the output Concat·W_O overflows float64 (values beyond ±1.8e308); use smaller "
-            "numbers")
-    warnings = tuple(f"Head {h}: {w}" for h, r in enumerate(results) for w in r.warnings)
+        raise _output_overflow(output, W_O, X if X_kv is None else X_kv,
+                               "X" if X_kv is None else "X_kv", heads)
+    # Heads are numbered from 1 in what a person reads, as on the page.
+    warnings = tuple(f"Head {h + 1}: {w[0].lower()}{w[1:]}" for h, r in enumerate(results)
+                     for w in r.warnings)
     return MultiHeadResult(heads=tuple(results), concat=concat, output=output,
                            warnings=warnings)
+
+
+def _output_overflow(output, W_O, X_kv, source: str, heads) -> AttentionInputError:
+    """The error for an entry (i, c) of Concat·W_O beyond float64: built from column c of
+    W_O and from what Concat is (each head's A·V): X_kv and every head's W_V."""
+    i, c = first_bad(output)
+    blocks = [("W_O", W_O, EVERY, c), (source, np.asarray(X_kv, dtype=np.float64), EVERY, EVERY)]
+    blocks += [(f"heads[{h}].W_V", np.asarray(W_V, dtype=np.float64), EVERY, EVERY)
+               for h, (_, _, W_V) in enumerate(heads)]
+    return overflow_error("The output Concat·W_O", f"row {i + 1} column {c + 1} of the output",
+                          blocks)

@@ -248,7 +248,10 @@ def other_schemas(version: str) -> dict:
                 "type": "object", "required": ["message", "field"],
                 "additionalProperties": False,
                 "properties": {
-                    "message": {"type": "string", "minLength": 1},
+                    "message": {"type": "string", "minLength": 1,
+                                "description": "a sentence a student can act on; it names "
+                                               "inputs as the page does, numbered from 1: "
+                                               '"W_K row 1 column 2", "Head 2: …"'},
                     "field": {"type": ["string", "null"],
                               "description": 'the input to fix, as the request spells it: '
                                              '"W_K[0][1]", "heads[1].W_V", "d_k"; or null'},

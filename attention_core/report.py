@@ -9,12 +9,26 @@ from .response import Computed
 from .working import RowWorking
 
 
+FIXED_LIMIT = 100_000  # the page's rule (static/js/format.js): beyond it, 4 significant figures
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def number(x: float, decimals: int = 3, latex: bool = False) -> str:
-    """Fixed decimals; never "-0.000"; ±inf as "inf" (or \\infty in LaTeX)."""
+    r"""x as the page prints it: fixed decimals while |x| rounds below 100000, else 4
+    significant figures, "1.235×10²⁰" (LaTeX "1.235 \times 10^{20}"); never "-0.000";
+    ±inf as "inf" (or \infty in LaTeX). The minus is ASCII, as in the rest of the text.
+
+    >>> number(-99999.999), number(1.2346e20), number(123456789, latex=True)
+    ('-99999.999', '1.235×10²⁰', '1.235 \\times 10^{8}')
+    """
     if np.isinf(x):
         sign = "-" if x < 0 else ""
         return sign + ("\\infty" if latex else "inf")
     text = f"{x:.{decimals}f}"
+    if abs(float(text)) >= FIXED_LIMIT:
+        mant, exp = f"{x:.3e}".split("e")
+        exp = str(int(exp))
+        return f"{mant} \\times 10^{{{exp}}}" if latex else f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
     if text.startswith("-") and float(text) == 0:
         text = text[1:]
     return text
@@ -87,6 +101,25 @@ def _weight_fraction(w: RowWorking, j: int) -> tuple[float, float]:
     return w.exp[j], w.exp_sum
 
 
+def _exp_lines_text(w: RowWorking, f) -> list[str]:
+    """The exponentials and their sum; when e^s overflows float64, the shifted ones the code uses.
+
+    Subtracting the row maximum m leaves every weight e^(s - m) / sum e^(s - m) unchanged,
+    so the lines shown are the numbers the weights below are really divided from.
+    """
+    allowed = range(len(w.scaled))
+    if not w.exp_overflow:
+        lines = [f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}"
+                 for j in allowed]
+        return lines + [f"  sum = {f(w.exp_sum)}"]
+    m = f(w.shift)
+    lines = [f"  (e^s is too large for float64 here, so, as the code does, the largest score "
+             f"m = {m} is subtracted first; the weights are unchanged)"]
+    lines += [f"  e^({f(w.scaled[j])} - {m}) = {f(w.exp_shifted[j])}" if w.allowed[j]
+              else f"  e^-inf = {f(0.0)}" for j in allowed]
+    return lines + [f"  sum of e^(s - m) = {f(w.exp_shifted_sum)}"]
+
+
 def working_text(w: RowWorking, tokens: list[str], keys: list[str],
                  decimals: int = 3) -> list[str]:
     """The hand calculation of one row as lines of plain text (indices 1-based, as taught).
@@ -102,14 +135,9 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
         terms = " + ".join(f"{factor(a, decimals)}·{factor(b, decimals)}"
                            for a, b in zip(w.q, w.k[j]))
         scaled = f(w.scaled[j]) if w.allowed[j] else "-inf (masked)"
-        lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  s_{j + 1} = {scaled}")
-    lines += ["", "Exponentials:"]
-    for j in range(len(keys)):
-        lines.append(f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}")
-    lines.append(f"  sum = {f(w.exp_sum)}")
-    if w.exp_overflow:
-        lines.append(f"  (e^s overflows float64; the code subtracts the row maximum "
-                     f"{f(w.shift)} first: sum of e^(s - max) = {f(w.exp_shifted_sum)})")
+        lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  "
+                     f"s_{i},{j + 1} = {scaled}")
+    lines += ["", "Exponentials:", *_exp_lines_text(w, f)]
     lines += ["", "Weights:"]
     for j, t in enumerate(keys):
         top, bottom = _weight_fraction(w, j)
@@ -143,6 +171,24 @@ def latex_report(request: AttentionRequest, computed: Computed, decimals: int = 
     return "\n".join(parts) + "\n"
 
 
+def _exp_lines_latex(w: RowWorking, f) -> list[str]:
+    """The sum of the exponentials of row i; shifted by the row maximum m when e^s overflows.
+
+    The shifted terms e^{s_{i,j} - m} are the numerators the weight lines divide, so the
+    working stays one consistent calculation (the weights are the same either way).
+    """
+    i = w.row + 1
+    allowed = [j for j in range(len(w.scaled)) if w.allowed[j]]
+    if not w.exp_overflow:
+        exps = " + ".join(f"e^{{{f(w.scaled[j])}}}" for j in allowed)
+        return [f"\\textstyle\\sum_j e^{{s_{{{i},j}}}} &= {exps or '0'} = {f(w.exp_sum)}"]
+    m = f(w.shift)
+    exps = " + ".join(f"e^{{{f(w.scaled[j])} - {m}}}" for j in allowed)
+    return [f"&\\text{{$e^{{s}}$ is too large for float64 here, so, as the code does, the "
+            f"largest score $m = {m}$ is subtracted first; the weights are unchanged}}",
+            f"\\textstyle\\sum_j e^{{s_{{{i},j}} - m}} &= {exps} = {f(w.exp_shifted_sum)}"]
+
+
 def working_latex(w: RowWorking, decimals: int = 3) -> str:
     """The hand calculation of one row as an align* environment (indices 1-based, as printed)."""
     f = lambda x: number(x, decimals, latex=True)  # noqa: E731
@@ -154,11 +200,10 @@ def working_latex(w: RowWorking, decimals: int = 3) -> str:
         s = (f"{f(w.dots[j])} \\times {f(w.scale)} = {f(w.scaled[j])}" if w.allowed[j]
              else "-\\infty \\quad\\text{(masked)}")
         lines.append(f"q_{{{i}}} \\cdot k_{{{j + 1}}} &= {terms} = {f(w.dots[j])}, "
-                     f"\\quad s_{{{j + 1}}} = {s}")
-    exps = " + ".join(f"e^{{{f(s)}}}" for s, ok in zip(w.scaled, w.allowed) if ok)
-    lines.append(f"\\textstyle\\sum_j e^{{s_j}} &= {exps or '0'} = {f(w.exp_sum)}")
+                     f"\\quad s_{{{i},{j + 1}}} = {s}")
+    lines += _exp_lines_latex(w, f)
     for j in range(len(w.dots)):
-        lines.append(f"a_{{{i}{j + 1}}} &= " + (
+        lines.append(f"a_{{{i},{j + 1}}} &= " + (
             "{} / {} = {}".format(*map(f, _weight_fraction(w, j)), f(w.weights[j]))
             if w.allowed[j] else "0"))
     terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}" for a, v in zip(w.weights, w.v))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
 from .multihead import MAX_HEADS
 from .values import bool_matrix, describe, did_you_mean, labels, matrix, number
 
@@ -82,20 +82,21 @@ class AttentionRequest:
     W_V = property(lambda self: self.heads[0][2])
 
 
-def _check_keys(payload: dict, allowed=FIELDS, where: str = "") -> None:
+def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "") -> None:
+    """Refuse a key not in ``allowed``; ``where`` prefixes the field ("heads[0]."), ``owner``
+    says whose key it is in the message ("Head 1 has an unknown field")."""
     for key in payload:
         if key not in allowed:
             hint = did_you_mean(key, allowed)
+            start = f'{owner} has an unknown field "{key}"' if owner else f'Unknown field "{key}"'
             raise AttentionInputError(
-                f'Unknown field "{where}{key}"{hint} The fields are {", ".join(allowed)}.',
-                f"{where}{key}")
+                f'{start}{hint} The fields are {", ".join(allowed)}.', f"{where}{key}")
 
 
-def _require(payload: dict, names, where: str = "") -> None:
+def _require(payload: dict, names, where: str = "", owner: str = "The request") -> None:
     for name in names:
         if name not in payload:
-            raise AttentionInputError(f'The request needs the field "{where}{name}"',
-                                      f"{where}{name}")
+            raise AttentionInputError(f'{owner} needs the field "{name}"', f"{where}{name}")
 
 
 def _heads(payload: dict, limits: Limits):
@@ -120,13 +121,13 @@ def _heads(payload: dict, limits: Limits):
             "heads")
     out = []
     for h, head in enumerate(heads):
-        where = f"heads[{h}]."
+        where, owner = f"heads[{h}].", f"Head {h + 1}"  # the field 0-based, the sentence from 1
         if not isinstance(head, dict):
             raise AttentionInputError(
-                f"heads[{h}] must be an object with W_Q, W_K and W_V, got {describe(head)}",
+                f"{owner} must be an object with W_Q, W_K and W_V, got {describe(head)}",
                 f"heads[{h}]")
-        _check_keys(head, PROJECTIONS, where)
-        _require(head, PROJECTIONS, where)
+        _check_keys(head, PROJECTIONS, where, owner)
+        _require(head, PROJECTIONS, where, owner)
         out.append(tuple(matrix(head[p], where + p, dim, dim) for p in PROJECTIONS))
     return tuple(out), matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
 
@@ -180,8 +181,8 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
     if row is not None and (isinstance(row, bool) or not isinstance(row, int)
                             or not 0 <= row < n):
         raise AttentionInputError(
-            f"row must be a whole number from 0 to {n - 1} (0-based), got {describe(row)}",
-            "row")
+            f"row must be a whole number from 0 to {n - 1} (0-based, queries 1 to {n}), got "
+            f"{describe(row)}", "row")
     fields, corners = _fields(payload.get("fields"), len(heads) if W_O is not None else 0)
     return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
                             tokens_kv=tokens_kv, positional=positional, causal=causal,
@@ -217,19 +218,21 @@ def _fields(value, heads: int):
             f"fields must be a list of response field names, got {describe(value)}", "fields")
     names, corners = [], {}
     for i, given in enumerate(value):
+        said = page_name(f"fields[{i}]")  # "Entry 1 of fields"
         name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
         if one and one[2] in _HEAD_FIELDS:
             k = int(one[1])
             if k >= heads:
                 raise AttentionInputError(
-                    f"fields[{i}] is {describe(given)}, but the request has "
-                    + (f"{heads} heads, numbered 0 to {heads - 1}" if heads else
+                    f"{said} is {describe(given)}, but the request has "
+                    + (f"{heads} heads, so k in heads[k] runs from 0 to {heads - 1} (0-based, "
+                       f"heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
         elif not isinstance(name, str) or name not in _FIELD_NAMES:  # a list or object is unhashable
             raise AttentionInputError(
-                f"fields[{i}] is {describe(given)}, which is not a response field; the "
+                f"{said} is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "
                 "and heads[k].<field>",
                 f"fields[{i}]")
@@ -237,16 +240,16 @@ def _fields(value, heads: int):
             part = name.rsplit(".", 1)[-1]
             if part not in CORNERED or name.startswith("working.") or ".working." in name:
                 raise AttentionInputError(
-                    f"fields[{i}] is {describe(given)}, but only a matrix may be cut to a "
+                    f"{said} is {describe(given)}, but only a matrix may be cut to a "
                     f"corner: {', '.join(CORNERED)}", f"fields[{i}]")
             if name in corners or name in names:
                 raise AttentionInputError(
-                    f"fields[{i}] is {describe(given)}, but {name} is already asked for: "
+                    f"{said} is {describe(given)}, but {name} is already asked for: "
                     "name each field once", f"fields[{i}]")
             corners[name] = corner
         elif name in corners:
             raise AttentionInputError(
-                f"fields[{i}] is {describe(given)}, but {name} is already asked for as a "
+                f"{said} is {describe(given)}, but {name} is already asked for as a "
                 "corner: name each field once", f"fields[{i}]")
         names.append(name)
     return frozenset(names), corners

@@ -1,7 +1,8 @@
 """Checking single values of a request: strict JSON, numbers, matrices, labels.
 
 Each check raises AttentionInputError naming the field as the request spells it
-(``"W_K[0][1]"``, ``"heads[1].W_V"``, 0-based) with a sentence that carries the value.
+(``"W_K[0][1]"``, ``"heads[1].W_V"``, 0-based) with a sentence that carries the value and
+names the input as the page does ("W_K row 1 column 2", from 1: see ``page_name``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ try:  # optional: the engine needs only numpy; orjson parses a large request ~5Ã
 except ImportError:  # pragma: no cover - orjson is in requirements.txt
     orjson = None
 
-from .errors import AttentionInputError
+from .errors import AttentionInputError, page_name
 
 
 class JSONSyntaxError(ValueError):
@@ -106,9 +107,10 @@ def number(value, field: str) -> float:
                            "a number too large for float64, which reads as infinity")
     if isinstance(value, _NonFinite):
         raise AttentionInputError(
-            f"{field} is {value.text}; every number must be finite and within "
+            f"{page_name(field)} is {value.text}; every number must be finite and within "
             "float64's range (about Â±1.8e308)", field)
-    raise AttentionInputError(f"{field} must be a number, got {describe(value)}", field)
+    raise AttentionInputError(f"{page_name(field)} must be a number, got {describe(value)}",
+                              field)
 
 
 def table(value, name: str, max_rows: int, max_cols: int) -> list[list]:
@@ -123,22 +125,21 @@ def table(value, name: str, max_rows: int, max_cols: int) -> list[list]:
             f"{name} has {len(value)} rows; at most {max_rows} are allowed", name)
     width = None
     for i, row in enumerate(value):
+        field, said = f"{name}[{i}]", page_name(f"{name}[{i}]")  # "X[2]", "X row 3"
         if not isinstance(row, list):
             raise AttentionInputError(
-                f"{name}[{i}] must be a row (a list of numbers), got {describe(row)}",
-                f"{name}[{i}]")
+                f"{said} must be a row (a list of numbers), got {describe(row)}", field)
         if not row:
-            raise AttentionInputError(f"{name}[{i}] is an empty row", f"{name}[{i}]")
+            raise AttentionInputError(f"{said} is an empty row", field)
         if len(row) > max_cols:
             raise AttentionInputError(
-                f"{name}[{i}] has {len(row)} numbers; at most {max_cols} are allowed",
-                f"{name}[{i}]")
+                f"{said} has {len(row)} numbers; at most {max_cols} are allowed", field)
         if width is None:
             width = len(row)
         elif len(row) != width:
             raise AttentionInputError(
-                f"{name}[{i}] has {len(row)} numbers but {name}[0] has {width}; "
-                "every row must be the same length", f"{name}[{i}]")
+                f"{said} has {len(row)} numbers but {page_name(name + '[0]')} has {width}; "
+                "every row must be the same length", field)
     return value
 
 
@@ -167,7 +168,7 @@ def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.nda
         for j, v in enumerate(row):
             if not isinstance(v, bool):
                 raise AttentionInputError(
-                    f"{name}[{i}][{j}] must be true or false, got {describe(v)}",
+                    f"{page_name(f'{name}[{i}][{j}]')} must be true or false, got {describe(v)}",
                     f"{name}[{i}][{j}]")
     if len(checked) != rows or len(checked[0]) != cols:
         raise AttentionInputError(
@@ -189,9 +190,10 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
     for i, label in enumerate(value):
         if not isinstance(label, str):
             raise AttentionInputError(
-                f"{name}[{i}] must be text, got {describe(label)}", f"{name}[{i}]")
+                f"{page_name(f'{name}[{i}]')} must be text, got {describe(label)}",
+                f"{name}[{i}]")
         if len(label) > max_label:
             raise AttentionInputError(
-                f"{name}[{i}] is {len(label)} characters long; at most {max_label} are "
-                "allowed", f"{name}[{i}]")
+                f"{page_name(f'{name}[{i}]')} is {len(label)} characters long; at most "
+                f"{max_label} are allowed", f"{name}[{i}]")
     return list(value)

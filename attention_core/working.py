@@ -85,7 +85,8 @@ def working(result: AttentionResult, i: int) -> RowWorking:
     n = result.weights.shape[0]
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
         raise AttentionInputError(
-            f"row must be a whole number from 0 to {n - 1} (0-based), got {i!r}", "row")
+            f"row must be a whole number from 0 to {n - 1} (0-based, queries 1 to {n}), got "
+            f"{i!r}", "row")
     i = int(i)
     q = result.Q[i]  # (d_k,)
     products = q[np.newaxis, :] * result.K  # (n, d_k)

@@ -238,7 +238,8 @@ BAD = [
     ("row-bool", with_(("row",), True), 422, "row", "whole number"),
     ("mask-shape", with_(("mask",), [[True, True], [True, True]]), 422, "mask", "3×3"),
     ("mask-non-bool", with_(("mask",), [[1, 1, 1]] * 3), 422, "mask[0][0]", "true or false"),
-    ("product-overflow", with_(("X",), [[1e200, 1e200]] * 3), 422, None, "overflows float64"),
+    ("product-overflow", with_(("X",), [[1e200, 1e200]] * 3), 422, "X[0][0]",
+     "too large for float64"),
 ]
 
 
@@ -418,3 +419,147 @@ def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
     assert r.get_json() == {"error": {"message": "The request body stopped arriving before it "
                                                  "was complete; nothing was computed. Send it again.",
                                       "field": None}}
+
+
+HEAD = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+
+
+def two_heads(**changes):
+    """The default example as two equal heads (W_O: head 1's output), with changes."""
+    body = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+            "heads": [copy.deepcopy(HEAD), copy.deepcopy(HEAD)],
+            "W_O": [[1, 0], [0, 1], [0, 0], [0, 0]]}
+    body.update(changes)
+    return body
+
+
+def cross(**changes):
+    return {**cat(), "X_kv": [[1, 0], [0, 1]], "tokens_kv": ["a", "b"], **changes}
+
+
+WORDING = [
+    # (id, body, field as the API spells it, the whole message, numbered from 1 as on the page)
+    ("cell", with_(("W_Q", 1, 0), "abc"), "W_Q[1][0]",
+     'W_Q row 2 column 1 must be a number, got the string "abc"'),
+    ("nan-cell", raw_cell("NaN"), "W_K[0][1]",
+     "W_K row 1 column 2 is NaN; every number must be finite and within float64's range "
+     "(about ±1.8e308)"),
+    ("head-cell", with_(("heads", 1, "W_Q", 0, 0), "x", two_heads()), "heads[1].W_Q[0][0]",
+     'W_Q head 2 row 1 column 1 must be a number, got the string "x"'),
+    ("w-o-cell", with_(("W_O", 0, 0), "x", two_heads()), "W_O[0][0]",
+     'W_O row 1 column 1 must be a number, got the string "x"'),
+    ("x-kv-cell", with_(("X_kv", 0, 1), None, cross()), "X_kv[0][1]",
+     "X_kv row 1 column 2 must be a number, got null"),
+    ("row-not-list", with_(("X", 2), 3), "X[2]", "X row 3 must be a row (a list of numbers), got 3"),
+    ("ragged", with_(("X", 1), [0, 1, 2]), "X[1]",
+     "X row 2 has 3 numbers but X row 1 has 2; every row must be the same length"),
+    ("empty-row", with_(("X", 0), []), "X[0]", "X row 1 is an empty row"),
+    ("too-wide-head", with_(("heads", 0, "W_V", 1), [0] * 257, two_heads()), "heads[0].W_V[1]",
+     "W_V row 2 has 257 numbers; at most 256 are allowed"),  # head 1's is the page's plain W_V
+    ("label", with_(("tokens", 1), 5), "tokens[1]", "Token 2 label must be text, got 5"),
+    ("label-too-long", with_(("tokens", 0), "x" * 65), "tokens[0]",
+     "Token 1 label is 65 characters long; at most 64 are allowed"),
+    ("key-label", with_(("tokens_kv", 1), 7, cross()), "tokens_kv[1]",
+     "Key token 2 label must be text, got 7"),
+    ("mask-cell", with_(("mask",), [[True, True, True], [True, 1, True], [True] * 3]),
+     "mask[1][1]", "mask row 2 column 2 must be true or false, got 1"),
+    ("head-not-object", with_(("heads", 1), 3, two_heads()), "heads[1]",
+     "Head 2 must be an object with W_Q, W_K and W_V, got 3"),
+    ("head-unknown-field", with_(("heads", 1, "W_k"), [[1]], two_heads()), "heads[1].W_k",
+     'Head 2 has an unknown field "W_k"; did you mean "W_K"? The fields are W_Q, W_K, W_V.'),
+    ("head-missing-field", json.dumps(two_heads(heads=[HEAD, {"W_Q": HEAD["W_Q"],
+                                                              "W_K": HEAD["W_K"]}])),
+     "heads[1].W_V", 'Head 2 needs the field "W_V"'),
+    ("head-shapes", with_(("heads", 1, "W_K"), [[1], [0]], two_heads()), "heads[1].W_K",
+     "Head 2: W_Q has 2 columns but W_K has 1; queries and keys must have the same width d_k "
+     "to take their dot product"),
+    ("shared-x-kv", json.dumps(two_heads(X_kv=[[1, 0, 0]])), "X_kv",
+     "X_kv has 3 numbers per token but X has 2; both sequences must use the same embedding "
+     "width d_model"),
+    ("row", with_(("row",), 5), "row",
+     "row must be a whole number from 0 to 2 (0-based, queries 1 to 3), got 5"),
+    ("fields-head", json.dumps(two_heads(fields=["Q", "heads[2].Q"])), "fields[1]",
+     'Entry 2 of fields is the string "heads[2].Q", but the request has 2 heads, so k in '
+     "heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
+]
+
+
+@pytest.mark.parametrize("body, field, message", [w[1:] for w in WORDING],
+                         ids=[w[0] for w in WORDING])
+def test_messages_name_inputs_as_the_page_does(client, body, field, message):
+    """The field keeps the API's 0-based spelling; the sentence counts from 1."""
+    r = post(client, body)
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {"field": field, "message": message}
+
+
+def test_warnings_number_heads_and_queries_from_1(client):
+    mask = [[True, False, False], [False, False, False], [True, True, True]]
+    r = post(client, {**two_heads(), "mask": mask})
+    assert r.status_code == 200
+    line = "query 2 has no key it may read, so its weights and output are all 0."
+    assert r.get_json()["warnings"] == [f"Head 1: {line}", f"Head 2: {line}"]
+
+
+TOO_LARGE = "comes out beyond ±1.8e308, the largest number a float64 can hold."
+I2 = [[1, 0], [0, 1]]
+OVERFLOWS = [
+    # (id, body, field, message): the field is the largest cell the overflowing entry is
+    # built from (overflow.py), worked out here by hand.
+    # Q[0][0] = 1e300·1e10: X[0][0] (1e300) beats W_Q[0][0] (1e10).
+    ("q", {"X": [[1e300, 0], [0, 1]], "W_Q": [[1e10, 0], [0, 1]], "W_K": I2, "W_V": I2},
+     "X[0][0]", f"Q = X·W_Q is too large for float64: row 1 column 1 of Q {TOO_LARGE} The "
+     "largest number it is built from is X row 1 column 1 (1e+300); make it smaller."),
+    # Q and K are 1e300 and 1: finite; the score q_1·k_1 = 1e300·1e300 is not.
+    ("scores", {"X": [[1e300, 0], [0, 1]], "W_Q": I2, "W_K": I2, "W_V": I2}, "X[0][0]",
+     f"Q·Kᵀ is too large for float64: the score of query 1 for key 1 {TOO_LARGE} The largest "
+     "number it is built from is X row 1 column 1 (1e+300); make it smaller."),
+    # X = I: the score of query 2 for key 2 is W_Q[1]·W_K[1] = 1e160·1e160; W_K[1][1] is
+    # larger than anything else.
+    ("scores-from-weights", {"X": I2, "W_Q": [[1, 0], [0, 1e160]], "W_K": [[1, 0], [0, 2e160]],
+                             "W_V": I2}, "W_K[1][1]",
+     f"Q·Kᵀ is too large for float64: the score of query 2 for key 2 {TOO_LARGE} The largest "
+     "number it is built from is W_K row 2 column 2 (2e+160); make it smaller."),
+    # Scores 4, 0, 0, 1 are finite; 4 × 1e308 is not: the scale is to blame.
+    ("scale", {"X": [[2, 0], [0, 1]], "W_Q": I2, "W_K": I2, "W_V": I2, "scale": 1e308},
+     "scale", f"scale·Q·Kᵀ is too large for float64: the scaled score of query 1 for key 1 "
+     f"{TOO_LARGE} It is the score 4 times the scale 1e+308; make the scale smaller."),
+    # The scale is shared, but it is a head's scores that it carries out of range: say which.
+    ("head-scale", {"X": [[2, 0], [0, 1]], "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2}] * 2,
+                    "W_O": [[1, 0]] * 4, "scale": 1e308}, "scale",
+     f"Head 1: scale·Q·Kᵀ is too large for float64: the scaled score of query 1 for key 1 "
+     f"{TOO_LARGE} It is the score 4 times the scale 1e+308; make the scale smaller."),
+    # Cross-attention: V[1][0] = X_kv[1]·W_V[:, 0] = 1e10·1e300; W_V[0][0] is the larger.
+    ("cross-v", {"X": I2, "W_Q": I2, "W_K": I2, "W_V": [[1e300, 0], [0, 1]],
+                 "X_kv": [[1, 0], [1e10, 0]]}, "W_V[0][0]",
+     f"V = X_kv·W_V is too large for float64: row 2 column 1 of V {TOO_LARGE} The largest "
+     "number it is built from is W_V row 1 column 1 (1e+300); make it smaller."),
+    # Head 2's Q = X·W_Q overflows in row 1 column 1; its own W_Q[0][0] is the largest.
+    ("head", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                 {"W_Q": [[1e300, 0], [0, 1]], "W_K": [[1e10, 0], [0, 1]],
+                                  "W_V": I2}], "W_O": [[1, 0]] * 4}, "heads[1].W_Q[0][0]",
+     f"Head 2: Q·Kᵀ is too large for float64: the score of query 1 for key 1 {TOO_LARGE} The "
+     "largest number it is built from is W_Q head 2 row 1 column 1 (1e+300); make it smaller."),
+    # Head 2's V is 1e300 in row 1; Concat row 1 column 3 ≈ 0.67e300, times W_O[2][0] = 1e10.
+    ("concat-w-o-head", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                            {"W_Q": I2, "W_K": I2, "W_V": [[1e300, 0], [0, 1]]}],
+                         "W_O": [[1, 0], [0, 1], [1e10, 0], [0, 0]]}, "heads[1].W_V[0][0]",
+     f"The output Concat·W_O is too large for float64: row 1 column 1 of the output "
+     f"{TOO_LARGE} The largest number it is built from is W_V head 2 row 1 column 1 (1e+300); "
+     "make it smaller."),
+    # Concat ≈ 1e200 (head 2's V); W_O[2][0] = 1e300 is the largest: the output is 1e500.
+    ("concat-w-o", {"X": I2, "heads": [{"W_Q": I2, "W_K": I2, "W_V": I2},
+                                       {"W_Q": I2, "W_K": I2, "W_V": [[1e200, 0], [0, 1]]}],
+                    "W_O": [[1, 0], [0, 1], [1e300, 0], [0, 0]]}, "W_O[2][0]",
+     f"The output Concat·W_O is too large for float64: row 1 column 1 of the output "
+     f"{TOO_LARGE} The largest number it is built from is W_O row 3 column 1 (1e+300); "
+     "make it smaller."),
+]
+
+
+@pytest.mark.parametrize("body, field, message", [o[1:] for o in OVERFLOWS],
+                         ids=[o[0] for o in OVERFLOWS])
+def test_an_overflow_names_the_input_most_to_blame(client, body, field, message):
+    r = post(client, body)
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {"field": field, "message": message}

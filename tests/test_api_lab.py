@@ -67,7 +67,8 @@ def test_a_padding_mask_leaving_a_row_empty_gives_zeros_and_a_warning(client):
     assert r.status_code == 200
     body = r.get_json()
     assert body["weights"][0] == [0, 0, 0] and body["output"][0] == [0, 0]
-    assert body["warnings"] and "Row 0" in body["warnings"][0]
+    assert body["warnings"] == [
+        "Query 1 has no key it may read, so its weights and output are all 0."]
 
 
 BAD = [
@@ -123,7 +124,7 @@ def test_fields_select_parts_of_one_head(client):
 
 
 @pytest.mark.parametrize("body, words", [
-    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]}, "2 heads, numbered 0 to 1"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]}, "2 heads, so k in heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
     ({"X": X, **H1, "fields": ["output", "heads[0].Q"]}, "no heads list"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[0].nope"]}, "not a response field"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[01].Q"]}, "not a response field"),

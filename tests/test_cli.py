@@ -31,7 +31,7 @@ def test_causal_flag_and_latex(capsys):
     out = capsys.readouterr().out
     assert "1.414 & -\\infty & -\\infty" in out
     assert "0.500 & 0.500 & 0.000" in out
-    assert "a_{21} &= 4.113 / 8.227 = 0.500" in out
+    assert "a_{2,1} &= 4.113 / 8.227 = 0.500" in out
     assert "\\begin{align*}" in out
 
 
@@ -50,7 +50,7 @@ def test_bad_request_file_names_the_field(tmp_path):
     f.write_text('{"X": [[1, "a"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}')
     p = run(str(f))
     assert p.returncode == 2
-    assert p.stderr.startswith("error (field X[0][1]): X[0][1] must be a number")
+    assert p.stderr.startswith("error (field X[0][1]): X row 1 column 2 must be a number")
 
 
 @pytest.mark.parametrize("stdin, words", [("{", "not valid JSON"), ("[]", "JSON object")])

@@ -152,6 +152,25 @@ class Problem extends Error {
 }
 const fail = (field, message) => { throw new Problem(field, message); };
 
+// "X[2][0]", "heads[1].W_Q[0][2]", "tokens[0]", "mask[0][1]": a field as the API spells it.
+const FIELD = /^(?:heads\[(\d+)\]\.)?([A-Za-z_]+)(?:\[(\d+)\])?(?:\[(\d+)\])?$/;
+
+/** A field as the page's inputs are named, from 1, as the API's messages say it (errors.py's
+ *  page_name): "W_Q head 2 row 1 column 3", "X row 3", "Token 1 label"; head 1's weights are
+ *  the plain W_Q, W_K, W_V. */
+export function pageName(field) {
+  const m = FIELD.exec(field);
+  if (!m) return field;
+  const [, head, name, row, col] = m;
+  if (head === undefined && col === undefined && row !== undefined) {
+    if (name === "tokens") return `Token ${Number(row) + 1} label`;
+    if (name === "tokens_kv") return `Key token ${Number(row) + 1} label`;
+  }
+  return [name, head && head !== "0" ? `head ${Number(head) + 1}` : null,
+    row === undefined ? null : `row ${Number(row) + 1}`,
+    col === undefined ? null : `column ${Number(col) + 1}`].filter(Boolean).join(" ");
+}
+
 /** A value as the API's messages show it: null, true, 2.5, the string "a", a list, an object. */
 function describe(v) {
   if (v === null) return "null";
@@ -163,14 +182,14 @@ function describe(v) {
 function number(v, field) {
   if (typeof v === "number" && Number.isFinite(v)) return;
   if (typeof v === "number") {
-    fail(field, `${field} is a number too large for float64, which reads as infinity; every number ` +
+    fail(field, `${pageName(field)} is a number too large for float64, which reads as infinity; every number ` +
       "must be finite and within float64's range (about ±1.8e308)");
   }
-  fail(field, `${field} must be a number, got ${describe(v)}`);
+  fail(field, `${pageName(field)} must be a number, got ${describe(v)}`);
 }
 
 function boolean(v, field) {
-  if (typeof v !== "boolean") fail(field, `${field} must be true or false, got ${describe(v)}`);
+  if (typeof v !== "boolean") fail(field, `${pageName(field)} must be true or false, got ${describe(v)}`);
 }
 
 /** Check a rectangular, non-empty list of lists within limits, then each cell. */
@@ -179,12 +198,12 @@ function table(m, name, maxRows, maxCols, checkCell) {
   if (!m.length) fail(name, `${name} is empty; it needs at least one row`);
   if (m.length > maxRows) fail(name, `${name} has ${m.length} rows; at most ${maxRows} are allowed`);
   m.forEach((row, i) => {
-    const f = `${name}[${i}]`;
-    if (!Array.isArray(row)) fail(f, `${f} must be a row (a list of numbers), got ${describe(row)}`);
-    if (!row.length) fail(f, `${f} is an empty row`);
-    if (row.length > maxCols) fail(f, `${f} has ${row.length} numbers; at most ${maxCols} are allowed`);
+    const [f, said] = [`${name}[${i}]`, pageName(`${name}[${i}]`)];  // "X[2]", "X row 3"
+    if (!Array.isArray(row)) fail(f, `${said} must be a row (a list of numbers), got ${describe(row)}`);
+    if (!row.length) fail(f, `${said} is an empty row`);
+    if (row.length > maxCols) fail(f, `${said} has ${row.length} numbers; at most ${maxCols} are allowed`);
     if (row.length !== m[0].length) {
-      fail(f, `${f} has ${row.length} numbers but ${name}[0] has ${m[0].length}; ` +
+      fail(f, `${said} has ${row.length} numbers but ${pageName(`${name}[0]`)} has ${m[0].length}; ` +
         "every row must be the same length");
     }
   });
@@ -224,17 +243,18 @@ function checkRequest(body) {
   if (!Object.hasOwn(body, "X")) fail("X", 'The file needs the field "X"');
   table(body.X, "X", LIMITS.tokens, LIMITS.dim, number);
   const [n, d] = [body.X.length, body.X[0].length];
-  const projections = (head, where) => {  // W_Q, W_K, W_V of one head, checked against X
+  // W_Q, W_K, W_V of one head, checked against X; ``owner`` says whose ("The file", "Head 2").
+  const projections = (head, where, owner = "The file") => {
     for (const name of ["W_Q", "W_K", "W_V"]) {
-      if (!Object.hasOwn(head, name)) fail(where + name, `The file needs the field "${where}${name}"`);
+      if (!Object.hasOwn(head, name)) fail(where + name, `${owner} needs the field "${name}"`);
       table(head[name], where + name, LIMITS.dim, LIMITS.dim, number);
       const rows = head[name].length;
       if (rows !== d) {
-        fail(where + name, `${where}${name} has ${rows} rows but X has ${d} columns; ${name} needs one row per column of X`);
+        fail(where + name, `${pageName(where + name)} has ${rows} rows but X has ${d} columns; ${name} needs one row per column of X`);
       }
     }
     if (head.W_K[0].length !== head.W_Q[0].length) {
-      fail(where + "W_K", `${where}W_K has ${head.W_K[0].length} columns but W_Q has ${head.W_Q[0].length}; ` +
+      fail(where + "W_K", `${pageName(where + "W_K")} has ${head.W_K[0].length} columns but W_Q has ${head.W_Q[0].length}; ` +
         "queries and keys must have the same width d_k");
     }
   };
@@ -248,14 +268,14 @@ function checkRequest(body) {
       fail("heads", `heads must be a list of 1 to ${MAX_HEADS} objects with W_Q, W_K and W_V`);
     }
     heads.forEach((head, h) => {
-      const where = `heads[${h}].`;
+      const [where, owner] = [`heads[${h}].`, `Head ${h + 1}`];  // the field 0-based, the words from 1
       if (head === null || typeof head !== "object" || Array.isArray(head)) {
-        fail(`heads[${h}]`, `heads[${h}] must be an object with W_Q, W_K and W_V, got ${describe(head)}`);
+        fail(`heads[${h}]`, `${owner} must be an object with W_Q, W_K and W_V, got ${describe(head)}`);
       }
       for (const key of Object.keys(head)) {
-        if (!["W_Q", "W_K", "W_V"].includes(key)) fail(where + key, `Unknown field "${where}${key}"; a head has W_Q, W_K and W_V.`);
+        if (!["W_Q", "W_K", "W_V"].includes(key)) fail(where + key, `${owner} has an unknown field "${key}"; a head has W_Q, W_K and W_V.`);
       }
-      projections(head, where);
+      projections(head, where, owner);
     });
     if (!Object.hasOwn(body, "W_O")) fail("W_O", 'The file needs the field "W_O"');
     table(body.W_O, "W_O", LIMITS.dim * MAX_HEADS, LIMITS.dim, number);
@@ -285,9 +305,9 @@ function checkRequest(body) {
     }
     list.forEach((t, i) => {
       const f = `${key}[${i}]`;
-      if (typeof t !== "string") fail(f, `${f} must be text, got ${describe(t)}`);
+      if (typeof t !== "string") fail(f, `${pageName(f)} must be text, got ${describe(t)}`);
       if (t.length > LIMITS.label) {
-        fail(f, `${f} is ${t.length} characters long; at most ${LIMITS.label} are allowed`);
+        fail(f, `${pageName(f)} is ${t.length} characters long; at most ${LIMITS.label} are allowed`);
       }
     });
   };
@@ -307,7 +327,7 @@ function checkRequest(body) {
     fail("positional", `positional must be null or "sinusoidal", got ${describe(body.positional)}`);
   }
   if (given("row") && !(Number.isInteger(body.row) && body.row >= 0 && body.row < n)) {
-    fail("row", `row must be a whole number from 0 to ${n - 1} (0-based), got ${describe(body.row)}`);
+    fail("row", `row must be a whole number from 0 to ${n - 1} (0-based, queries 1 to ${n}), got ${describe(body.row)}`);
   }
   // The keys given, in the usual order ("fields" only shapes a response: dropped); labels
   // that are absent default to t1 … tn, as in the API.

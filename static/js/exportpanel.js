@@ -239,7 +239,7 @@ export function mountExport(host, page) {
       : out.text.length > PREVIEW_MAX ? `${out.text.slice(0, PREVIEW_MAX)}\n…` : out.text;
     preview.classList.toggle("is-problem", !out.ok);
     about.textContent = !out.ok ? "" : [out.file, out.shape,
-      format.value === "latex" ? "3 decimals" : "full precision",
+      format.value === "latex" ? "3 decimals, 4 significant figures from 100000" : "full precision",
       out.text.length > PREVIEW_MAX ? "preview shortened: Download and Copy give all of it" : ""]
       .filter(Boolean).join(" · ");
   }

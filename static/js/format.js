@@ -2,19 +2,46 @@
 
 const MINUS = "\u2212";
 
-/** Fixed decimals with a true minus sign; never "−0.000"; null or −Infinity (a masked
- *  score, sent as null because JSON has no −∞) reads "−∞". */
+// One rule for every number the page prints: fixed decimals while the rounded magnitude is
+// below FIXED_LIMIT (so "−99999.999" is the widest fixed form), beyond it scientific with 4
+// significant figures, so that 1e20 fits a matrix column as "1.235×10²⁰" and not as 25 digits.
+// report.py's number() writes the worksheets by the same rule.
+export const FIXED_LIMIT = 100000;
+const SUPERSCRIPT = { "-": "\u207B", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+/** [mantissa, exponent] of x with 4 significant figures: 1.2346e20 → ["1.235", 20]. */
+function scientific(x) {
+  const [mant, exp] = x.toExponential(3).split("e");
+  return [mant, Number(exp)];
+}
+
+/** x as printed: fixed decimals, or for a large magnitude {mant, exp}; ASCII minus. */
+function layout(x, decimals) {
+  const fixed = Number(x).toFixed(decimals);
+  if (Math.abs(Number(fixed)) < FIXED_LIMIT) return /^-0\.?0*$/.test(fixed) ? fixed.slice(1) : fixed;
+  const [mant, exp] = scientific(Number(x));
+  return { mant, exp };
+}
+
+/** Fixed decimals with a true minus sign while |x| < 100000, else 4 significant figures as
+ *  "1.235×10²⁰"; never "−0.000"; null or −Infinity (a masked score, sent as null because
+ *  JSON has no −∞) reads "−∞". */
 export function formatNumber(x, decimals = 3) {
   if (x === null || x === -Infinity) return `${MINUS}∞`;
   if (x === Infinity) return "∞";
-  let text = Number(x).toFixed(decimals);
-  if (/^-0\.?0*$/.test(text)) text = text.slice(1);
+  const out = layout(x, decimals);
+  const text = typeof out === "string" ? out
+    : `${out.mant}×10${[...String(out.exp)].map((c) => SUPERSCRIPT[c]).join("")}`;
   return text.replace("-", MINUS);
 }
 
-/** The same number for KaTeX: ASCII minus (KaTeX typesets it as a minus) and \infty. */
+/** The same number for KaTeX: ASCII minus (KaTeX typesets it as a minus), \infty, and
+ *  "1.235 \times 10^{20}" beyond the fixed range. */
 export function texNumber(x, decimals = 3) {
-  return formatNumber(x, decimals).replace(MINUS, "-").replace("∞", "\\infty ");
+  if (x === null || x === -Infinity) return "-\\infty ";
+  if (x === Infinity) return "\\infty ";
+  const out = layout(x, decimals);
+  return typeof out === "string" ? out : `${out.mant} \\times 10^{${out.exp}}`;
 }
 
 /** A short form for inputs: integers stay short ("2"), others keep what they need. */

@@ -2,7 +2,7 @@
 // one line per step, from the ``working`` object of the API's answer.
 
 import { el, symbols } from "./dom.js";
-import { formatNumber, texNumber } from "./format.js";
+import { FIXED_LIMIT, formatNumber, texNumber } from "./format.js";
 import { morph } from "./morph.js";
 import { math, typeset } from "./tex.js";
 
@@ -21,10 +21,11 @@ export function texFactor(x) {
 }
 
 /** Four significant figures for exponentials and their sums: 16.92, 4.113, 69.59,
- *  0.006738, 4.852 × 10^8. */
+ *  0.006738, 1.336 × 10^{4}; from 100000 on, texNumber's scientific form, 4.852 × 10^{8}. */
 export function texSig(x) {
   if (x === null || x === Infinity) return "\\infty";
   if (x === 0) return "0";
+  if (Math.abs(x) >= FIXED_LIMIT) return texNumber(x);  // the page's one scientific form
   const [mant, exp] = x.toPrecision(4).split("e");
   if (!exp) return mant;
   return `${mant} \\times 10^{${Number(exp)}}`;
@@ -60,15 +61,14 @@ function step(title, key, ...items) {
   return el("section", { class: "working-step", "data-step": key }, el("h3", {}, ...symbols(title)), ...items);
 }
 
-const SUPERSCRIPT = { "-": "⁻", "+": "", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
-
-/** texSig as plain text for a table cell: 16.92, 0.006738, 4.852×10⁸, ∞. */
+/** texSig as plain text for a table cell: 16.92, 0.006738, 4.113; from FIXED_LIMIT up the
+ *  page's one scientific form (4.852×10⁸); ∞ for an exponential beyond float64. */
 export function sigText(x) {
   if (x === null || x === Infinity) return "∞";
   if (x === 0) return "0";
-  const [mant, exp] = x.toPrecision(4).split("e");
-  const text = exp ? `${mant}×10${[...exp].map((c) => SUPERSCRIPT[c]).join("")}` : mant;
-  return text.replace("-", "\u2212");
+  if (Math.abs(x) >= FIXED_LIMIT) return formatNumber(x);
+  const [mant, exp] = x.toPrecision(4).split("e");  // below 1e-6 toPrecision writes e-7
+  return exp ? formatNumber(x, 3 - Number(exp)) : mant;
 }
 
 /** The softmax of the row, one key a row: its dot product, scaled score, exponential and

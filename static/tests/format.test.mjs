@@ -46,3 +46,25 @@ test("cells that are not numbers get a message naming what was typed", () => {
   assert.equal(parseCell("0x10").ok, false);
   assert.equal(parseCell("1 2").ok, false);
 });
+
+test("fixed decimals up to 99999.999, then 4 significant figures as ×10 with superscripts", () => {
+  assert.equal(formatNumber(-99999.999), "\u221299999.999");  // the widest fixed form
+  assert.equal(formatNumber(99999.9994), "99999.999");
+  assert.equal(formatNumber(99999.9996), "1.000×10⁵");  // rounds to 100000.000: scientific
+  assert.equal(formatNumber(100000), "1.000×10⁵");
+  assert.equal(formatNumber(1e20), "1.000×10²⁰");
+  assert.equal(formatNumber(123456789), "1.235×10⁸");
+  assert.equal(formatNumber(-485165195.4), "\u22124.852×10⁸");
+  assert.equal(formatNumber(1.7976931348623157e308), "1.798×10³⁰⁸");
+  assert.equal(formatNumber(1e-20), "0.000");  // small magnitudes stay fixed
+  assert.equal(formatNumber(-1e-20), "0.000");
+  assert.equal(formatNumber(123456, 0), "1.235×10⁵");
+});
+
+test("the same rule for KaTeX", () => {
+  assert.equal(texNumber(99999.999), "99999.999");
+  assert.equal(texNumber(1e20), "1.000 \\times 10^{20}");
+  assert.equal(texNumber(-123456789), "-1.235 \\times 10^{8}");
+  assert.equal(texNumber(Infinity), "\\infty ");
+  assert.equal(texNumber(-0.0001), "0.000");
+});

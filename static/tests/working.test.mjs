@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, texFactor, texSig, texTerm, texVector } from "../js/working.js";
+import { joinTerms, sigText, texFactor, texSig, texTerm, texVector } from "../js/working.js";
 
 test("worked numbers: whole numbers stay short, others have 3 decimals", () => {
   assert.equal(texTerm(2), "2");
@@ -30,4 +30,18 @@ test("long sums and vectors are shortened with a centred ellipsis", () => {
   const ten = Array.from({ length: 10 }, (_, k) => `t${k}`);
   assert.equal(joinTerms(ten), "t0 + t1 + t2 + t3 + \\cdots + t8 + t9");
   assert.equal(texVector([1, 2.5]), "(1,\\allowbreak 2.500)");  // may break after the comma
+});
+
+test("exponentials keep 4 significant figures; from 100000 on, the page's scientific form", () => {
+  assert.equal(texSig(13359.7), "1.336 \\times 10^{4}");
+  assert.equal(texSig(150000), "1.500 \\times 10^{5}");
+  assert.equal(texSig(2.5e300), "2.500 \\times 10^{300}");
+});
+
+test("a table cell's exponential: four significant figures, the page's scientific form from 100000", () => {
+  assert.equal(sigText(Math.exp(4 / Math.SQRT2)), "16.92");
+  assert.equal(sigText(0.00673795), "0.006738");
+  assert.equal(sigText(485165195.4), "4.852×10⁸");
+  assert.equal(sigText(null), "∞");
+  assert.equal(sigText(0), "0");
 });

@@ -170,7 +170,7 @@ def test_a_bad_file_is_named_and_changes_nothing(page, server, tmp_path):
     bad.write_text(json.dumps({**CAT, "W_Q": [[1, 0], ["a", 2]]}))
     hash_before = page.evaluate("location.hash")
     page.get_by_label("Import configuration file").set_input_files(bad)
-    text = 'W_Q[1][0] must be a number, got the string "a"'
+    text = 'W_Q row 2 column 1 must be a number, got the string "a"'
     expect(panel(page).locator(".export-message")).to_have_text(text)
     expect(panel(page).locator(".export-message")).to_have_attribute("aria-live", "polite")
     expect(page.locator("#status")).to_have_text(text)

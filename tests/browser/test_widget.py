@@ -289,7 +289,7 @@ def test_an_overflow_the_server_refuses_is_said_and_marked(page, server, console
     x = cell(page, "X row 1 column 1")
     x.fill("1e200")
     cell(page, "W_Q row 1 column 1").fill("1e200")
-    expect(page.get_by_role("status")).to_contain_text("overflows float64")
+    expect(page.locator("#input-errors")).to_contain_text("X row 1 column 1: Q = X·W_Q is too large for float64")
     expect(page.locator("#stale-note")).to_be_visible()
     assert heatmap(page) == CAT_A
     cell(page, "W_Q row 1 column 1").fill("1")

@@ -1,0 +1,58 @@
+"""Which input to blame when a product overflows float64, and the sentence that says so.
+
+The rule: the error names the first entry of the product (row by row) that is not finite,
+and its ``field`` is the input cell of the largest magnitude among the cells that entry is
+computed from; on a tie, the first of them in the order the blocks are given, row by row.
+Shrinking that cell is the surest way back into float64's range (about ±1.8e308), and the
+page can outline it. What each product is computed from:
+
+- Q[i, c] = X[i, :]·W_Q[:, c]: row i of X and column c of W_Q (K and V likewise, from X_kv).
+- scores[i, j] = q_i·k_j: row i of X, row j of X_kv (X in self-attention), all of W_Q and W_K.
+- scaled scores = scale·scores, when the scores themselves are finite: ``scale`` alone
+  (only a scale beyond ±1 can carry finite scores out of range).
+- Concat·W_O[i, c]: column c of W_O, X_kv and every head's W_V (Concat is the heads' A·V).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import AttentionInputError, page_name
+
+EVERY = slice(None)
+
+
+def first_bad(product: np.ndarray) -> tuple[int, int]:
+    """(row, column) of the first non-finite entry of a 2-D array, row by row."""
+    i, j = np.argwhere(~np.isfinite(product))[0]
+    return int(i), int(j)
+
+
+def largest_cell(blocks) -> tuple[str, float]:
+    """(field, value) of the largest |cell| in ``blocks`` of (name, matrix, rows, cols).
+
+    ``rows`` and ``cols`` are an index or ``EVERY``; the field is spelt as the request
+    spells it, "X[0][1]", with the indices of the whole matrix.
+    """
+    best = None
+    for name, m, rows, cols in blocks:
+        r = np.arange(m.shape[0])[rows].reshape(-1)  # the whole matrix's row indices
+        c = np.arange(m.shape[1])[cols].reshape(-1)
+        size = np.abs(m[np.ix_(r, c)])
+        a, b = np.unravel_index(np.argmax(size), size.shape)
+        if best is None or size[a, b] > best[2]:  # strictly larger: the first wins a tie
+            best = (f"{name}[{r[a]}][{c[b]}]", float(m[r[a], c[b]]), size[a, b])
+    return best[0], best[1]
+
+
+def overflow_error(what: str, entry: str, blocks=None, *, field: str | None = None,
+                   why: str = "") -> AttentionInputError:
+    """The error for a product ``what`` ("Q = X·W_Q") whose ``entry`` ("row 1 column 2 of Q")
+    overflows: its field is the largest cell of ``blocks``, or ``field`` with the reason ``why``."""
+    if blocks is not None:
+        field, value = largest_cell(blocks)
+        why = (f"The largest number it is built from is {page_name(field)} ({value:.4g}); "
+               "make it smaller.")
+    return AttentionInputError(
+        f"{what} is too large for float64: {entry} comes out beyond ±1.8e308, the largest "
+        f"number a float64 can hold. {why}", field)

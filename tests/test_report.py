@@ -1,0 +1,95 @@
+"""The worksheet write-ups (report.py): subscripts, the shifted exponentials, number format."""
+
+import json
+import math
+
+import pytest
+
+from attention_core import attention, working
+from attention_core.cli import main
+from attention_core.report import number, text_report, working_latex, working_text
+from attention_core.request import parse_request
+from attention_core.response import compute
+
+# Twelve equal tokens of width 1: every score is 1·1 = 1, so every weight is e^1 / (12 e^1).
+TWELVE = dict(X=[[1.0]] * 12, W_Q=[[1.0]], W_K=[[1.0]], W_V=[[1.0]], scale=1)
+E = "2.718"  # e^1
+SUM = "32.619"  # 12 · 2.718281828 = 32.6194
+
+
+def test_latex_subscripts_keep_query_and_key_apart():
+    """Row 11 key 1 and row 1 key 11 would both read a_{111} without the comma."""
+    r = attention(**TWELVE)
+    row_11, row_1 = working_latex(working(r, 10)), working_latex(working(r, 0))
+    assert f"a_{{11,1}} &= {E} / {SUM} = 0.083" in row_11
+    assert f"a_{{1,11}} &= {E} / {SUM} = 0.083" in row_1
+    assert "a_{111}" not in row_11 + row_1
+    assert "\\quad s_{11,1} = 1.000 \\times 1.000 = 1.000" in row_11
+    assert "\\quad s_{1,11} = 1.000 \\times 1.000 = 1.000" in row_1
+    assert "\\textstyle\\sum_j e^{s_{11,j}} &= " in row_11
+
+
+def test_text_scores_name_query_and_key():
+    lines = working_text(working(attention(**TWELVE), 10), ["t"] * 12, ["t"] * 12)
+    assert any(line.endswith("→  s_11,1 = 1.000") for line in lines)
+    assert f"  a_11,12 (t) = {E} / {SUM} = 0.083" in lines
+
+
+# Scaled scores 0 and 1000 in row 2: e^1000 overflows float64 (beyond e^709.78), so the
+# code subtracts m = 1000: e^(0 - 1000) = 0 (underflow), e^(1000 - 1000) = 1, sum 1.
+OVERFLOW = {"tokens": ["a", "b"], "X": [[0], [1]], "W_Q": [[1]], "W_K": [[1000]],
+            "W_V": [[1]], "scale": 1, "row": 1}
+
+
+def _cli(tmp_path, capsys, fmt):
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps(OVERFLOW))
+    assert main([str(f), "--format", fmt]) == 0
+    return capsys.readouterr().out
+
+
+def test_latex_explains_the_shift_and_shows_the_shifted_exponentials(tmp_path, capsys):
+    out = _cli(tmp_path, capsys, "latex")
+    working_part = out[out.index("\\begin{align*}"):]
+    assert "largest score $m = 1000.000$ is subtracted first; the weights are unchanged" in out
+    assert ("\\textstyle\\sum_j e^{s_{2,j} - m} &= e^{0.000 - 1000.000} + "
+            "e^{1000.000 - 1000.000} = 1.000") in out
+    assert "a_{2,1} &= 0.000 / 1.000 = 0.000" in out
+    assert "a_{2,2} &= 1.000 / 1.000 = 1.000" in out
+    assert "\\infty" not in working_part  # no infinite sum before shifted fractions
+
+
+def test_text_shows_the_shifted_exponentials_it_divides(tmp_path, capsys):
+    lines = _cli(tmp_path, capsys, "text").splitlines()
+    start = lines.index("Exponentials:")
+    exps = lines[start + 1:lines.index("Weights:")]
+    assert "m = 1000.000 is subtracted first; the weights are unchanged" in exps[0]
+    assert exps[1:4] == ["  e^(0.000 - 1000.000) = 0.000", "  e^(1000.000 - 1000.000) = 1.000",
+                         "  sum of e^(s - m) = 1.000"]
+    assert "  a_2,2 (b) = 1.000 / 1.000 = 1.000" in lines
+    assert not any("inf" in line for line in exps)
+
+
+@pytest.mark.parametrize("x, text, latex", [
+    (-99999.999, "-99999.999", "-99999.999"),  # the widest fixed form
+    (99999.9996, "1.000×10⁵", "1.000 \\times 10^{5}"),  # rounds to 100000.000
+    (100000.0, "1.000×10⁵", "1.000 \\times 10^{5}"),
+    (1e20, "1.000×10²⁰", "1.000 \\times 10^{20}"),
+    (-485165195.4, "-4.852×10⁸", "-4.852 \\times 10^{8}"),
+    (1.7976931348623157e308, "1.798×10³⁰⁸", "1.798 \\times 10^{308}"),
+    (-1e-20, "0.000", "0.000"),
+    (0.44649, "0.446", "0.446"),
+    (-math.inf, "-inf", "-\\infty"),
+])
+def test_numbers_follow_the_pages_rule(x, text, latex):
+    assert number(x) == text and number(x, latex=True) == latex
+
+
+def test_a_huge_input_fits_its_column_in_the_text_report():
+    """X row 1 column 1 = 1e20 gives Q row 1 = (1e20, 0): 1.000×10²⁰ beside 0.000."""
+    request = {"tokens": ["a", "b"], "X": [[1e20, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]],
+               "W_K": [[0, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]}
+    req = parse_request(request)
+    out = text_report(req, compute(req))
+    assert "  a  1.000×10²⁰       0.000" in out
+    assert "100000000000000000000" not in out
