@@ -290,7 +290,8 @@ def test_an_overflow_the_server_refuses_is_said_and_marked(page, server, console
     x.fill("1e200")
     cell(page, "W_Q row 1 column 1").fill("1e200")
     expect(page.locator("#input-errors")).to_contain_text("X row 1 column 1: Q = X·W_Q is too large for float64")
-    expect(page.locator("#stale-note")).to_be_visible()
+    expect(x).to_have_attribute("aria-invalid", "true")  # the input to blame is marked
+    expect(page.locator("#stale-note")).to_have_text("Out of date — fix the marked input and these numbers update.")
     assert heatmap(page) == CAT_A
     cell(page, "W_Q row 1 column 1").fill("1")
     x.fill("1")
