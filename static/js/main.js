@@ -17,7 +17,7 @@ import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { fromHash, toHash } from "./url.js";
-import { renderWalk, STEPS, walkPanel } from "./walk.js";
+import { renderWalk, STEPS, walkContext, walkPanel } from "./walk.js";
 
 const $ = (id) => document.getElementById(id);
 const STACKED = "(max-width: 1023px)";  // app.css: below this width the stage is one column
@@ -254,25 +254,9 @@ function drawResults({ now = false } = {}) {
 
 function drawWalk() {
   const panel = $("walk-panel").firstChild;
-  renderWalk($("page"), panel, ui.walk, ui.walk === null ? null : walkContext());
-}
-
-/** What the walk quotes for the selected row (see walk.js STEPS), or null until the
- *  answer holds that row's working. */
-function walkContext() {
-  const body = ui.body && shownHead(ui.body, state.head);
-  const i = state.row;
-  const w = body?.working;
-  if (!w || i === null || w.row !== i) return null;
-  const X = built(ui.answered).request;
-  const pe = body.positional_encoding?.[i];
-  const xi = X.X[i];
-  // With positions the row that enters the projections is x_i + PE_i; only a corner of PE
-  // is fetched, so beyond its width the walk names the sum instead of quoting it.
-  const x = !pe ? xi : pe.length === xi.length ? xi.map((v, c) => v + pe[c]) : null;
-  return { i, t: body.tokens[i], keys: w.allowed.flatMap((ok, j) => (ok ? [j] : [])), w, K: body.K, V: body.V,
-    x, pos: Boolean(pe), cross: Boolean(body.tokens_kv), d_k: body.d_k,
-    head: ui.body.heads ? `head ${body.head + 1}'s ` : "" };
+  const context = ui.walk === null || !ui.body ? null
+    : walkContext(shownHead(ui.body, state.head), state.row, built(ui.answered).request, Boolean(ui.body.heads));
+  renderWalk($("page"), panel, ui.walk, context);
 }
 
 function walkTo(k) {

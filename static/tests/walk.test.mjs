@@ -1,0 +1,46 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { STEPS, walkContext } from "../js/walk.js";
+
+// The default example's answer for query 3 "sat", worked by hand: q_3 = (2, 2), keys
+// k = (2, 0), (0, 1), (2, 1), dots 4, 2, 6, scaled by 1/√2.
+const s = [4, 2, 6].map((d) => d / Math.SQRT2);
+const e = s.map(Math.exp);
+const sum = e.reduce((a, b) => a + b);
+const body = {
+  tokens: ["the", "cat", "sat"], d_k: 2, K: [[2, 0], [0, 1], [2, 1]], V: [[1, 0], [0, 2], [1, 2]],
+  working: { row: 2, q: [2, 2], dots: [4, 2, 6], scale: Math.SQRT1_2, scaled: s, allowed: [true, true, true],
+    exp: e, exp_sum: sum, exp_overflow: false, weights: e.map((x) => x / sum), z: [0.955, 1.627] },
+};
+const request = { X: [[1, 0], [0, 1], [1, 1]] };
+
+test("the walk's context: the row that enters the projections and the keys it may read", () => {
+  const c = walkContext(body, 2, request, false);
+  assert.deepEqual(c.x, [1, 1]);
+  assert.deepEqual(c.keys, [0, 1, 2]);
+  assert.equal(c.head, "");
+  assert.equal(walkContext(body, 1, request, false), null, "no working for another row yet");
+  const pos = walkContext({ ...body, positional_encoding: [[0, 1], [0.841, 0.540], [0.909, -0.416]] }, 2, request, false);
+  assert.deepEqual(pos.x, [1 + 0.909, 1 + -0.416]);  // x_3 + PE_3, summed as float64
+  assert.equal(walkContext({ ...body, head: 1 }, 2, request, true).head, "head 2's ");
+});
+
+test("each step quotes the row's own numbers", () => {
+  const c = walkContext(body, 2, request, false);
+  const say = STEPS.map((step) => step.say(c));
+  assert.match(say[0], /row 3 of X, \$x_\{3\} = \(1,\\allowbreak 1\)\$/);
+  assert.match(say[3], /q_\{3\} \\cdot k_\{1\} = 2 \\cdot 2 \+ 2 \\cdot 0 = 4/);
+  assert.match(say[4], /\\sqrt\{2\} = 1\.414/);
+  assert.match(say[4], /s_\{3,1\} = 2\.828, s_\{3,2\} = 1\.414, s_\{3,3\} = 4\.243/);
+  assert.match(say[5], /\(16\.92, 4\.113, 69\.59\), their sum 90\.62, .* the weights 0\.187, 0\.045, 0\.768/);
+  assert.match(say[7], /z_\{3\} = 0\.187\\,\(1,\\allowbreak 0\) \+ 0\.045\\,\(0,\\allowbreak 2\) \+ 0\.768\\,\(1,\\allowbreak 2\) = \(0\.955,\\allowbreak 1\.627\)/);
+});
+
+test("a custom scale and masked keys are said as they are", () => {
+  const w = { ...body.working, scale: 0.5, scaled: [2, -Infinity, -Infinity], allowed: [true, false, false] };
+  const c = walkContext({ ...body, working: w }, 2, request, false);
+  const say = STEPS[4].say(c);
+  assert.match(say, /multiplied by the scale 0\.500, not by \$1\/\\sqrt\{d_k\} = 0\.707\$/);
+  assert.match(say, /The 2 masked keys' scores become \$-\\infty\$/);
+  assert.doesNotMatch(say, /divided/);
+});
