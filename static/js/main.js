@@ -96,6 +96,10 @@ function writeUrlNow({ keepNote = false } = {}) {
   if (url !== location.hash) {
     if (ui.newEntry) window.history.pushState(null, "", url);
     else window.history.replaceState(null, "", url);
+  } else if (ui.newEntry) {
+    // The edits since the last entry changed nothing ("1" typed over "1"): they made no
+    // entry, so the next keystroke in that field starts one instead of joining them.
+    ui.lastField = null;
   }
   ui.newEntry = false;
   if (!keepNote) journal.clear();
