@@ -15,6 +15,7 @@ import { SHOWN } from "./matrix.js";
 import { drawAnswer, fieldsFor } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
+import { notWhole, typedSeed, wholeIn } from "./typed.js";
 import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkPanel } from "./walk.js";
 
@@ -207,6 +208,7 @@ function drawControls(errors) {
   }
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
   setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
   const match = presets.findIndex((p) => isPreset(p, state));
@@ -409,8 +411,23 @@ function wire() {
   });
   $("add-token").addEventListener("click", () => update(S.addToken(state)));
   $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
+  $("tokens").addEventListener("change", (e) => {
+    const n = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    if (n !== null) update(S.setTokenCount(state, n));
+    else say(notWhole("Tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });  // the text stays to be corrected
+  });
   $("reset").addEventListener("click", () => update(DEFAULT));
-  $("random").addEventListener("click", () => update(S.randomize(state, Math.floor(Math.random() * 1e6))));
+  // A seed typed and not yet applied is what "Random" uses. Pressing the button blurs the
+  // seed field, whose change event applies the seed first: the field is read at the press.
+  let pressedSeed = null;
+  $("random").addEventListener("pointerdown", () => { pressedSeed = typedSeed($("seed").value, state.seed); });
+  $("random").addEventListener("click", (e) => {
+    const pressed = e.detail > 0 ? pressedSeed : null;  // a click of the pointer pressed just now
+    pressedSeed = null;
+    const seed = pressed ?? typedSeed($("seed").value, state.seed);
+    if (seed === null) update(S.randomize(state, Math.floor(Math.random() * 1e6)));
+    else if (seed !== state.seed) update(S.randomize(state, seed));  // else the change event applied it
+  });
   $("seed").addEventListener("change", (e) => {
     const seed = Number(e.target.value);
     if (Number.isInteger(seed) && seed >= 0 && seed <= 999999999) update(S.randomize(state, seed));

@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
-  removeKeyToken, removeToken, resize, rng, setCell, setCross, setLabel, shapes, toggleBlocked,
-  uiField,
+  removeKeyToken, removeToken, resize, rng, setCell, setCross, setLabel, setTokenCount, shapes,
+  toggleBlocked, uiField,
 } from "../js/state.js";
 import { fromHash, toHash } from "../js/url.js";
 
@@ -225,4 +225,16 @@ test("an imported request with several heads and a second sequence becomes a sta
   const uneven = { ...req, heads: [req.heads[0], { ...req.heads[1], W_V: [[1], [0]] }], W_O: [[1, 0], [0, 1], [1, 0]] };
   assert.throws(() => fromRequest(uneven), /head 2 has d_k = 2 and d_v = 1/);
   assert.throws(() => fromRequest({ ...req, W_O: [[1], [0], [1], [0]] }), /W_O is 1 wide and d_model is 2/);
+});
+
+test("setTokenCount adds or removes tokens at the end, within 1 and the limit", () => {
+  const s = base();
+  const six = setTokenCount(s, 6);
+  assert.deepEqual(six.tokens, ["the", "cat", "sat", "on", "the", "mat"]);
+  let stepped = s;
+  for (let k = 0; k < 3; k++) stepped = addToken(stepped);
+  assert.deepEqual(six.X, stepped.X, "the same rows as Add token pressed three times");
+  assert.deepEqual(setTokenCount(six, 2).X, [["1", "0"], ["0", "1"]]);
+  assert.equal(setTokenCount(s, 0).tokens.length, 1);
+  assert.equal(setTokenCount(s, 10000).tokens.length, 512);
 });
