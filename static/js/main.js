@@ -227,6 +227,9 @@ function drawResults({ now = false } = {}) {
   const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus,
     link: ui.link, now, d_model: S.shapes(ui.answered).d_model });
   ui.focus = focus;
+  // The working is typeset after the paint, and lights the link it was given; by then the
+  // pointer or an arrow key may have moved it.
+  afterPaint(() => renderLink($("page"), ui.link));
   drawWalk();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
@@ -296,6 +299,7 @@ const shownHeatmap = () => $("heatmap").querySelector(`[data-head="${ui.body?.he
 
 function focusCell(pos) {
   ui.focus = pos;
+  ui.link = pos;  // the link follows the focus, drawn with it (focusin comes after the drawing)
   if (ui.body) drawResults();
   cellAt(shownHeatmap(), pos)?.focus({ preventScroll: false });
 }
@@ -316,13 +320,16 @@ function wire() {
 
   const heatmap = $("heatmap");
   const headOf = (node) => Number(node.closest("[data-head]")?.dataset.head ?? 0);
+  let tapping = false;  // a finger is on the heatmap, or its tap's click has yet to come
   heatmap.addEventListener("click", (e) => {
     const target = e.target.closest("[data-i]");
-    if (!target || !heatmap.contains(target)) return;
-    const i = Number(target.dataset.i);
-    ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
-    selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
-    cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
+    if (target && heatmap.contains(target)) {
+      const i = Number(target.dataset.i);
+      ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
+      selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
+      cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
+    }
+    tapping = false;  // the tap's focus has come
   });
   const link = (e) => {
     const cell = e.target.closest?.("td[data-i]");
@@ -332,11 +339,22 @@ function wire() {
     ui.link = next;
     renderLink($("page"), ui.link);
   };
-  heatmap.addEventListener("mouseover", link);
-  heatmap.addEventListener("focusin", link);
-  heatmap.addEventListener("mouseleave", () => { ui.link = null; renderLink($("page"), null); });
-  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) { ui.link = null; renderLink($("page"), null); } });
+  // A finger lights a weight while it is down; the focus a tap gives a cell lights nothing,
+  // since no pointer leaves to put it out. A mouse or pen lights what it is over.
+  const unlink = () => { ui.link = null; renderLink($("page"), null); };
+  heatmap.addEventListener("pointerover", (e) => { if (e.pointerType !== "touch") link(e); });
+  heatmap.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "touch") return;
+    tapping = true;
+    link(e);
+  });
+  document.addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tapping) unlink(); });
+  document.addEventListener("pointercancel", (e) => { if (e.pointerType === "touch" && tapping) { tapping = false; unlink(); } });
+  heatmap.addEventListener("focusin", (e) => { if (!tapping) link(e); });
+  heatmap.addEventListener("pointerleave", (e) => { if (e.pointerType !== "touch") unlink(); });
+  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) unlink(); });
   heatmap.addEventListener("keydown", (e) => {
+    tapping = false;
     if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
     const n = ui.body.tokens.length;
     if (ui.body.heads && headOf(e.target) !== state.head) selectRow(ui.focus.i, headOf(e.target));

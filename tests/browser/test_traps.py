@@ -113,3 +113,49 @@ def test_dimensions_and_heads_can_be_typed(page, server):
     d_v.press("Enter")
     expect(page.get_by_role("status")).to_have_text("d_v must be a whole number from 1 to 256; “300” is not.")
     expect(d_v).to_have_value("2")
+
+
+def lit_rows(page, key):
+    """The rows of a derived matrix lit by linked highlighting, 0-based."""
+    return page.locator(f'figure[data-key="{key}"] tbody tr').evaluate_all(
+        "rows => rows.flatMap((r, k) => r.classList.contains('linked') ? [k] : [])")
+
+
+def test_arrow_keys_move_the_linked_highlight_with_the_focus(page, server):
+    loaded(page, server.url)
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()  # a_{3,1}
+    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked') !== null")
+    assert lit_rows(page, "K") == [0] and lit_rows(page, "V") == [0]
+    for j in (1, 2):
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.dataset.j") == str(j)
+        page.wait_for_function("j => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === j", arg=j)
+        assert lit_rows(page, "K") == [j] and lit_rows(page, "V") == [j] and lit_rows(page, "Q") == [2]
+        expect(page.locator(f'#working .linked[data-j="{j}"]').first).to_be_attached()
+        expect(page.locator('#working .linked:not([data-j="%d"])' % j)).to_have_count(0)
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === 1")
+    # After the answer's working has been typeset, the link is still the focused cell's.
+    page.wait_for_load_state("networkidle")
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+    assert lit_rows(page, "K") == [1]
+
+
+def test_a_tap_leaves_no_highlight_behind(browser, console, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    loaded(page, server.url)
+    a32 = page.locator('#heatmap td[data-i="2"][data-j="1"]')
+    a32.tap()
+    expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
+    page.wait_for_function("() => document.activeElement.dataset.j === '1'")
+    expect(page.locator(".linked")).to_have_count(0)
+    page.locator('#heatmap td[data-i="0"][data-j="0"]').tap()
+    expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
+    expect(page.locator(".linked")).to_have_count(0)
+    # A keyboard after the taps still lights what it moves to.
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === 1")
+    context.close()
