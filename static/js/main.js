@@ -13,6 +13,7 @@ import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
 import { drawAnswer, fieldsFor } from "./results.js";
+import { turned } from "./pages.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
@@ -42,6 +43,7 @@ const ui = {
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
   exportPanel: null,      // {changed()} of the export panel, told of every redraw
+  pages: new Map(),       // matrix name → the page of its inputs shown, {row, col} (pages.js)
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -159,7 +161,7 @@ function allErrors() {
 
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
-  const waiting = renderInputs($("inputs"), state, errors, { later });
+  const waiting = renderInputs($("inputs"), state, errors, { later, pages: ui.pages });
   renderInputErrors($("input-errors"), errors);
   drawControls(errors);
   exportChanged.schedule();
@@ -316,6 +318,19 @@ function wire() {
       const i = Number(t.dataset.labelKv);
       update(S.setLabel(state, i, t.value, "tokens_kv"), { field: `tokens_kv[${i}]` });
     }
+  });
+
+  $("inputs").addEventListener("click", (e) => {  // a page of a large matrix's inputs
+    const b = e.target.closest("button[data-turn]");
+    if (!b) return;
+    const name = b.closest("[data-key]").dataset.key;
+    const { turn, step } = b.dataset;
+    ui.pages.set(name, turned(ui.pages.get(name), turn, Number(step), state[name].length, state[name][0].length, SHOWN));
+    drawInputs();
+    // The inputs were rebuilt: focus the same button again, or its twin at the end.
+    const pager = $("inputs").querySelector(`:scope > [data-key="${name}"] .pager-axis[data-axis="${turn}"]`);
+    const [previous, next] = pager.querySelectorAll("button");
+    (Number(step) > 0 ? (next.disabled ? previous : next) : (previous.disabled ? next : previous)).focus();
   });
 
   const heatmap = $("heatmap");
