@@ -6,13 +6,14 @@ import { decodeArrays } from "./arrays.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
-import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
+import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { createJournal } from "./journal.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
-import { drawAnswer, fieldsFor } from "./results.js";
+import { cellFromPoint, exactFields, readoutText } from "./readout.js";
+import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { turned } from "./pages.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
@@ -118,7 +119,11 @@ async function recompute() {
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length), encoding: "base64" });
+  const [n, m, multi] = [request.X.length, request.X_kv?.length ?? request.X.length, Boolean(request.heads)];
+  // Beyond the table's size the shown head's weights come exactly too, while they are few
+  // enough (readout.js): its picture and read-out then show the real numbers.
+  const exact = Math.max(n, m) > TABLE_MAX ? exactFields(n, m, multi, asked.head) : [];
+  const answer = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   reveal();  // the first answer, good or bad, shows the page (see start)
   if (answer.status === 200) {
@@ -231,10 +236,23 @@ function drawResults({ now = false } = {}) {
   ui.focus = focus;
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
-  afterPaint(() => renderLink($("page"), ui.link));
+  afterPaint(drawLink);
   drawWalk();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
+}
+
+/** Light the parts of the linked weight, and read it out under a canvas heatmap. */
+function drawLink() {
+  renderLink($("page"), ui.link);
+  if (!ui.body) return;
+  const body = shownHead(ui.body, state.head);
+  const [n, m] = [body.tokens.length, (body.tokens_kv ?? body.tokens).length];
+  const cell = ui.link && ui.link.i < n && ui.link.j < m ? ui.link : null;
+  for (const host of $("heatmap").querySelectorAll('.heatmap[data-mode="canvas"]')) {
+    const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
+    showCell(host, mine ? cell : null, mine ? readoutText(body, cell) : "");
+  }
 }
 
 function drawWalk() {
@@ -296,6 +314,12 @@ function selectRow(i, head = state.head) {
   if (ui.body) drawResults();  // the highlight moves now; the working follows the answer
 }
 
+/** The weight {i, j} under a pointer event's point on a canvas heatmap's box ``map``. */
+function pointAt(map, e) {
+  const canvas = map.querySelector("canvas");
+  return cellFromPoint(canvas.getBoundingClientRect(), e.clientX, e.clientY, canvas.height, canvas.width);
+}
+
 /** The heatmap of the head shown in the other blocks (the only one with one head). */
 const shownHeatmap = () => $("heatmap").querySelector(`[data-head="${ui.body?.heads ? state.head : 0}"] .heatmap`);
 
@@ -303,6 +327,7 @@ function focusCell(pos) {
   ui.focus = pos;
   ui.link = pos;  // the link follows the focus, drawn with it (focusin comes after the drawing)
   if (ui.body) drawResults();
+  drawLink();
   cellAt(shownHeatmap(), pos)?.focus({ preventScroll: false });
 }
 
@@ -340,32 +365,46 @@ function wire() {
     const target = e.target.closest("[data-i]");
     if (target && heatmap.contains(target)) {
       const i = Number(target.dataset.i);
-      ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
+      const map = target.closest(".bigmap");  // on a canvas, the key is where the pointer is
+      ui.focus = { i, j: map ? pointAt(map, e)?.j ?? ui.focus.j : Number(target.dataset.j ?? ui.focus.j) };
       selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
       cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
     }
     tapping = false;  // the tap's focus has come
   });
-  const link = (e) => {
-    const cell = e.target.closest?.("td[data-i]");
-    const mine = cell && heatmap.contains(cell) && (!ui.body?.heads || headOf(cell) === state.head);
-    const next = mine ? { i: Number(cell.dataset.i), j: Number(cell.dataset.j) } : null;
+  const isShown = (node) => !ui.body?.heads || headOf(node) === state.head;
+  /** The weight a cell of the shown head's grid stands for: a canvas row's, the focused key's. */
+  const cellOf = (node) => {
+    const cell = node.closest?.('[role="gridcell"]');
+    if (!cell || !heatmap.contains(cell) || !isShown(cell)) return null;
+    return { i: Number(cell.dataset.i), j: cell.matches("td") ? Number(cell.dataset.j) : ui.focus.j };
+  };
+  /** The weight under the pointer: a table's cell, or the pixel of a canvas. */
+  const pointed = (e) => {
+    const map = e.target.closest?.(".bigmap");
+    if (!map) return cellOf(e.target);
+    return isShown(map) ? pointAt(map, e) : null;
+  };
+  const setLink = (next) => {
     if (next?.i === ui.link?.i && next?.j === ui.link?.j) return;
     ui.link = next;
-    renderLink($("page"), ui.link);
+    drawLink();
   };
   // A finger lights a weight while it is down; the focus a tap gives a cell lights nothing,
   // since no pointer leaves to put it out. A mouse or pen lights what it is over.
-  const unlink = () => { ui.link = null; renderLink($("page"), null); };
-  heatmap.addEventListener("pointerover", (e) => { if (e.pointerType !== "touch") link(e); });
+  const unlink = () => setLink(null);
+  heatmap.addEventListener("pointerover", (e) => { if (e.pointerType !== "touch") setLink(pointed(e)); });
+  heatmap.addEventListener("pointermove", (e) => {
+    if (e.pointerType !== "touch" && e.target.closest?.(".bigmap")) setLink(pointed(e));
+  });
   heatmap.addEventListener("pointerdown", (e) => {
     if (e.pointerType !== "touch") return;
     tapping = true;
-    link(e);
+    setLink(pointed(e));
   });
   document.addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tapping) unlink(); });
   document.addEventListener("pointercancel", (e) => { if (e.pointerType === "touch" && tapping) { tapping = false; unlink(); } });
-  heatmap.addEventListener("focusin", (e) => { if (!tapping) link(e); });
+  heatmap.addEventListener("focusin", (e) => { if (!tapping) setLink(cellOf(e.target)); });
   heatmap.addEventListener("pointerleave", (e) => { if (e.pointerType !== "touch") unlink(); });
   heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) unlink(); });
   heatmap.addEventListener("keydown", (e) => {

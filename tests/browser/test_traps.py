@@ -223,3 +223,63 @@ def test_columns_beyond_16_are_paged_too(page, server):
     page.wait_for_function("() => location.hash.includes(',1.5&W_Q=')")
     X = hash_matrix(page, "X")
     assert X.shape == (3, 20) and X[2][19] == 1.5
+
+
+N30 = 30
+X30 = np.array([[(i % 5) / 5, round((i % 3) / 3, 2)] for i in range(N30)])
+T30 = [f"w{i}" for i in range(N30)]
+
+
+def open_30(page, server, extra=""):
+    X = ";".join(f"{a:.1f},{b:.2f}" for a, b in X30)
+    loaded(page, server.url + f"#tokens={'|'.join(T30)}&X={X}&row={N30 - 1}{extra}")
+    expect(page.locator("#heatmap canvas")).to_have_count(1)
+
+
+def readout(i, j, A):
+    return f"Query {i + 1} “{T30[i]}”, key {j + 1} “{T30[j]}”: weight {A[i, j]:.3f}"
+
+
+def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_pointer(page, server):
+    open_30(page, server)
+    A, _ = numpy_attention(X30, **CAT)
+    # At 1280 px a row of 30 is ~18 px tall: every token labels its row and its column.
+    queries = page.locator("#heatmap .axis-queries span")
+    keys = page.locator("#heatmap .axis-keys span")
+    assert queries.all_inner_texts() == T30 and keys.all_inner_texts() == T30
+    expect(page.locator("#heatmap .axis-queries span.skipped")).to_have_count(0)
+    labels = queries.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
+    assert all(a[1] <= b[0] + 0.5 for a, b in zip(labels, labels[1:])), "query labels do not overlap"
+    page.locator("#heatmap canvas").scroll_into_view_if_needed()
+    box = page.locator("#heatmap canvas").bounding_box()
+    for i, j in ((12, 7), (0, 0), (29, 3)):
+        page.mouse.move(box["x"] + box["width"] * (j + 0.5) / N30, box["y"] + box["height"] * (i + 0.5) / N30)
+        expect(page.locator("#heatmap .readout")).to_have_text(readout(i, j, A))
+        expect(page.locator("#heatmap .axis-queries span.on")).to_have_text(T30[i])
+        expect(page.locator("#heatmap .axis-keys span.on")).to_have_text(T30[j])
+        expect(page.locator(f'figure[data-key="K"] tbody tr:nth-child({j + 1})')).to_have_class(re.compile("linked"))
+    # A click selects the row under the pointer, as in the table.
+    page.mouse.click(box["x"] + box["width"] * 3.5 / N30, box["y"] + box["height"] * 5.5 / N30)
+    expect(page.locator("#working-sym")).to_have_text("— query 6, “w5”")
+    page.mouse.move(0, 0)
+    expect(page.locator("#heatmap .readout")).to_contain_text("Point at a weight")
+
+
+def test_arrow_keys_move_the_canvas_read_out_across_keys_and_rows(page, server):
+    open_30(page, server)
+    A, _ = numpy_attention(X30, **CAT)
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(N30 - 1).get_by_role("gridcell").focus()
+    out = page.locator("#heatmap .readout")
+    expect(out).to_have_text(readout(29, 0, A))
+    page.keyboard.press("ArrowRight")
+    expect(out).to_have_text(readout(29, 1, A))
+    page.keyboard.press("ArrowRight")
+    expect(out).to_have_text(readout(29, 2, A))
+    page.keyboard.press("ArrowUp")
+    expect(out).to_have_text(readout(28, 2, A))
+    expect(page.locator("#working-sym")).to_have_text("— query 29, “w28”")
+    page.keyboard.press("End")
+    expect(out).to_have_text(readout(28, 29, A))
+    expect(page.locator("#heatmap .axis-keys span.on")).to_have_text("w29")
+    expect(page.locator("#heatmap .cell-marker")).to_be_visible()
