@@ -115,14 +115,14 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
 function buildCanvas(n, m) {
   const canvas = el("canvas", { class: "map", width: m, height: n, "aria-hidden": "true" });
   // The tokens along the axes, for the eye only (the grid's rows name them to screen readers).
-  const placed = (count, start, size) => Array.from({ length: count }, (_, k) => {
+  // Each label is centred on its row or column (CSS), and may be taller than a thin row.
+  const placed = (count, at) => Array.from({ length: count }, (_, k) => {
     const span = el("span");  // placed through the CSSOM: the page's CSP allows no style attribute
-    span.style[start] = `${(100 * k) / count}%`;
-    span.style[size] = `${100 / count}%`;
+    span.style[at] = `${(100 * (k + 0.5)) / count}%`;
     return span;
   });
-  const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" }, ...placed(n, "top", "height"));
-  const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" }, ...placed(m, "left", "width"));
+  const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" }, ...placed(n, "top"));
+  const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" }, ...placed(m, "left"));
   const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
     ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
       el("span", { role: "rowheader" }),

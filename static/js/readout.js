@@ -4,8 +4,9 @@
 import { formatNumber } from "./format.js";
 
 // Up to this many weights the shown head's exact weights are fetched with its bytes
-// (8 bytes each, ~11 as base64: at 128 × 128, 175 kB more); beyond, a weight off the
-// selected row is read from its byte, round(255·a), and said to be within ±0.002.
+// (8 bytes each, ~11 as base64: at 128 tokens 175 kB more, an answer of 112 kB becoming
+// 287 kB with d = 16; at 30 tokens 10 kB more); beyond, a weight off the selected row is
+// read from its byte, round(255·a), and said to be within ±0.002.
 export const EXACT_MAX = 128 * 128;
 
 /** The extra fields of POST /api/attention that give the shown head's weights exactly,
