@@ -12,9 +12,9 @@ import { createJournal } from "./journal.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
+import { turned } from "./pages.js";
 import { cellFromPoint, exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
-import { turned } from "./pages.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
@@ -200,6 +200,8 @@ function drawControls(errors) {
   setProp($("causal"), "checked", state.causal);
   setProp($("cross"), "checked", state.X_kv !== null);
   setProp($("add-key"), "hidden", state.X_kv === null);
+  setProp($("key-count"), "hidden", state.X_kv === null);
+  if (state.X_kv) typed($("tokens-kv"), dims.m);
   setProp($("remove-key"), "hidden", state.X_kv === null);
   setProp($("remove-key"), "disabled", dims.m <= 1);
   setProp($("positional"), "checked", state.positional);
@@ -451,6 +453,11 @@ function wire() {
   $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
   $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));
   $("remove-key").addEventListener("click", () => update(S.removeKeyToken(state)));
+  $("tokens-kv").addEventListener("change", (e) => {
+    const m = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    if (m !== null) update(S.setKeyTokenCount(state, m));
+    else say(notWhole("Key tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });
+  });
   $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
   $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
   $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));

@@ -304,6 +304,16 @@ export function removeKeyToken(state) {
   };
 }
 
+/** Add or remove key tokens at the end until there are ``m`` (within 1 and the limit). */
+export function setKeyTokenCount(state, m) {
+  if (!state.X_kv) return state;
+  const want = Math.max(1, Math.min(LIMITS.tokens, m));
+  let out = state;
+  while (out.X_kv.length < want) out = addKeyToken(out);
+  while (out.X_kv.length > want) out = removeKeyToken(out);
+  return out;
+}
+
 /** Mask or unmask one score cell by hand (a padding mask): query i may not read key j. */
 export function toggleBlocked(state, i, j) {
   const has = state.blocked.some(([a, b]) => a === i && b === j);

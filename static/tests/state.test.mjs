@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
-  removeKeyToken, removeToken, resize, rng, setCell, setCross, setLabel, setTokenCount, shapes,
+  removeKeyToken, removeToken, resize, rng, setCell, setCross, setKeyTokenCount, setLabel, setTokenCount, shapes,
   toggleBlocked, uiField,
 } from "../js/state.js";
 import { fromHash, toHash } from "../js/url.js";
@@ -237,4 +237,14 @@ test("setTokenCount adds or removes tokens at the end, within 1 and the limit", 
   assert.deepEqual(setTokenCount(six, 2).X, [["1", "0"], ["0", "1"]]);
   assert.equal(setTokenCount(s, 0).tokens.length, 1);
   assert.equal(setTokenCount(s, 10000).tokens.length, 512);
+});
+
+test("setKeyTokenCount sets the key sequence's length, and only in cross-attention", () => {
+  const cross = setCross(base(), true);
+  const five = setKeyTokenCount(cross, 5);
+  assert.equal(five.X_kv.length, 5);
+  assert.deepEqual(five.tokens_kv, ["s1", "s2", "s3", "s4", "s5"]);
+  assert.deepEqual(five.X_kv, addKeyToken(addKeyToken(cross)).X_kv);
+  assert.equal(setKeyTokenCount(five, 1).X_kv.length, 1);
+  assert.equal(setKeyTokenCount(base(), 5).X_kv, null);
 });
