@@ -115,14 +115,8 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
 function buildCanvas(n, m) {
   const canvas = el("canvas", { class: "map", width: m, height: n, "aria-hidden": "true" });
   // The tokens along the axes, for the eye only (the grid's rows name them to screen readers).
-  // Each label is centred on its row or column (CSS), and may be taller than a thin row.
-  const placed = (count, at) => Array.from({ length: count }, (_, k) => {
-    const span = el("span");  // placed through the CSSOM: the page's CSP allows no style attribute
-    span.style[at] = `${(100 * (k + 0.5)) / count}%`;
-    return span;
-  });
-  const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" }, ...placed(n, "top"));
-  const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" }, ...placed(m, "left"));
+  const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" });
+  const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" });
   const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
     ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
       el("span", { role: "rowheader" }),
@@ -139,25 +133,54 @@ function buildCanvas(n, m) {
     el("div", { class: "bigmap-frame" }, keyLabels, queryLabels, box),
     el("p", { class: "readout", "aria-live": "polite" }),
     el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: a row's grid cell names its strongest keys." }));
+  // A first guess at the spacing, for the map's full width (34rem); the observer corrects it.
+  placeLabels(queryLabels, n, "top", labelStep(544 / n));
+  placeLabels(keyLabels, m, "left", labelStep(544 / m));
   spaceLabels(box, queryLabels, keyLabels, n, m);
   return view;
 }
 
 // Every label where a row (column) is at least 12 px, else every k-th (labelStep); again
-// whenever the map's drawn size changes.
+// whenever the map's drawn size changes. Only the labels drawn exist (at 512 tokens, 26
+// of each axis's 512), and one more, lit, for the weight read out (showCell).
 const spacing = new WeakMap();  // a map's box → its ResizeObserver
+const axisTexts = new WeakMap();  // an axis's labels → the tokens it was last given
 function spaceLabels(box, queryLabels, keyLabels, n, m) {
   const observer = new ResizeObserver(() => {
     const { width, height } = box.getBoundingClientRect();
-    for (const [labels, count, px] of [[queryLabels, n, height / n], [keyLabels, m, width / m]]) {
-      const step = labelStep(px);
-      if (labels.dataset.step === String(step)) continue;
-      labels.dataset.step = String(step);
-      [...labels.children].forEach((span, k) => span.classList.toggle("skipped", k % step !== 0));
-    }
+    if (!width) return;  // not laid out (a hidden block): keep the guess
+    placeLabels(queryLabels, n, "top", labelStep(height / n));
+    placeLabels(keyLabels, m, "left", labelStep(width / m));
   });
   observer.observe(box);
   spacing.set(box, observer);
+}
+
+/** Labels for every ``step``-th of ``count`` rows (at "top") or columns (at "left"), each
+ *  centred on its own (CSS: it may be taller than a thin row). */
+function placeLabels(labels, count, at, step) {
+  if (labels.dataset.step === String(step)) return;
+  labels.dataset.step = String(step);
+  const span = (k, lit = false) => {
+    const node = el("span", { class: lit ? "on" : null, "data-k": k, hidden: lit });
+    node.style[at] = `${(100 * (k + 0.5)) / count}%`;  // the CSSOM: the page's CSP allows no style attribute
+    return node;
+  };
+  const drawn = [];
+  for (let k = 0; k < count; k += step) drawn.push(span(k));
+  labels.replaceChildren(...drawn, span(0, true));
+  const texts = axisTexts.get(labels);
+  if (texts) writeLabels(labels, texts);
+}
+
+function writeLabels(labels, texts) {
+  axisTexts.set(labels, texts);
+  for (const node of labels.children) {
+    if (node.classList.contains("on")) continue;
+    const text = texts[Number(node.dataset.k)];
+    put(node, text);
+    titled(node, text);
+  }
 }
 
 // What a row of a head drawn from weights_u8 says: its numbers come when it is shown.
@@ -189,10 +212,8 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     marker.style.top = `${(100 * selected) / n}%`;
     marker.style.height = `${Math.max(100 / n, 0.4)}%`;
   }
-  const queryLabels = host.querySelector(".axis-queries").children;
-  const keyLabels = host.querySelector(".axis-keys").children;
-  for (let i = 0; i < n; i++) label(queryLabels[i], tokens[i]);
-  for (let j = 0; j < m; j++) label(keyLabels[j], keys[j]);
+  writeLabels(host.querySelector(".axis-queries"), tokens);
+  writeLabels(host.querySelector(".axis-keys"), keys);
   const rows = host.querySelectorAll('[role="row"]');
   // A row's strongest keys are its cell's accessible name, not text: nothing to lay out
   // (2,048 transparent strings took ~150 ms of layout with 4 heads at 512 tokens).
@@ -206,8 +227,6 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     tab(cell, i === focus.i ? 0 : -1);
   }
 }
-
-const label = (span, text) => { put(span, text); titled(span, text); };
 
 /** Show weight ``cell`` ({i, j}, or null for none) of a canvas heatmap: a box around its
  *  pixel, its query's and key's labels lit, and ``text`` in the read-out under the map. */
@@ -226,10 +245,13 @@ export function showCell(host, cell, text) {
     marker.style.width = `${100 / m}%`;
     marker.style.height = `${100 / n}%`;
   }
-  for (const [axis, k] of [[".axis-queries", on ? cell.i : -1], [".axis-keys", on ? cell.j : -1]]) {
+  for (const [axis, k, at, count] of [[".axis-queries", cell?.i, "top", n], [".axis-keys", cell?.j, "left", m]]) {
     const labels = host.querySelector(axis);
-    labels.querySelector(".on")?.classList.remove("on");
-    labels.children[k]?.classList.add("on");
+    const lit = labels.querySelector(".on");
+    lit.hidden = !on;
+    if (!on) continue;
+    lit.style[at] = `${(100 * (k + 0.5)) / count}%`;
+    put(lit, axisTexts.get(labels)?.[k] ?? "");
   }
 }
 

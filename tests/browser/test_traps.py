@@ -244,12 +244,12 @@ def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_p
     open_30(page, server)
     A, _ = numpy_attention(X30, **CAT)
     # At 1280 px a row of 30 is ~18 px tall: every token labels its row and its column.
-    queries = page.locator("#heatmap .axis-queries span")
-    keys = page.locator("#heatmap .axis-keys span")
+    queries = page.locator("#heatmap .axis-queries span:not(.on)")
+    keys = page.locator("#heatmap .axis-keys span:not(.on)")
     assert queries.all_inner_texts() == T30 and keys.all_inner_texts() == T30
-    expect(page.locator("#heatmap .axis-queries span.skipped")).to_have_count(0)
     labels = queries.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
     assert all(a[1] <= b[0] + 0.5 for a, b in zip(labels, labels[1:])), "query labels do not overlap"
+    assert page.locator("#heatmap .axis-queries span.on").is_hidden()
     page.locator("#heatmap canvas").scroll_into_view_if_needed()
     box = page.locator("#heatmap canvas").bounding_box()
     for i, j in ((12, 7), (0, 0), (29, 3)):
@@ -308,3 +308,30 @@ def test_the_key_token_count_can_be_typed_in_cross_attention(page, server):
     keys.fill("0")
     keys.press("Enter")
     expect(page.get_by_role("status")).to_have_text("Key tokens must be a whole number from 1 to 512; “0” is not.")
+
+
+def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_approximate(page, server):
+    n = 150
+    X = np.array([[round((i % 7) / 7, 1), round((i % 4) / 4, 2)] for i in range(n)])
+    tokens = [f"t{i + 1}" for i in range(n)]
+    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={';'.join(f'{a:g},{b:g}' for a, b in X)}&row={n - 1}")
+    A, _ = numpy_attention(X, **CAT)
+    # ~3.6 px a row at 1280 px: every 5th token labels its row, and none overlap.
+    labels = page.locator("#heatmap .axis-queries span:not(.on)")
+    expect(labels).to_have_count(n // 5)
+    assert labels.all_inner_texts() == tokens[::5]
+    rects = labels.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
+    assert all(a[1] <= b[0] for a, b in zip(rects, rects[1:]))
+    canvas = page.locator("#heatmap canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    at = lambda i, j: (box["x"] + box["width"] * (j + 0.5) / n, box["y"] + box["height"] * (i + 0.5) / n)  # noqa: E731
+    out = page.locator("#heatmap .readout")
+    # Off the selected row the page has only the weight's byte, and says so.
+    page.mouse.move(*at(40, 9))
+    byte = round(255 * A[40, 9]) / 255
+    expect(out).to_have_text(f"Query 41 “t41”, key 10 “t10”: weight ≈ {byte:.3f} (±0.002; select the row for its exact weights)")
+    # On the selected row the working's exact weights are read out.
+    page.mouse.move(*at(n - 1, 9))
+    expect(out).to_have_text(f"Query {n} “t{n}”, key 10 “t10”: weight {A[n - 1, 9]:.3f}")
+    expect(page.locator("#heatmap .axis-queries span.on")).to_have_text(f"t{n}")
