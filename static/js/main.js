@@ -41,6 +41,7 @@ const ui = {
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
+  tapped: null,           // the weight last tapped, read out under a canvas map (touch has no hover)
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
   exportPanel: null,      // {changed()} of the export panel, told of every redraw
@@ -250,7 +251,8 @@ function drawLink() {
   if (!ui.body) return;
   const body = shownHead(ui.body, state.head);
   const [n, m] = [body.tokens.length, (body.tokens_kv ?? body.tokens).length];
-  const cell = ui.link && ui.link.i < n && ui.link.j < m ? ui.link : null;
+  const read = ui.link ?? ui.tapped;
+  const cell = read && read.i < n && read.j < m ? read : null;
   for (const host of $("heatmap").querySelectorAll('.heatmap[data-mode="canvas"]')) {
     const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
     showCell(host, mine ? cell : null, mine ? readoutText(body, cell) : "");
@@ -402,7 +404,14 @@ function wire() {
   heatmap.addEventListener("pointerdown", (e) => {
     if (e.pointerType !== "touch") return;
     tapping = true;
+    ui.tapped = e.target.closest?.(".bigmap") ? pointed(e) : null;
     setLink(pointed(e));
+  });
+  document.addEventListener("pointerdown", (e) => {  // a tap elsewhere ends the read-out of the last
+    if (e.pointerType === "touch" && ui.tapped && !heatmap.contains(e.target)) {
+      ui.tapped = null;
+      drawLink();
+    }
   });
   document.addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tapping) unlink(); });
   document.addEventListener("pointercancel", (e) => { if (e.pointerType === "touch" && tapping) { tapping = false; unlink(); } });

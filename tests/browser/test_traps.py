@@ -335,3 +335,23 @@ def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_appr
     page.mouse.move(*at(n - 1, 9))
     expect(out).to_have_text(f"Query {n} “t{n}”, key 10 “t10”: weight {A[n - 1, 9]:.3f}")
     expect(page.locator("#heatmap .axis-queries span.on")).to_have_text(f"t{n}")
+
+
+def test_a_tap_on_the_canvas_reads_out_the_weight_and_lights_nothing_after(browser, console, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    open_30(page, server)
+    A, _ = numpy_attention(X30, **CAT)
+    canvas = page.locator("#heatmap canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] * 4.5 / N30, box["y"] + box["height"] * 9.5 / N30)
+    expect(page.locator("#working-sym")).to_have_text("— query 10, “w9”")
+    # Touch has no hover: the tapped weight stays read out, but nothing stays linked.
+    expect(page.locator("#heatmap .readout")).to_have_text(readout(9, 4, A))
+    expect(page.locator(".linked")).to_have_count(0)
+    # A tap elsewhere puts the read-out back to its hint.
+    page.touchscreen.tap(5, 5)
+    expect(page.locator("#heatmap .readout")).to_contain_text("Point at a weight")
+    context.close()
