@@ -1,12 +1,14 @@
 // Draw the attention weights A as an ARIA grid: queries down the side, keys across the top.
 // Up to TABLE_MAX tokens every cell is a table cell with its value printed; beyond that a
 // canvas draws one pixel per weight (CSS scales it up crisply) under a grid of rows that
-// keeps the keyboard and screen readers working. This module only draws: which row is
-// selected and which cell has focus are given to it.
+// keeps the keyboard and screen readers working, with the tokens along its axes where they
+// fit and a read-out of one weight under it. This module only draws: which row is
+// selected, which cell has focus and which weight is read out are given to it.
 
 import { el } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { rgbCss, textRGB, weightRGB, writeWeightRGB } from "./colour.js";
+import { labelStep } from "./readout.js";
 
 export const TABLE_MAX = 24;
 
@@ -39,6 +41,8 @@ export function renderHeatmap(host, view) {
   const mode = Math.max(n, m) <= TABLE_MAX ? "table" : "canvas";
   const size = `${mode} ${n}×${m}`;
   if (host.dataset.size !== size) {
+    const old = host.querySelector(".bigmap");
+    if (old) spacing.get(old)?.disconnect();
     host.replaceChildren(mode === "table" ? buildTable(n, m) : buildCanvas(n, m));
     host.dataset.mode = mode;
     host.dataset.size = size;
@@ -110,6 +114,9 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
 
 function buildCanvas(n, m) {
   const canvas = el("canvas", { class: "map", width: m, height: n, "aria-hidden": "true" });
+  // The tokens along the axes, for the eye only (the grid's rows name them to screen readers).
+  const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" });
+  const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" });
   const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
     ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
       el("span", { role: "rowheader" }),
@@ -119,11 +126,61 @@ function buildCanvas(n, m) {
     rows[i].style.top = `${(100 * i) / n}%`;
     rows[i].style.height = `${100 / n}%`;
   }
-  const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }), grid);
-  return el("div", {},
+  const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }),
+    el("div", { class: "cell-marker", hidden: true }), grid);
+  const view = el("div", { class: "bigmap-view" },
     el("p", { class: "bigmap-caption", text: `query ↓ (${n} tokens), key → (${m}) — one pixel per weight` }),
-    box,
-    el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: focus a row to hear its strongest keys." }));
+    el("div", { class: "bigmap-frame" }, keyLabels, queryLabels, box),
+    el("p", { class: "readout", "aria-live": "polite" }),
+    el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: a row's grid cell names its strongest keys." }));
+  // A first guess at the spacing, for the map's full width (34rem); the observer corrects it.
+  placeLabels(queryLabels, n, "top", labelStep(544 / n));
+  placeLabels(keyLabels, m, "left", labelStep(544 / m));
+  spaceLabels(box, queryLabels, keyLabels, n, m);
+  return view;
+}
+
+// Every label where a row (column) is at least 12 px, else every k-th (labelStep); again
+// whenever the map's drawn size changes. Only the labels drawn exist (at 512 tokens, 26
+// of each axis's 512), and one more, lit, for the weight read out (showCell).
+const spacing = new WeakMap();  // a map's box → its ResizeObserver
+const axisTexts = new WeakMap();  // an axis's labels → the tokens it was last given
+function spaceLabels(box, queryLabels, keyLabels, n, m) {
+  const observer = new ResizeObserver(() => {
+    const { width, height } = box.getBoundingClientRect();
+    if (!width) return;  // not laid out (a hidden block): keep the guess
+    placeLabels(queryLabels, n, "top", labelStep(height / n));
+    placeLabels(keyLabels, m, "left", labelStep(width / m));
+  });
+  observer.observe(box);
+  spacing.set(box, observer);
+}
+
+/** Labels for every ``step``-th of ``count`` rows (at "top") or columns (at "left"), each
+ *  centred on its own (CSS: it may be taller than a thin row). */
+function placeLabels(labels, count, at, step) {
+  if (labels.dataset.step === String(step)) return;
+  labels.dataset.step = String(step);
+  const span = (k, lit = false) => {
+    const node = el("span", { class: lit ? "on" : null, "data-k": k, hidden: lit });
+    node.style[at] = `${(100 * (k + 0.5)) / count}%`;  // the CSSOM: the page's CSP allows no style attribute
+    return node;
+  };
+  const drawn = [];
+  for (let k = 0; k < count; k += step) drawn.push(span(k));
+  labels.replaceChildren(...drawn, span(0, true));
+  const texts = axisTexts.get(labels);
+  if (texts) writeLabels(labels, texts);
+}
+
+function writeLabels(labels, texts) {
+  axisTexts.set(labels, texts);
+  for (const node of labels.children) {
+    if (node.classList.contains("on")) continue;
+    const text = texts[Number(node.dataset.k)];
+    put(node, text);
+    titled(node, text);
+  }
 }
 
 // What a row of a head drawn from weights_u8 says: its numbers come when it is shown.
@@ -155,6 +212,8 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     marker.style.top = `${(100 * selected) / n}%`;
     marker.style.height = `${Math.max(100 / n, 0.4)}%`;
   }
+  writeLabels(host.querySelector(".axis-queries"), tokens);
+  writeLabels(host.querySelector(".axis-keys"), keys);
   const rows = host.querySelectorAll('[role="row"]');
   // A row's strongest keys are its cell's accessible name, not text: nothing to lay out
   // (2,048 transparent strings took ~150 ms of layout with 4 heads at 512 tokens).
@@ -166,6 +225,33 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     attr(cell, "aria-label", strongest ? keysText(strongest[i], keys)
       : exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
     tab(cell, i === focus.i ? 0 : -1);
+  }
+}
+
+/** Show weight ``cell`` ({i, j}, or null for none) of a canvas heatmap: a box around its
+ *  pixel, its query's and key's labels lit, and ``text`` in the read-out under the map. */
+export function showCell(host, cell, text) {
+  const canvas = host.querySelector("canvas.map");
+  if (!canvas) return;
+  const n = canvas.height;
+  const m = canvas.width;
+  put(host.querySelector(".readout"), text);
+  const marker = host.querySelector(".cell-marker");
+  const on = cell !== null && cell.i < n && cell.j < m;
+  marker.hidden = !on;
+  if (on) {
+    marker.style.top = `${(100 * cell.i) / n}%`;
+    marker.style.left = `${(100 * cell.j) / m}%`;
+    marker.style.width = `${100 / m}%`;
+    marker.style.height = `${100 / n}%`;
+  }
+  for (const [axis, k, at, count] of [[".axis-queries", cell?.i, "top", n], [".axis-keys", cell?.j, "left", m]]) {
+    const labels = host.querySelector(axis);
+    const lit = labels.querySelector(".on");
+    lit.hidden = !on;
+    if (!on) continue;
+    lit.style[at] = `${(100 * (k + 0.5)) / count}%`;
+    put(lit, axisTexts.get(labels)?.[k] ?? "");
   }
 }
 

@@ -1,9 +1,12 @@
 // Draw the editable inputs: token labels, X, W_Q, W_K, W_V, and the messages of invalid cells.
-// Inputs are rebuilt only when a shape changes; otherwise only values and marks are
-// updated, so typing, focus and the caret are never disturbed.
+// Inputs are rebuilt only when a shape or the page of a large matrix changes; otherwise
+// only values and marks are updated, so typing, focus and the caret are never disturbed.
+// A matrix beyond SHOWN rows or columns shows one page of SHOWN × SHOWN inputs at a time,
+// with buttons to turn it (pages.js); every input keeps its real row and column.
 
 import { el, keyed, symbols } from "./dom.js";
 import { SHOWN } from "./matrix.js";
+import { pageText, windowOf } from "./pages.js";
 import { matricesOf } from "./state.js";
 
 const CAPTIONS = {
@@ -48,10 +51,12 @@ export function fieldName(field) {
 export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
 
 /** Draw the inputs of ``state`` in ``host``, marking the fields of ``errors``.
+ *  ``pages``: a Map from a matrix's name to the page of it shown ({row, col}, see pages.js;
+ *  none: its first).
  *  ``later``: names of matrices whose inputs, when not built yet, may wait for a later
  *  call (the page builds those of other heads and W_O after its first paint); their
  *  figure already has its caption and takes its place. Returns whether any waits. */
-export function renderInputs(host, state, errors, { later = null } = {}) {
+export function renderInputs(host, state, errors, { later = null, pages = null } = {}) {
   const names = matricesOf(state);
   let waiting = false;
   for (const figure of host.querySelectorAll(":scope > [data-key]")) {
@@ -60,14 +65,19 @@ export function renderInputs(host, state, errors, { later = null } = {}) {
   for (const name of names) {
     const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
     const m = state[name];
-    const rows = Math.min(m.length, SHOWN);
-    const cols = Math.min(m[0].length, SHOWN);
-    const size = `${rows}×${cols}`;
+    const w = windowOf(pages?.get(name), m.length, m[0].length, SHOWN);
+    const rows = w.r1 - w.r0;
+    const size = `${rows}×${w.c1 - w.c0} at ${w.r0},${w.c0}`;
     const wait = figure.dataset.size !== size && Boolean(later?.has(name));
     const want = wait ? "later" : size;
     if (figure.dataset.size !== want) {
-      build(figure, name, wait ? 0 : rows, cols, rows);
+      build(figure, name, wait ? { ...w, r1: w.r0 } : w, rows);
       figure.dataset.size = want;
+    }
+    const paged = `${want} of ${m.length}×${m[0].length}`;
+    if (figure.dataset.paged !== paged) {
+      figure.dataset.paged = paged;
+      drawPager(figure, w, m.length, m[0].length);
     }
     waiting ||= wait;
     const { base, head } = split(name);
@@ -82,9 +92,6 @@ export function renderInputs(host, state, errors, { later = null } = {}) {
     if (figure.dataset.shape !== shape) {  // only when it changes: this runs on every keystroke
       figure.dataset.shape = shape;
       figure.querySelector(".shape").replaceChildren(...symbols(shape));
-      const note = figure.querySelector(".truncated");
-      note.hidden = m.length <= rows && m[0].length <= cols;
-      note.textContent = `Showing ${rows} of ${m.length} rows and ${cols} of ${m[0].length} columns; the rest are in the link.`;
     }
     if (wait) continue;  // no inputs yet to write into
     // A keystroke makes a new array for the row it changed and keeps every other (see
@@ -95,15 +102,15 @@ export function renderInputs(host, state, errors, { later = null } = {}) {
     const labels = LABELS[name] ? state[LABELS[name].key] : null;
     const last = drawn.get(figure);
     const clean = errors.size === 0 && last !== undefined && !last.errors;
-    for (let i = 0; i < rows; i++) {
+    for (let i = w.r0; i < w.r1; i++) {
       if (clean && last.m[i] === m[i] && (!labels || last.labels[i] === labels[i])) continue;
-      for (let j = 0; j < cols; j++) {
+      for (let j = w.c0; j < w.c1; j++) {
         const field = `${name}[${i}][${j}]`;
-        sync(cells[i][j], m[i][j], errors.get(field), field);
+        sync(cells[i - w.r0][j - w.c0], m[i][j], errors.get(field), field);
       }
       if (labels) {
         const field = `${LABELS[name].key}[${i}]`;
-        sync(labelInputs[i], labels[i], errors.get(field), field);
+        sync(labelInputs[i - w.r0], labels[i], errors.get(field), field);
       }
     }
     drawn.set(figure, { m, labels, errors: errors.size > 0 });
@@ -124,32 +131,33 @@ function sync(input, text, error, field) {
   }
 }
 
-/** The figure of a matrix with ``rows`` × ``cols`` inputs (0 rows: none yet) and the place
- *  of ``space`` rows kept for it while it is off screen. */
-function build(figure, name, rows, cols, space = rows) {
+/** The figure of a matrix with the inputs of window ``w`` ({r0, r1, c0, c1}; r1 = r0:
+ *  none yet) and the place of ``space`` rows kept for it while it is off screen. */
+function build(figure, name, w, space) {
   const [symbol] = CAPTIONS[split(name).base];
-  delete figure.dataset.words;  // the caption's words are written again after a rebuild
+  // The caption's words, the shape and the pager are written again after a rebuild.
+  for (const key of ["words", "shape", "paged"]) delete figure.dataset[key];
   const table = el("table", { class: "cells" });
   const tbody = el("tbody");
   const cells = [];
-  for (let i = 0; i < rows; i++) {
+  for (let i = w.r0; i < w.r1; i++) {
     const tr = el("tr");
     cells.push([]);
-    for (let j = 0; j < cols; j++) {
+    for (let j = w.c0; j < w.c1; j++) {
       const field = `${name}[${i}][${j}]`;
       const input = el("input", {
         id: fieldId(field), type: "text", inputmode: "decimal", autocomplete: "off",
         spellcheck: "false", "aria-label": `${cellPrefix(name)} row ${i + 1} column ${j + 1}`,
         "data-matrix": name, "data-i": i, "data-j": j,
       });
-      cells[i].push(input);
+      cells[i - w.r0].push(input);
       tr.append(el("td", {}, input));
     }
     tbody.append(tr);
   }
   table.append(tbody);
   const labels = LABELS[name];
-  const labelInputs = labels ? Array.from({ length: rows }, (_, i) => el("input", {
+  const labelInputs = labels ? Array.from({ length: w.r1 - w.r0 }, (_, k) => w.r0 + k).map((i) => el("input", {
     id: fieldId(`${labels.key}[${i}]`), class: "label-input", type: "text", autocomplete: "off",
     spellcheck: "false", "aria-label": labels.name(i), [labels.data]: i,
   })) : [];
@@ -164,8 +172,28 @@ function build(figure, name, rows, cols, space = rows) {
       el("span", { class: "formula" })),
     el("div", { class: "scroll" }, el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, table))),
     el("div", { class: "shape" }),
-    el("p", { class: "truncated", hidden: true }),
+    el("div", { class: "pager" }, pagerAxis(name, "rows"), pagerAxis(name, "cols")),
   );
+}
+
+/** One axis of a large matrix's pager: "Rows 17–32 of 40", Previous and Next. */
+function pagerAxis(name, axis) {
+  const of = `${axis === "rows" ? "rows" : "columns"} of ${cellPrefix(name)}`;
+  return el("p", { class: "pager-axis", "data-axis": axis, hidden: true },
+    el("span", { class: "pager-text" }),
+    el("button", { type: "button", class: "turn", "data-turn": axis, "data-step": -1, "aria-label": `Previous ${of}` }, "Previous"),
+    el("button", { type: "button", class: "turn", "data-turn": axis, "data-step": 1, "aria-label": `Next ${of}` }, "Next"));
+}
+
+function drawPager(figure, w, rows, cols) {
+  for (const [axis, start, end, total] of [["rows", w.r0, w.r1, rows], ["cols", w.c0, w.c1, cols]]) {
+    const p = figure.querySelector(`.pager-axis[data-axis="${axis}"]`);
+    p.hidden = total <= SHOWN;
+    p.querySelector(".pager-text").textContent = pageText(axis, start, end, total);
+    const [previous, next] = p.querySelectorAll("button");
+    previous.disabled = start === 0;
+    next.disabled = end >= total;
+  }
 }
 
 /** The list of messages under the inputs, one per invalid field, each with the id

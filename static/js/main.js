@@ -7,15 +7,18 @@ import { symbols } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
-import { cellAt, moveFocus, renderLegend } from "./heatmap.js";
+import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { createJournal } from "./journal.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
+import { turned } from "./pages.js";
+import { cellFromPoint, exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
+import { notWhole, typedSeed, wholeIn } from "./typed.js";
 import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkContext, walkPanel } from "./walk.js";
 
@@ -40,11 +43,13 @@ const ui = {
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
+  tapped: null,           // the weight last tapped, read out under a canvas map (touch has no hover)
   shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
   walk: null,             // the step of the guided walk on screen, or null
   exportPanel: null,      // {changed()} of the export panel, told of every redraw
   offline: false,         // the server cannot be reached (api.js retries on its own)
   failure: null,          // the server's message for the newest request, when no input is to blame
+  pages: new Map(),       // matrix name → the page of its inputs shown, {row, col} (pages.js)
 };
 
 const api = createApi({ onConnection: (up) => {
@@ -102,6 +107,10 @@ function writeUrlNow({ keepNote = false } = {}) {
   if (url !== location.hash) {
     if (ui.newEntry) window.history.pushState(null, "", url);
     else window.history.replaceState(null, "", url);
+  } else if (ui.newEntry) {
+    // The edits since the last entry changed nothing ("1" typed over "1"): they made no
+    // entry, so the next keystroke in that field starts one instead of joining them.
+    ui.lastField = null;
   }
   ui.newEntry = false;
   if (!keepNote) journal.clear();
@@ -117,7 +126,11 @@ async function recompute() {
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
-  const answer = await api.compute({ ...request, fields: fieldsFor(request.X.length, Boolean(request.heads), asked.head, request.X_kv?.length), encoding: "base64" });
+  const [n, m, multi] = [request.X.length, request.X_kv?.length ?? request.X.length, Boolean(request.heads)];
+  // Beyond the table's size the shown head's weights come exactly too, while they are few
+  // enough (readout.js): its picture and read-out then show the real numbers.
+  const exact = Math.max(n, m) > TABLE_MAX ? exactFields(n, m, multi, asked.head) : [];
+  const answer = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   reveal();  // the first answer, good or bad, shows the page (see start)
   if (answer.status === 200) {
@@ -163,7 +176,7 @@ function allErrors() {
 
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
-  const waiting = renderInputs($("inputs"), state, errors, { later });
+  const waiting = renderInputs($("inputs"), state, errors, { later, pages: ui.pages });
   renderInputErrors($("input-errors"), errors);
   drawControls(errors);
   exportChanged.schedule();
@@ -204,6 +217,8 @@ function drawControls(errors) {
   setProp($("causal"), "checked", state.causal);
   setProp($("cross"), "checked", state.X_kv !== null);
   setProp($("add-key"), "hidden", state.X_kv === null);
+  setProp($("key-count"), "hidden", state.X_kv === null);
+  if (state.X_kv) typed($("tokens-kv"), dims.m);
   setProp($("remove-key"), "hidden", state.X_kv === null);
   setProp($("remove-key"), "disabled", dims.m <= 1);
   setProp($("positional"), "checked", state.positional);
@@ -227,7 +242,7 @@ function drawControls(errors) {
   }
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
   setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
-  setProp($("token-count"), "textContent", String(dims.n));
+  typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
   const match = presets.findIndex((p) => isPreset(p, state));
@@ -247,9 +262,26 @@ function drawResults({ now = false } = {}) {
     link: ui.link, now, d_model: S.shapes(ui.answered).d_model, inputs: built(ui.answered).request,
     present: state.present });
   ui.focus = focus;
+  // The working is typeset after the paint, and lights the link it was given; by then the
+  // pointer or an arrow key may have moved it.
+  afterPaint(drawLink);
   drawWalk();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
+}
+
+/** Light the parts of the linked weight, and read it out under a canvas heatmap. */
+function drawLink() {
+  renderLink($("page"), ui.link);
+  if (!ui.body) return;
+  const body = shownHead(ui.body, state.head);
+  const [n, m] = [body.tokens.length, (body.tokens_kv ?? body.tokens).length];
+  const read = ui.link ?? ui.tapped;
+  const cell = read && read.i < n && read.j < m ? read : null;
+  for (const host of $("heatmap").querySelectorAll('.heatmap[data-mode="canvas"]')) {
+    const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
+    showCell(host, mine ? cell : null, mine ? readoutText(body, cell) : "");
+  }
 }
 
 function drawWalk() {
@@ -307,12 +339,20 @@ function selectRow(i, head = state.head) {
   if (ui.body) drawResults();  // the highlight moves now; the working follows the answer
 }
 
+/** The weight {i, j} under a pointer event's point on a canvas heatmap's box ``map``. */
+function pointAt(map, e) {
+  const canvas = map.querySelector("canvas");
+  return cellFromPoint(canvas.getBoundingClientRect(), e.clientX, e.clientY, canvas.height, canvas.width);
+}
+
 /** The heatmap of the head shown in the other blocks (the only one with one head). */
 const shownHeatmap = () => $("heatmap").querySelector(`[data-head="${ui.body?.heads ? state.head : 0}"] .heatmap`);
 
 function focusCell(pos) {
   ui.focus = pos;
+  ui.link = pos;  // the link follows the focus, drawn with it (focusin comes after the drawing)
   if (ui.body) drawResults();
+  drawLink();
   cellAt(shownHeatmap(), pos)?.focus({ preventScroll: false });
 }
 
@@ -330,32 +370,80 @@ function wire() {
     }
   });
 
+  $("inputs").addEventListener("click", (e) => {  // a page of a large matrix's inputs
+    const b = e.target.closest("button[data-turn]");
+    if (!b) return;
+    const name = b.closest("[data-key]").dataset.key;
+    const { turn, step } = b.dataset;
+    ui.pages.set(name, turned(ui.pages.get(name), turn, Number(step), state[name].length, state[name][0].length, SHOWN));
+    drawInputs();
+    // The inputs were rebuilt: focus the same button again, or its twin at the end.
+    const pager = $("inputs").querySelector(`:scope > [data-key="${name}"] .pager-axis[data-axis="${turn}"]`);
+    const [previous, next] = pager.querySelectorAll("button");
+    (Number(step) > 0 ? (next.disabled ? previous : next) : (previous.disabled ? next : previous)).focus();
+  });
+
   const heatmap = $("heatmap");
   const headOf = (node) => Number(node.closest("[data-head]")?.dataset.head ?? 0);
+  let tapping = false;  // a finger is on the heatmap, or its tap's click has yet to come
   heatmap.addEventListener("click", (e) => {
     const target = e.target.closest("[data-i]");
-    if (!target || !heatmap.contains(target)) return;
-    const i = Number(target.dataset.i);
-    ui.focus = { i, j: Number(target.dataset.j ?? ui.focus.j) };
-    selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
-    cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
-    // On a narrow screen the working stands under the heatmap: bring it into view (its
-    // "Back to the heatmap" button returns). Side by side, nothing moves.
-    if (matchMedia(STACKED).matches && !state.present) $("working-block").scrollIntoView({ block: "start" });
+    if (target && heatmap.contains(target)) {
+      const i = Number(target.dataset.i);
+      const map = target.closest(".bigmap");  // on a canvas, the key is where the pointer is
+      ui.focus = { i, j: map ? pointAt(map, e)?.j ?? ui.focus.j : Number(target.dataset.j ?? ui.focus.j) };
+      selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
+      cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
+      // On a narrow screen the working stands under the heatmap: bring it into view (its
+      // "Back to the heatmap" button returns). Side by side, nothing moves.
+      if (matchMedia(STACKED).matches && !state.present) $("working-block").scrollIntoView({ block: "start" });
+    }
+    tapping = false;  // the tap's focus has come
   });
-  const link = (e) => {
-    const cell = e.target.closest?.("td[data-i]");
-    const mine = cell && heatmap.contains(cell) && (!ui.body?.heads || headOf(cell) === state.head);
-    const next = mine ? { i: Number(cell.dataset.i), j: Number(cell.dataset.j) } : null;
+  const isShown = (node) => !ui.body?.heads || headOf(node) === state.head;
+  /** The weight a cell of the shown head's grid stands for: a canvas row's, the focused key's. */
+  const cellOf = (node) => {
+    const cell = node.closest?.('[role="gridcell"]');
+    if (!cell || !heatmap.contains(cell) || !isShown(cell)) return null;
+    return { i: Number(cell.dataset.i), j: cell.matches("td") ? Number(cell.dataset.j) : ui.focus.j };
+  };
+  /** The weight under the pointer: a table's cell, or the pixel of a canvas. */
+  const pointed = (e) => {
+    const map = e.target.closest?.(".bigmap");
+    if (!map) return cellOf(e.target);
+    return isShown(map) ? pointAt(map, e) : null;
+  };
+  const setLink = (next) => {
     if (next?.i === ui.link?.i && next?.j === ui.link?.j) return;
     ui.link = next;
-    renderLink($("page"), ui.link);
+    drawLink();
   };
-  heatmap.addEventListener("mouseover", link);
-  heatmap.addEventListener("focusin", link);
-  heatmap.addEventListener("mouseleave", () => { ui.link = null; renderLink($("page"), null); });
-  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) { ui.link = null; renderLink($("page"), null); } });
+  // A finger lights a weight while it is down; the focus a tap gives a cell lights nothing,
+  // since no pointer leaves to put it out. A mouse or pen lights what it is over.
+  const unlink = () => setLink(null);
+  heatmap.addEventListener("pointerover", (e) => { if (e.pointerType !== "touch") setLink(pointed(e)); });
+  heatmap.addEventListener("pointermove", (e) => {
+    if (e.pointerType !== "touch" && e.target.closest?.(".bigmap")) setLink(pointed(e));
+  });
+  heatmap.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "touch") return;
+    tapping = true;
+    ui.tapped = e.target.closest?.(".bigmap") ? pointed(e) : null;
+    setLink(pointed(e));
+  });
+  document.addEventListener("pointerdown", (e) => {  // a tap elsewhere ends the read-out of the last
+    if (e.pointerType === "touch" && ui.tapped && !heatmap.contains(e.target)) {
+      ui.tapped = null;
+      drawLink();
+    }
+  });
+  document.addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tapping) unlink(); });
+  document.addEventListener("pointercancel", (e) => { if (e.pointerType === "touch" && tapping) { tapping = false; unlink(); } });
+  heatmap.addEventListener("focusin", (e) => { if (!tapping) setLink(cellOf(e.target)); });
+  heatmap.addEventListener("pointerleave", (e) => { if (e.pointerType !== "touch") unlink(); });
+  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) unlink(); });
   heatmap.addEventListener("keydown", (e) => {
+    tapping = false;
     if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
     const n = ui.body.tokens.length;
     if (ui.body.heads && headOf(e.target) !== state.head) selectRow(ui.focus.i, headOf(e.target));
@@ -398,6 +486,11 @@ function wire() {
   $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
   $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));
   $("remove-key").addEventListener("click", () => update(S.removeKeyToken(state)));
+  $("tokens-kv").addEventListener("change", (e) => {
+    const m = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    if (m !== null) update(S.setKeyTokenCount(state, m));
+    else say(notWhole("Key tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });
+  });
   $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
   $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
   $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
@@ -450,8 +543,23 @@ function wire() {
   });
   $("add-token").addEventListener("click", () => update(S.addToken(state)));
   $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
+  $("tokens").addEventListener("change", (e) => {
+    const n = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    if (n !== null) update(S.setTokenCount(state, n));
+    else say(notWhole("Tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });  // the text stays to be corrected
+  });
   $("reset").addEventListener("click", () => update(DEFAULT));
-  $("random").addEventListener("click", () => update(S.randomize(state, Math.floor(Math.random() * 1e6))));
+  // A seed typed and not yet applied is what "Random" uses. Pressing the button blurs the
+  // seed field, whose change event applies the seed first: the field is read at the press.
+  let pressedSeed = null;
+  $("random").addEventListener("pointerdown", () => { pressedSeed = typedSeed($("seed").value, state.seed); });
+  $("random").addEventListener("click", (e) => {
+    const pressed = e.detail > 0 ? pressedSeed : null;  // a click of the pointer pressed just now
+    pressedSeed = null;
+    const seed = pressed ?? typedSeed($("seed").value, state.seed);
+    if (seed === null) update(S.randomize(state, Math.floor(Math.random() * 1e6)));
+    else if (seed !== state.seed) update(S.randomize(state, seed));  // else the change event applied it
+  });
   $("seed").addEventListener("change", (e) => {
     const seed = Number(e.target.value);
     if (Number.isInteger(seed) && seed >= 0 && seed <= 999999999) update(S.randomize(state, seed));

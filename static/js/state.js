@@ -265,6 +265,16 @@ export function removeToken(state, i = state.tokens.length - 1) {
   return { ...state, tokens: drop(state.tokens), X: drop(state.X), row, blocked };
 }
 
+/** Add or remove tokens at the end until there are ``n`` (kept within 1 and the limit):
+ *  the same rows as pressing "Add token" or "Remove token" that many times. */
+export function setTokenCount(state, n) {
+  const want = Math.max(1, Math.min(LIMITS.tokens, n));
+  let out = state;
+  while (out.tokens.length < want) out = addToken(out);
+  while (out.tokens.length > want) out = removeToken(out);
+  return out;
+}
+
 /** Cross-attention on (a key/value sequence of as many tokens, drawn from the seed) or off. */
 export function setCross(state, on) {
   if (!on) return { ...state, X_kv: null, tokens_kv: null, blocked: [] };
@@ -294,6 +304,16 @@ export function removeKeyToken(state) {
     ...state, X_kv: state.X_kv.slice(0, -1), tokens_kv: state.tokens_kv.slice(0, -1),
     blocked: state.blocked.filter(([, j]) => j < m - 1),
   };
+}
+
+/** Add or remove key tokens at the end until there are ``m`` (within 1 and the limit). */
+export function setKeyTokenCount(state, m) {
+  if (!state.X_kv) return state;
+  const want = Math.max(1, Math.min(LIMITS.tokens, m));
+  let out = state;
+  while (out.X_kv.length < want) out = addKeyToken(out);
+  while (out.X_kv.length > want) out = removeKeyToken(out);
+  return out;
 }
 
 /** Mask or unmask one score cell by hand (a padding mask): query i may not read key j. */

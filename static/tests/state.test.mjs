@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
-  removeKeyToken, removeToken, resize, rng, setCell, setCross, setLabel, shapes, toggleBlocked,
-  uiField,
+  removeKeyToken, removeToken, resize, rng, setCell, setCross, setKeyTokenCount, setLabel, setTokenCount, shapes,
+  toggleBlocked, uiField,
 } from "../js/state.js";
 import { fromHash, toHash } from "../js/url.js";
 
@@ -232,4 +232,26 @@ test("present mode is part of the link, so a lesson's slide reopens as it was", 
   assert.match(toHash(s), /&present=1$/);
   assert.equal(fromHash(toHash(s), base()).state.present, true);
   assert.equal(fromHash("#causal=1", base()).state.present, false);
+});
+
+test("setTokenCount adds or removes tokens at the end, within 1 and the limit", () => {
+  const s = base();
+  const six = setTokenCount(s, 6);
+  assert.deepEqual(six.tokens, ["the", "cat", "sat", "on", "the", "mat"]);
+  let stepped = s;
+  for (let k = 0; k < 3; k++) stepped = addToken(stepped);
+  assert.deepEqual(six.X, stepped.X, "the same rows as Add token pressed three times");
+  assert.deepEqual(setTokenCount(six, 2).X, [["1", "0"], ["0", "1"]]);
+  assert.equal(setTokenCount(s, 0).tokens.length, 1);
+  assert.equal(setTokenCount(s, 10000).tokens.length, 512);
+});
+
+test("setKeyTokenCount sets the key sequence's length, and only in cross-attention", () => {
+  const cross = setCross(base(), true);
+  const five = setKeyTokenCount(cross, 5);
+  assert.equal(five.X_kv.length, 5);
+  assert.deepEqual(five.tokens_kv, ["s1", "s2", "s3", "s4", "s5"]);
+  assert.deepEqual(five.X_kv, addKeyToken(addKeyToken(cross)).X_kv);
+  assert.equal(setKeyTokenCount(five, 1).X_kv.length, 1);
+  assert.equal(setKeyTokenCount(base(), 5).X_kv, null);
 });
