@@ -216,10 +216,8 @@ function drawControls(errors) {
   typed($("heads"), state.heads);
   setProp($("causal"), "checked", state.causal);
   setProp($("cross"), "checked", state.X_kv !== null);
-  setProp($("add-key"), "hidden", state.X_kv === null);
   setProp($("key-count"), "hidden", state.X_kv === null);
   if (state.X_kv) typed($("tokens-kv"), dims.m);
-  setProp($("remove-key"), "hidden", state.X_kv === null);
   setProp($("remove-key"), "disabled", dims.m <= 1);
   setProp($("positional"), "checked", state.positional);
   const inputs = `— X${state.X_kv ? ", X_kv" : ""}, ${state.heads > 1 ? `W_Q, W_K, W_V of each of ${state.heads} heads, W_O` : "W_Q, W_K, W_V"}`;

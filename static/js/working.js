@@ -28,6 +28,7 @@ export function texSig(x) {
   if (Math.abs(x) >= FIXED_LIMIT) return texNumber(x);  // the page's one scientific form
   const [mant, exp] = x.toPrecision(4).split("e");
   if (!exp) return mant;
+  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930, as printed below 100000
   return `${mant} \\times 10^{${Number(exp)}}`;
 }
 
@@ -68,7 +69,10 @@ export function sigText(x) {
   if (x === 0) return "0";
   if (Math.abs(x) >= FIXED_LIMIT) return formatNumber(x);
   const [mant, exp] = x.toPrecision(4).split("e");  // below 1e-6 toPrecision writes e-7
-  return exp ? formatNumber(x, 3 - Number(exp)) : mant;
+  if (!exp) return mant;
+  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930: 4 figures, below 100000
+  const sup = (c) => (c === "-" ? "\u207B" : c === "+" ? "" : "⁰¹²³⁴⁵⁶⁷⁸⁹"[c]);
+  return `${mant}×10${[...exp].map(sup).join("")}`;
 }
 
 /** The softmax of the row, one key a row: its dot product, scaled score, exponential and

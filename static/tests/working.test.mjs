@@ -33,7 +33,7 @@ test("long sums and vectors are shortened with a centred ellipsis", () => {
 });
 
 test("exponentials keep 4 significant figures; from 100000 on, the page's scientific form", () => {
-  assert.equal(texSig(13359.7), "1.336 \\times 10^{4}");
+  assert.equal(texSig(13359.7), "13360");  // below 100000: no exponent, as every other number
   assert.equal(texSig(150000), "1.500 \\times 10^{5}");
   assert.equal(texSig(2.5e300), "2.500 \\times 10^{300}");
 });
@@ -42,6 +42,9 @@ test("a table cell's exponential: four significant figures, the page's scientifi
   assert.equal(sigText(Math.exp(4 / Math.SQRT2)), "16.92");
   assert.equal(sigText(0.00673795), "0.006738");
   assert.equal(sigText(485165195.4), "4.852×10⁸");
+  assert.equal(sigText(Math.exp(9.9)), "19930");  // e^9.9 = 19930.37…: below 100000, no exponent
+  assert.equal(texSig(Math.exp(9.9)), "19930");
+  assert.equal(sigText(Math.exp(-700)), "9.860×10⁻³⁰⁵");  // toPrecision alone would write 9.860e-305
   assert.equal(sigText(null), "∞");
   assert.equal(sigText(0), "0");
 });
