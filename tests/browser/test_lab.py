@@ -128,7 +128,8 @@ def bad_samples_then_too_many(page):
     expect(lab(page).locator("table tbody tr")).to_have_count(5)
     expect(samples).to_have_attribute("aria-invalid", "false")
     expect(lab(page).locator("figcaption").nth(1)).to_contain_text(
-        "100000 samples (62500 at d_k = 64, 15625 at d_k = 256: samples × d_k is at most 4,000,000), seed 0")
+        "100000 samples (62500 at dk = 64, 15625 at dk = 256: samples × dk is at most 4,000,000), seed 0")
+    expect(lab(page).locator("figcaption").nth(1).locator("sub")).to_have_count(4)  # d_k typeset, never raw
 
 
 def test_the_row_readout_follows_the_selected_row(page, server):
