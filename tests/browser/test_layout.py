@@ -40,6 +40,9 @@ def test_on_a_phone_selecting_a_row_brings_its_working_into_view_and_back(browse
     grid.get_by_role("row").nth(1).get_by_role("gridcell").first.click()
     expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
     page.wait_for_function(f"() => ({IN_VIEW})('#working .working-title')")
+    # Every column of the row's softmax is in sight: the table fits the phone's width.
+    assert page.evaluate("() => { const s = document.querySelector('#working .table-scroll');"
+                         " return s.scrollWidth <= s.clientWidth; }")
     page.get_by_role("button", name="Back to the heatmap").click()
     page.wait_for_function(f"() => ({IN_VIEW})('#heatmap table.grid tbody tr:nth-child(1)')")
     page.context.close()
