@@ -61,7 +61,7 @@ def test_every_input_has_the_contract_name(page, server):
     assert page.get_by_role("grid", name="Attention weights").get_by_role("row").count() == 4
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("width", [1280, 1024, 390])
 def test_axe_finds_no_wcag_a_or_aa_violations(browser, console, server, width):
     page = open_page(browser, console, width=width)
     loaded(page, server.url + "#causal=1")
