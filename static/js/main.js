@@ -9,7 +9,7 @@ import { mountLab } from "./lab.js";
 import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
-import { createJournal } from "./journal.js";
+import { createHistory, settledWithin } from "./history.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
@@ -38,8 +38,6 @@ const ui = {
   body: null,             // the last good answer of the API
   answered: null,         // the state whose inputs body answers
   serverErrors: new Map(),
-  lastField: null,        // consecutive keystrokes in one field make one history entry
-  newEntry: false,        // the URL waiting to be written makes a new history entry
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
@@ -64,58 +62,18 @@ const api = createApi({ onConnection: (up) => {
 
 // ---- the two entry points of every change ----
 
-function update(next, { history = "push", field = null } = {}) {
+/** The state is ``next``: the request leaves, the URL is written, the inputs redrawn.
+ *  ``history`` and ``field`` say which history entry the edit makes (history.js);
+ *  ``urlNow`` writes the URL at once whatever the view's size (an import). */
+function update(next, { history = "push", field = null, urlNow = false } = {}) {
   state = next;
   ui.serverErrors = new Map();
   ui.failure = null;
   const drawn = recompute();  // first, so the request travels while the inputs are redrawn
-  // Consecutive keystrokes in one field make one history entry; anything else its own.
-  if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
-  ui.lastField = field;
-  writeUrl(drawn, { edit: true });
+  urls.edited(drawn, { history, field, now: urlNow });
   drawInputs();
 }
-
-// The URL mirrors the state, so a reload or a link keeps every edit. It is written once
-// the edit's answer has painted (or a second has passed without one): writing it costs
-// 1–3 ms at 3 tokens and ~30 ms at 256 tokens with 4 heads, on the thread the answer
-// waits for. Until then a small view's edit is noted in the journal, which a reload at
-// once reads back (a large view's link takes ~100 ms to encode: too slow per keystroke).
-// The URL is written at once when the page is hidden or left, and before a link is copied.
-const JOURNAL_CELLS = 2000;
-const URL_WAIT_MS = 1000;
-const journal = createJournal();
-/** ``promise`` settled, or ``ms`` passed without it (a lost connection retries forever). */
-const settledWithin = (promise, ms) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
-const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
-const hashes = new WeakMap();  // the fragment of a state, encoded once
-const hashOf = (s) => {
-  if (!hashes.has(s)) hashes.set(s, toHash(s));
-  return hashes.get(s);
-};
-/** Write the URL of the state once ``drawn`` (its answer's drawing) settles and the page
- *  has painted; an ``edit`` of a small view is noted in the journal at once. */
-function writeUrl(drawn, { edit }) {
-  if (edit && cellCount(state) <= JOURNAL_CELLS) journal.note(location.hash, hashOf(state), ui.newEntry);
-  settledWithin(drawn, URL_WAIT_MS).then(urlWriter.schedule);
-}
-/** Write the URL of the state now. ``keepNote`` while the page is being left: a reload
- *  loads the URL it started from, not this one, and must still find the note. */
-function writeUrlNow({ keepNote = false } = {}) {
-  urlWriter.cancel();
-  const url = hashOf(state);
-  if (url !== location.hash) {
-    if (ui.newEntry) window.history.pushState(null, "", url);
-    else window.history.replaceState(null, "", url);
-  } else if (ui.newEntry) {
-    // The edits since the last entry changed nothing ("1" typed over "1"): they made no
-    // entry, so the next keystroke in that field starts one instead of joining them.
-    ui.lastField = null;
-  }
-  ui.newEntry = false;
-  if (!keepNote) journal.clear();
-}
-const urlWriter = coalesced(() => writeUrlNow());
+const urls = createHistory(() => state);
 
 async function recompute() {
   const asked = state;
@@ -582,7 +540,7 @@ function wire() {
     if (preset) update(presetState(preset, state.seed));
   });
   $("copy-link").addEventListener("click", async () => {
-    writeUrlNow();
+    urls.writeNow();
     try {
       await navigator.clipboard.writeText(location.href);
       say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
@@ -590,16 +548,13 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
-  window.addEventListener("pagehide", () => writeUrlNow({ keepNote: true }));
+  window.addEventListener("pagehide", () => urls.writeNow());
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") writeUrlNow({ keepNote: true });
+    if (document.visibilityState === "hidden") urls.writeNow();
   });
   window.addEventListener("popstate", () => {
-    urlWriter.cancel();  // the history's state replaces the one waiting to be written
-    journal.clear();
-    ui.newEntry = false;
+    urls.restored();
     state = fromHash(location.hash, DEFAULT).state;
-    ui.lastField = null;
     ui.serverErrors = new Map();
     drawInputs();
     recompute();
@@ -632,10 +587,7 @@ function start() {
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
   select.lastChild.disabled = true;
   renderLegend($("legend"));
-  // An edit made just before a reload is in the journal, not yet in the URL.
-  const noted = journal.pending(location.hash);
-  ui.newEntry = noted?.push ?? false;
-  const { state: loaded, problem } = fromHash(noted?.to ?? location.hash, DEFAULT);
+  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
@@ -648,8 +600,8 @@ function start() {
     setTimeout(reveal, REVEAL_MS);
   }
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form (with the journal's edit), once the answer has painted.
-  writeUrl(drawn, { edit: false });
+  // The URL in its normal form, in the history entry the page was opened with.
+  urls.edited(drawn, { history: "replace" });
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
@@ -662,7 +614,7 @@ function start() {
     },
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
-        update(S.fromRequest(request, state.seed));
+        update(S.fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it
         return null;
       } catch (err) {
         return `The page cannot show this configuration: ${err.message}.`;
