@@ -612,6 +612,14 @@ function start() {
       if (status !== 200) throw new Error(body.error?.message ?? `error ${status}`);
       return decodeArrays(body);
     },
+    check: async (request) => {  // the server's own check of an import: null, or its message
+      try {
+        const { status, body } = await postOnce({ ...request, fields: [] });
+        return status === 200 ? null : body.error?.message ?? `The server answered ${status}.`;
+      } catch {
+        return "The configuration could not be checked: the server cannot be reached. Try again.";
+      }
+    },
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
         update(S.fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it

@@ -197,7 +197,7 @@ def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_
     expect(cell(page, "Token 1 label")).to_have_value("w0")
 
 
-def test_a_bad_file_is_named_and_changes_nothing(page, server, tmp_path):
+def test_a_bad_file_is_named_and_changes_nothing(page, console, server, tmp_path):
     loaded(page, server.url)
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**CAT, "W_Q": [[1, 0], ["a", 2]]}))
@@ -211,6 +211,15 @@ def test_a_bad_file_is_named_and_changes_nothing(page, server, tmp_path):
     assert page.evaluate("location.hash") == hash_before
     assert heatmap(page) == CAT_A
     expect(cell(page, "W_Q row 2 column 1")).to_have_value("1")
+    # The server judges the file and its words are shown: a field missing, a list for an object.
+    for content, text in [({k: v for k, v in CAT.items() if k != "W_V"}, 'The request needs the field "W_V"'),
+                          ([CAT], "The file must hold a JSON object with X, W_Q, W_K and W_V, got a list")]:
+        bad.write_text(json.dumps(content))
+        page.get_by_label("Import configuration file").set_input_files(bad)
+        expect(panel(page).locator(".export-message")).to_have_text(text)
+        assert page.evaluate("location.hash") == hash_before
+    # Chrome logs every 4xx answer as a console error; the server's 422s are the expected ones.
+    console[:] = [m for m in console if "status of 422" not in m[1]]
 
 
 def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server):
@@ -221,7 +230,8 @@ def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server
     load.click()
     expect(panel(page).locator(".export-message")).to_contain_text("The file is not valid JSON")
     assert heatmap(page) == CAT_A
-    paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0}))
+    # "encoding" is one of the API's fields: the server accepts it, so the page does too.
+    paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0, "encoding": "base64"}))
     load.click()
     expect(page.locator("#status")).to_have_text("Imported the pasted configuration")
     wait_heatmap(page, [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]])
