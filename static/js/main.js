@@ -2,7 +2,6 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
-import { decodeArrays } from "./arrays.js";
 import { symbols } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
@@ -91,7 +90,7 @@ async function recompute() {
   const answer = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   reveal();  // the first answer, good or bad, shows the page (see start)
-  if (answer.status === 200) {
+  if (answer.status === 200 && !answer.unreadable) {
     ui.body = answer.body;
     ui.answered = asked;
     if ($("status").classList.contains("is-warning")) say("");
@@ -269,7 +268,7 @@ async function shuffleTest() {
   const identity = [...Array(n).keys()];
   const runs = await Promise.all([false, true].map(async (positional) => {
     const [a, b] = await Promise.all([identity, perm].map((p) => postOnce(shuffledRequest(request, p, positional))));
-    if (a.status !== 200 || b.status !== 200) throw new Error((a.body.error ?? b.body.error).message);
+    if (a.status !== 200 || b.status !== 200 || a.unreadable || b.unreadable) throw new Error((a.body.error ?? b.body.error).message);
     return { title: positional ? "With sinusoidal positions" : "Without positions", Z: a.body.output, Zs: b.body.output };
   })).catch((err) => { say(err.message, { warning: true }); return null; });
   if (!runs || ticket !== shuffleTicket) return;  // a newer test is on its way
@@ -608,14 +607,14 @@ function start() {
     get: () => ({ state, request: built(state).request, body: ui.body }),
     // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
     fetch: async (fields) => {
-      const { status, body } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
-      if (status !== 200) throw new Error(body.error?.message ?? `error ${status}`);
-      return decodeArrays(body);
+      const { status, body, unreadable } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
+      if (status !== 200 || unreadable) throw new Error(body.error?.message ?? `error ${status}`);
+      return body;
     },
     check: async (request) => {  // the server's own check of an import: null, or its message
       try {
-        const { status, body } = await postOnce({ ...request, fields: [] });
-        return status === 200 ? null : body.error?.message ?? `The server answered ${status}.`;
+        const { status, body, unreadable } = await postOnce({ ...request, fields: [] });
+        return status === 200 && !unreadable ? null : body.error?.message ?? `The server answered ${status}.`;
       } catch {
         return "The configuration could not be checked: the server cannot be reached. Try again.";
       }
