@@ -2,10 +2,10 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
-import { symbols } from "./dom.js";
+import { drawControls, wireControls } from "./controls.js";
+import { setProp } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
-import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { createHistory, settledWithin } from "./history.js";
@@ -17,7 +17,6 @@ import { cellFromPoint, exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
-import { notWhole, typedSeed, wholeIn } from "./typed.js";
 import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkContext, walkPanel } from "./walk.js";
 
@@ -135,7 +134,7 @@ function drawInputs({ later = null } = {}) {
   const errors = allErrors();
   const waiting = renderInputs($("inputs"), state, errors, { later, pages: ui.pages });
   renderInputErrors($("input-errors"), errors);
-  drawControls(errors);
+  drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
   exportChanged.schedule();
   return waiting;
 }
@@ -155,53 +154,6 @@ function markStale() {
     : ui.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
     : "these numbers are being recomputed.";
   setProp($("stale-note"), "textContent", `Out of date — ${why}`);
-}
-
-// Controls are redrawn on every keystroke: writing only what changed spares the browser
-// a style and layout pass over them.
-function setProp(node, prop, value) {
-  if (node[prop] !== value) node[prop] = value;
-}
-
-function drawControls(errors) {
-  const dims = S.shapes(state);
-  const typed = (input, value) => {  // never under the person's caret
-    if (document.activeElement !== input) setProp(input, "value", String(value));
-  };
-  for (const dim of ["d_model", "d_k", "d_v"]) typed($(dim), dims[dim]);
-  typed($("seed"), state.seed);
-  typed($("heads"), state.heads);
-  setProp($("causal"), "checked", state.causal);
-  setProp($("cross"), "checked", state.X_kv !== null);
-  setProp($("key-count"), "hidden", state.X_kv === null);
-  if (state.X_kv) typed($("tokens-kv"), dims.m);
-  setProp($("remove-key"), "disabled", dims.m <= 1);
-  setProp($("positional"), "checked", state.positional);
-  const inputs = `— X${state.X_kv ? ", X_kv" : ""}, ${state.heads > 1 ? `W_Q, W_K, W_V of each of ${state.heads} heads, W_O` : "W_Q, W_K, W_V"}`;
-  if ($("inputs-sym").dataset.text !== inputs) {
-    $("inputs-sym").dataset.text = inputs;
-    $("inputs-sym").replaceChildren(...symbols(inputs));
-  }
-  document.documentElement.classList.toggle("present", state.present);
-  setProp($("present"), "textContent", state.present ? "Exit present mode" : "Present");
-  $("present").setAttribute("aria-pressed", String(state.present));
-  const scale = $("scale");
-  setProp($("scale-default"), "checked", state.scale === "");
-  setProp(scale, "disabled", state.scale === "");
-  typed(scale, state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale);
-  const scaleError = errors.has("scale");
-  if (scale.getAttribute("aria-invalid") !== String(scaleError)) {
-    scale.setAttribute("aria-invalid", String(scaleError));
-    if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
-    else scale.removeAttribute("aria-describedby");
-  }
-  setProp($("mask-tools"), "hidden", state.blocked.length === 0);
-  setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
-  typed($("tokens"), dims.n);
-  setProp($("remove-token"), "disabled", dims.n <= 1);
-  setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
-  const match = presets.findIndex((p) => isPreset(p, state));
-  setProp($("preset"), "value", match >= 0 ? String(match) : "edited");
 }
 
 function isPreset(preset, s) {
@@ -420,35 +372,7 @@ function wire() {
     if (rowChanged) selectRow(next.i);  // selection follows focus up and down
   });
 
-  $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
-  const setHeads = (h) => {
-    let next = state;
-    while (next.heads < h && next.heads < S.MAX_HEADS) next = S.addHead(next);
-    while (next.heads > h && next.heads > 1) next = S.removeHead(next);
-    update(next);
-  };
-  $("heads").addEventListener("change", (e) => {
-    const h = Number(e.target.value);
-    if (Number.isInteger(h) && h >= 1 && h <= S.MAX_HEADS) setHeads(h);
-    else {
-      say(`Heads must be a whole number from 1 to ${S.MAX_HEADS}; “${e.target.value}” is not.`, { warning: true });
-      e.target.value = state.heads;
-    }
-  });
-  $("fewer-heads").addEventListener("click", () => setHeads(state.heads - 1));
-  $("more-heads").addEventListener("click", () => setHeads(state.heads + 1));
-  $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
-  $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
-  $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));
-  $("remove-key").addEventListener("click", () => update(S.removeKeyToken(state)));
-  $("tokens-kv").addEventListener("change", (e) => {
-    const m = wholeIn(e.target.value, 1, S.LIMITS.tokens);
-    if (m !== null) update(S.setKeyTokenCount(state, m));
-    else say(notWhole("Key tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });
-  });
-  $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
-  $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
-  $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
+  wireControls({ now: () => state, update, say, presets, presetState, initial: DEFAULT });
   $("walk-panel").append(walkPanel());
   $("walk").addEventListener("click", () => {
     if (state.row === null) selectRow(state.tokens.length - 1);
@@ -463,11 +387,6 @@ function wire() {
   $("skip-walk").addEventListener("click", (e) => {
     e.preventDefault();
     $("walk").focus();
-  });
-  $("present").addEventListener("click", () => update({ ...state, present: !state.present }));
-  document.addEventListener("keydown", (e) => {
-    // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
-    if (e.key === "Escape" && !e.defaultPrevented && state.present) update({ ...state, present: false });
   });
   $("back-to-heatmap").addEventListener("click", () => {
     cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
@@ -495,48 +414,6 @@ function wire() {
     const i = td.parentElement.sectionRowIndex;
     const j = td.cellIndex - 1;  // cell 0 is the row's header
     update(S.toggleBlocked(state, i, j));
-  });
-  $("add-token").addEventListener("click", () => update(S.addToken(state)));
-  $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
-  $("tokens").addEventListener("change", (e) => {
-    const n = wholeIn(e.target.value, 1, S.LIMITS.tokens);
-    if (n !== null) update(S.setTokenCount(state, n));
-    else say(notWhole("Tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });  // the text stays to be corrected
-  });
-  $("reset").addEventListener("click", () => update(DEFAULT));
-  // A seed typed and not yet applied is what "Random" uses. Pressing the button blurs the
-  // seed field, whose change event applies the seed first: the field is read at the press.
-  let pressedSeed = null;
-  $("random").addEventListener("pointerdown", () => { pressedSeed = typedSeed($("seed").value, state.seed); });
-  $("random").addEventListener("click", (e) => {
-    const pressed = e.detail > 0 ? pressedSeed : null;  // a click of the pointer pressed just now
-    pressedSeed = null;
-    const seed = pressed ?? typedSeed($("seed").value, state.seed);
-    if (seed === null) update(S.randomize(state, Math.floor(Math.random() * 1e6)));
-    else if (seed !== state.seed) update(S.randomize(state, seed));  // else the change event applied it
-  });
-  $("seed").addEventListener("change", (e) => {
-    const seed = Number(e.target.value);
-    if (Number.isInteger(seed) && seed >= 0 && seed <= 999999999) update(S.randomize(state, seed));
-    else say(`Seed “${e.target.value}” must be a whole number from 0 to 999999999.`, { warning: true });
-  });
-  for (const dim of ["d_model", "d_k", "d_v"]) {
-    $(dim).addEventListener("change", (e) => {
-      const size = Number(e.target.value);
-      if (Number.isInteger(size) && size >= 1 && size <= S.LIMITS.dim) update(S.resize(state, dim, size));
-      else {
-        say(`${dim} must be a whole number from 1 to ${S.LIMITS.dim}; “${e.target.value}” is not.`, { warning: true });
-        e.target.value = S.shapes(state)[dim];
-      }
-    });
-  }
-  document.querySelectorAll("button.step").forEach((b) => b.addEventListener("click", () => {
-    const dim = b.dataset.dim;
-    update(S.resize(state, dim, S.shapes(state)[dim] + Number(b.dataset.step)));
-  }));
-  $("preset").addEventListener("change", (e) => {
-    const preset = presets[Number(e.target.value)];
-    if (preset) update(presetState(preset, state.seed));
   });
   $("copy-link").addEventListener("click", async () => {
     urls.writeNow();
