@@ -94,16 +94,16 @@ function wireCounts({ now, update, say }) {
 
 /** The checkboxes and the scale, the mask's tools, present mode. */
 function wireOptions({ now, update }) {
-  $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
-  $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
+  $("causal").addEventListener("change", (e) => update({ ...now(), causal: e.target.checked }));
+  $("positional").addEventListener("change", (e) => update({ ...now(), positional: e.target.checked }));
   $("cross").addEventListener("change", (e) => update(S.setCross(now(), e.target.checked)));
-  $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
-  $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
-  $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
-  $("present").addEventListener("click", () => update({ ...state, present: !now().present }));
+  $("scale-default").addEventListener("change", (e) => update({ ...now(), scale: e.target.checked ? "" : "1" }));
+  $("scale").addEventListener("input", (e) => update({ ...now(), scale: e.target.value }, { field: "scale" }));
+  $("clear-masks").addEventListener("click", () => update({ ...now(), blocked: [] }));
+  $("present").addEventListener("click", () => update({ ...now(), present: !now().present }));
   document.addEventListener("keydown", (e) => {
     // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
-    if (e.key === "Escape" && !e.defaultPrevented && now().present) update({ ...state, present: false });
+    if (e.key === "Escape" && !e.defaultPrevented && now().present) update({ ...now(), present: false });
   });
 }
 
