@@ -1,5 +1,7 @@
 // Talking to POST /api/attention: only the newest request's answer is ever delivered,
-// and a lost connection is retried on its own until the server answers again.
+// and a lost connection is retried on its own until the server answers again. An answer
+// that comes but cannot be read (a proxy's HTML error page, a malformed body) is not a
+// lost connection: it is delivered once as an error saying what came back.
 
 import { decodeArrays } from "./arrays.js";
 
@@ -33,11 +35,29 @@ export function requestJSON(value) {
 
 const RETRY_MS = [500, 1000, 2000, 4000];  // then every 4 s
 
+/** The answer as {status, body}. A body that is not a JSON object (or, asked in base64,
+ *  does not decode) becomes the body of an error naming the status and content type, with
+ *  ``unreadable: true``. A network failure while the body arrives still throws (TypeError). */
+async function readAnswer(response, base64) {
+  const { status } = response;
+  try {
+    const raw = await response.json();
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SyntaxError("not a JSON object");
+    return { status, body: base64 ? decodeArrays(raw) : raw };
+  } catch (err) {
+    if (err instanceof TypeError) throw err;
+    const type = response.headers?.get?.("Content-Type") || "no content type";
+    const message = `The server's answer could not be read (status ${status}, ${type}); ` +
+      "try again, or reload the page.";
+    return { status, body: { error: { message, field: null } }, unreadable: true };
+  }
+}
+
 /** createApi({fetch, onConnection, url}) → {compute(request)}.
- *  compute resolves to {status, body} for the newest request, or null when a newer
- *  call has superseded it (its answer would be out of date, so it is dropped).
- *  onConnection(false) is called once when the server cannot be reached and
- *  onConnection(true) once when it answers again. */
+ *  compute resolves to {status, body} for the newest request (an unreadable answer as
+ *  readAnswer gives it), or null when a newer call has superseded it (its answer would be
+ *  out of date, so it is dropped). onConnection(false) is called once when the server
+ *  cannot be reached and onConnection(true) once when it answers again. */
 export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnection = () => {},
   url = "/api/attention", sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
   let newest = 0;
@@ -64,16 +84,13 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
           body: requestJSON(request),
           signal: mine.signal,
         });
-        // 502–504 come from a proxy while the app restarts: as good as unreachable.
-        if (response.status >= 502 && response.status <= 504) throw new TypeError("gateway");
-        const raw = await response.json();
+        const answer = await readAnswer(response, request.encoding === "base64");
         if (seq !== newest) return null;
-        const body = request.encoding === "base64" ? decodeArrays(raw) : raw;
-        setConnected(true);
-        return { status: response.status, body };
+        setConnected(true);  // something answered, readable or not
+        return answer;
       } catch (err) {
         if (err.name === "AbortError" || seq !== newest) return null;
-        if (!(err instanceof TypeError) && !(err instanceof SyntaxError)) throw err;
+        if (!(err instanceof TypeError)) throw err;  // fetch's network failure is a TypeError
         setConnected(false);
         await sleep(RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]);
         if (seq !== newest) return null;
@@ -84,10 +101,11 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
   return { compute };
 }
 
-/** One request outside the page's main sequence (for a demonstration): {status, body}. */
+/** One request outside the page's main sequence (a demonstration, an import's check, an
+ *  export's whole matrix): {status, body} as readAnswer gives it; a network failure throws. */
 export async function postOnce(request, { fetch = globalThis.fetch.bind(globalThis), url = "/api/attention" } = {}) {
   const response = await fetch(url, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
   });
-  return { status: response.status, body: await response.json() };
+  return readAnswer(response, request.encoding === "base64");
 }

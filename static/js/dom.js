@@ -36,3 +36,9 @@ export function symbols(text) {
     return m ? el("span", {}, m[1], el(m[2] === "_" ? "sub" : "sup", { text: m[3] })) : part;
   }).filter((part) => part !== "");
 }
+
+/** Set node[prop] only when it differs: the controls are redrawn on every keystroke, and
+ *  writing only what changed spares the browser a style and layout pass over them. */
+export function setProp(node, prop, value) {
+  if (node[prop] !== value) node[prop] = value;
+}

@@ -4,7 +4,7 @@
 
 import { el } from "./dom.js";
 import {
-  configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, parseConfig,
+  configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, readConfig,
 } from "./export.js";
 
 // The matrices in the order of the calculation. `from`: the typed inputs (the request) or
@@ -142,7 +142,8 @@ const field = (id, text, control) =>
   el("div", { class: "export-field" }, el("label", { for: id, text }), control);
 
 /** Build the export panel inside ``host``; ``page`` gives {state, request, body} (get),
- *  fetches the fields of an answer to that request (fetch) and takes imports (load).
+ *  fetches the fields of an answer to that request (fetch), has the server check an
+ *  imported request (check → null, or the server's message) and takes it (load).
  *  Returns {changed}: the page calls changed() after it redraws. */
 export function mountExport(host, page) {
   const matrix = el("select", { id: "export-matrix" });
@@ -323,13 +324,11 @@ export function mountExport(host, page) {
     return download("attention.json", textURL(configToJSON(request), "application/json"));
   });
 
-  /** Check, then load; on a problem the page is left exactly as it was. */
-  function load(text, source) {
-    const result = parseConfig(text);
-    message.classList.toggle("is-warning", !result.ok);
-    message.textContent = result.ok ? "" : result.message;
-    if (!result.ok) return warn(result.message);
-    const problem = page.load(result.request);
+  /** Read, have the server check, then load; on a problem the page is left exactly as it
+   *  was, and the panel and the status line say why. */
+  async function load(text, source) {
+    const read = readConfig(text);
+    const problem = !read.ok ? read.message : (await page.check(read.request)) ?? page.load(read.request);
     message.classList.toggle("is-warning", Boolean(problem));
     message.textContent = problem ?? "";
     if (problem) return warn(problem);
@@ -338,8 +337,9 @@ export function mountExport(host, page) {
   file.addEventListener("change", async () => {
     const chosen = file.files[0];
     if (!chosen) return;
-    load(await chosen.text(), chosen.name);
+    const text = await chosen.text();
     file.value = "";  // choosing the same file again, after editing it, loads it again
+    await load(text, chosen.name);
   });
   loadPasted.addEventListener("click", () => {
     if (!pasted.value.trim()) {

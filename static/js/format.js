@@ -44,11 +44,6 @@ export function texNumber(x, decimals = 3) {
   return typeof out === "string" ? out : `${out.mant} \\times 10^{${out.exp}}`;
 }
 
-/** A short form for inputs: integers stay short ("2"), others keep what they need. */
-export function shortNumber(x) {
-  return String(Number(x.toPrecision(12))).replace("-", MINUS);
-}
-
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /** Parse what a person typed in a matrix cell.

@@ -222,8 +222,7 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     attr(row, "aria-selected", String(i === selected));
     put(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    attr(cell, "aria-label", strongest ? keysText(strongest[i], keys)
-      : exact ? strongestKeys(weights[i], mask[i], keys) : NOT_SHOWN);
+    attr(cell, "aria-label", strongest ? keysText(strongest[i], keys) : NOT_SHOWN);
     tab(cell, i === focus.i ? 0 : -1);
   }
 }
@@ -253,22 +252,6 @@ export function showCell(host, cell, text) {
     lit.style[at] = `${(100 * (k + 0.5)) / count}%`;
     put(lit, axisTexts.get(labels)?.[k] ?? "");
   }
-}
-
-/** What a screen reader hears for a row too long to read out: its three largest weights. */
-export function strongestKeys(row, allowed, tokens) {
-  const top = [];  // the indices of the (up to) three largest permitted weights, largest first
-  for (let j = 0; j < row.length; j++) {
-    if (!allowed[j] || (top.length === 3 && row[j] <= row[top[2]])) continue;
-    let k = Math.min(top.length, 2);
-    if (top.length < 3) top.push(j);
-    while (k > 0 && row[top[k - 1]] < row[j]) {
-      top[k] = top[k - 1];
-      k -= 1;
-    }
-    top[k] = j;
-  }
-  return keysText(top.map((j) => [j, row[j]]), tokens);
 }
 
 /** What a screen reader hears for a row's strongest keys, given as [j, a_ij] pairs. */

@@ -10,12 +10,11 @@ export const inBackground = globalThis.scheduler?.postTask
  *  alone may run before that frame, while the browser waits for its moment to paint.) */
 export const afterPaint = (task) => void requestAnimationFrame(() => inBackground(task));
 
-/** coalesced(fn) → {schedule(), flush(), cancel()}: schedule runs fn once, after the next
- *  paint, however often it is called before fn runs; flush runs a scheduled fn at once,
- *  cancel forgets it (each does nothing when none is scheduled). */
+/** coalesced(fn) → {schedule(), cancel()}: schedule runs fn once, after the next paint,
+ *  however often it is called before fn runs; cancel forgets a scheduled run. */
 export function coalesced(fn) {
   let queued = false;
-  const flush = () => {
+  const run = () => {
     if (!queued) return;
     queued = false;
     fn();
@@ -24,9 +23,8 @@ export function coalesced(fn) {
     schedule() {
       if (queued) return;
       queued = true;
-      afterPaint(flush);
+      afterPaint(run);
     },
-    flush,
     cancel() {
       queued = false;
     },

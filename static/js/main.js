@@ -2,14 +2,13 @@
 // The only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
-import { decodeArrays } from "./arrays.js";
-import { symbols } from "./dom.js";
+import { drawControls, wireControls } from "./controls.js";
+import { setProp } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountLab } from "./lab.js";
-import { formatNumber } from "./format.js";
 import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
-import { createJournal } from "./journal.js";
+import { createHistory, settledWithin } from "./history.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { SHOWN } from "./matrix.js";
@@ -18,7 +17,6 @@ import { cellFromPoint, exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
 import * as S from "./state.js";
-import { notWhole, typedSeed, wholeIn } from "./typed.js";
 import { fromHash, toHash } from "./url.js";
 import { renderWalk, STEPS, walkContext, walkPanel } from "./walk.js";
 
@@ -38,8 +36,6 @@ const ui = {
   body: null,             // the last good answer of the API
   answered: null,         // the state whose inputs body answers
   serverErrors: new Map(),
-  lastField: null,        // consecutive keystrokes in one field make one history entry
-  newEntry: false,        // the URL waiting to be written makes a new history entry
   focus: { i: DEFAULT.row, j: 0 },
   statusTimer: 0,
   link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
@@ -64,58 +60,18 @@ const api = createApi({ onConnection: (up) => {
 
 // ---- the two entry points of every change ----
 
-function update(next, { history = "push", field = null } = {}) {
+/** The state is ``next``: the request leaves, the URL is written, the inputs redrawn.
+ *  ``history`` and ``field`` say which history entry the edit makes (history.js);
+ *  ``urlNow`` writes the URL at once whatever the view's size (an import). */
+function update(next, { history = "push", field = null, urlNow = false } = {}) {
   state = next;
   ui.serverErrors = new Map();
   ui.failure = null;
   const drawn = recompute();  // first, so the request travels while the inputs are redrawn
-  // Consecutive keystrokes in one field make one history entry; anything else its own.
-  if (history === "push" && !(field !== null && field === ui.lastField)) ui.newEntry = true;
-  ui.lastField = field;
-  writeUrl(drawn, { edit: true });
+  urls.edited(drawn, { history, field, now: urlNow });
   drawInputs();
 }
-
-// The URL mirrors the state, so a reload or a link keeps every edit. It is written once
-// the edit's answer has painted (or a second has passed without one): writing it costs
-// 1–3 ms at 3 tokens and ~30 ms at 256 tokens with 4 heads, on the thread the answer
-// waits for. Until then a small view's edit is noted in the journal, which a reload at
-// once reads back (a large view's link takes ~100 ms to encode: too slow per keystroke).
-// The URL is written at once when the page is hidden or left, and before a link is copied.
-const JOURNAL_CELLS = 2000;
-const URL_WAIT_MS = 1000;
-const journal = createJournal();
-/** ``promise`` settled, or ``ms`` passed without it (a lost connection retries forever). */
-const settledWithin = (promise, ms) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
-const cellCount = (s) => S.matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
-const hashes = new WeakMap();  // the fragment of a state, encoded once
-const hashOf = (s) => {
-  if (!hashes.has(s)) hashes.set(s, toHash(s));
-  return hashes.get(s);
-};
-/** Write the URL of the state once ``drawn`` (its answer's drawing) settles and the page
- *  has painted; an ``edit`` of a small view is noted in the journal at once. */
-function writeUrl(drawn, { edit }) {
-  if (edit && cellCount(state) <= JOURNAL_CELLS) journal.note(location.hash, hashOf(state), ui.newEntry);
-  settledWithin(drawn, URL_WAIT_MS).then(urlWriter.schedule);
-}
-/** Write the URL of the state now. ``keepNote`` while the page is being left: a reload
- *  loads the URL it started from, not this one, and must still find the note. */
-function writeUrlNow({ keepNote = false } = {}) {
-  urlWriter.cancel();
-  const url = hashOf(state);
-  if (url !== location.hash) {
-    if (ui.newEntry) window.history.pushState(null, "", url);
-    else window.history.replaceState(null, "", url);
-  } else if (ui.newEntry) {
-    // The edits since the last entry changed nothing ("1" typed over "1"): they made no
-    // entry, so the next keystroke in that field starts one instead of joining them.
-    ui.lastField = null;
-  }
-  ui.newEntry = false;
-  if (!keepNote) journal.clear();
-}
-const urlWriter = coalesced(() => writeUrlNow());
+const urls = createHistory(() => state);
 
 async function recompute() {
   const asked = state;
@@ -133,7 +89,7 @@ async function recompute() {
   const answer = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
   if (answer === null) return;  // superseded by a newer edit
   reveal();  // the first answer, good or bad, shows the page (see start)
-  if (answer.status === 200) {
+  if (answer.status === 200 && !answer.unreadable) {
     ui.body = answer.body;
     ui.answered = asked;
     if ($("status").classList.contains("is-warning")) say("");
@@ -178,7 +134,7 @@ function drawInputs({ later = null } = {}) {
   const errors = allErrors();
   const waiting = renderInputs($("inputs"), state, errors, { later, pages: ui.pages });
   renderInputErrors($("input-errors"), errors);
-  drawControls(errors);
+  drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
   exportChanged.schedule();
   return waiting;
 }
@@ -198,53 +154,6 @@ function markStale() {
     : ui.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
     : "these numbers are being recomputed.";
   setProp($("stale-note"), "textContent", `Out of date — ${why}`);
-}
-
-// Controls are redrawn on every keystroke: writing only what changed spares the browser
-// a style and layout pass over them.
-function setProp(node, prop, value) {
-  if (node[prop] !== value) node[prop] = value;
-}
-
-function drawControls(errors) {
-  const dims = S.shapes(state);
-  const typed = (input, value) => {  // never under the person's caret
-    if (document.activeElement !== input) setProp(input, "value", String(value));
-  };
-  for (const dim of ["d_model", "d_k", "d_v"]) typed($(dim), dims[dim]);
-  typed($("seed"), state.seed);
-  typed($("heads"), state.heads);
-  setProp($("causal"), "checked", state.causal);
-  setProp($("cross"), "checked", state.X_kv !== null);
-  setProp($("key-count"), "hidden", state.X_kv === null);
-  if (state.X_kv) typed($("tokens-kv"), dims.m);
-  setProp($("remove-key"), "disabled", dims.m <= 1);
-  setProp($("positional"), "checked", state.positional);
-  const inputs = `— X${state.X_kv ? ", X_kv" : ""}, ${state.heads > 1 ? `W_Q, W_K, W_V of each of ${state.heads} heads, W_O` : "W_Q, W_K, W_V"}`;
-  if ($("inputs-sym").dataset.text !== inputs) {
-    $("inputs-sym").dataset.text = inputs;
-    $("inputs-sym").replaceChildren(...symbols(inputs));
-  }
-  document.documentElement.classList.toggle("present", state.present);
-  setProp($("present"), "textContent", state.present ? "Exit present mode" : "Present");
-  $("present").setAttribute("aria-pressed", String(state.present));
-  const scale = $("scale");
-  setProp($("scale-default"), "checked", state.scale === "");
-  setProp(scale, "disabled", state.scale === "");
-  typed(scale, state.scale === "" ? formatNumber(1 / Math.sqrt(dims.d_k)) : state.scale);
-  const scaleError = errors.has("scale");
-  if (scale.getAttribute("aria-invalid") !== String(scaleError)) {
-    scale.setAttribute("aria-invalid", String(scaleError));
-    if (scaleError) scale.setAttribute("aria-describedby", "err-in-scale");
-    else scale.removeAttribute("aria-describedby");
-  }
-  setProp($("mask-tools"), "hidden", state.blocked.length === 0);
-  setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
-  typed($("tokens"), dims.n);
-  setProp($("remove-token"), "disabled", dims.n <= 1);
-  setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
-  const match = presets.findIndex((p) => isPreset(p, state));
-  setProp($("preset"), "value", match >= 0 ? String(match) : "edited");
 }
 
 function isPreset(preset, s) {
@@ -311,7 +220,7 @@ async function shuffleTest() {
   const identity = [...Array(n).keys()];
   const runs = await Promise.all([false, true].map(async (positional) => {
     const [a, b] = await Promise.all([identity, perm].map((p) => postOnce(shuffledRequest(request, p, positional))));
-    if (a.status !== 200 || b.status !== 200) throw new Error((a.body.error ?? b.body.error).message);
+    if (a.status !== 200 || b.status !== 200 || a.unreadable || b.unreadable) throw new Error((a.body.error ?? b.body.error).message);
     return { title: positional ? "With sinusoidal positions" : "Without positions", Z: a.body.output, Zs: b.body.output };
   })).catch((err) => { say(err.message, { warning: true }); return null; });
   if (!runs || ticket !== shuffleTicket) return;  // a newer test is on its way
@@ -463,35 +372,7 @@ function wire() {
     if (rowChanged) selectRow(next.i);  // selection follows focus up and down
   });
 
-  $("causal").addEventListener("change", (e) => update({ ...state, causal: e.target.checked }));
-  const setHeads = (h) => {
-    let next = state;
-    while (next.heads < h && next.heads < S.MAX_HEADS) next = S.addHead(next);
-    while (next.heads > h && next.heads > 1) next = S.removeHead(next);
-    update(next);
-  };
-  $("heads").addEventListener("change", (e) => {
-    const h = Number(e.target.value);
-    if (Number.isInteger(h) && h >= 1 && h <= S.MAX_HEADS) setHeads(h);
-    else {
-      say(`Heads must be a whole number from 1 to ${S.MAX_HEADS}; “${e.target.value}” is not.`, { warning: true });
-      e.target.value = state.heads;
-    }
-  });
-  $("fewer-heads").addEventListener("click", () => setHeads(state.heads - 1));
-  $("more-heads").addEventListener("click", () => setHeads(state.heads + 1));
-  $("positional").addEventListener("change", (e) => update({ ...state, positional: e.target.checked }));
-  $("cross").addEventListener("change", (e) => update(S.setCross(state, e.target.checked)));
-  $("add-key").addEventListener("click", () => update(S.addKeyToken(state)));
-  $("remove-key").addEventListener("click", () => update(S.removeKeyToken(state)));
-  $("tokens-kv").addEventListener("change", (e) => {
-    const m = wholeIn(e.target.value, 1, S.LIMITS.tokens);
-    if (m !== null) update(S.setKeyTokenCount(state, m));
-    else say(notWhole("Key tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });
-  });
-  $("scale-default").addEventListener("change", (e) => update({ ...state, scale: e.target.checked ? "" : "1" }));
-  $("scale").addEventListener("input", (e) => update({ ...state, scale: e.target.value }, { field: "scale" }));
-  $("clear-masks").addEventListener("click", () => update({ ...state, blocked: [] }));
+  wireControls({ now: () => state, update, say, presets, presetState, initial: DEFAULT });
   $("walk-panel").append(walkPanel());
   $("walk").addEventListener("click", () => {
     if (state.row === null) selectRow(state.tokens.length - 1);
@@ -506,11 +387,6 @@ function wire() {
   $("skip-walk").addEventListener("click", (e) => {
     e.preventDefault();
     $("walk").focus();
-  });
-  $("present").addEventListener("click", () => update({ ...state, present: !state.present }));
-  document.addEventListener("keydown", (e) => {
-    // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
-    if (e.key === "Escape" && !e.defaultPrevented && state.present) update({ ...state, present: false });
   });
   $("back-to-heatmap").addEventListener("click", () => {
     cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
@@ -539,50 +415,8 @@ function wire() {
     const j = td.cellIndex - 1;  // cell 0 is the row's header
     update(S.toggleBlocked(state, i, j));
   });
-  $("add-token").addEventListener("click", () => update(S.addToken(state)));
-  $("remove-token").addEventListener("click", () => update(S.removeToken(state)));
-  $("tokens").addEventListener("change", (e) => {
-    const n = wholeIn(e.target.value, 1, S.LIMITS.tokens);
-    if (n !== null) update(S.setTokenCount(state, n));
-    else say(notWhole("Tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });  // the text stays to be corrected
-  });
-  $("reset").addEventListener("click", () => update(DEFAULT));
-  // A seed typed and not yet applied is what "Random" uses. Pressing the button blurs the
-  // seed field, whose change event applies the seed first: the field is read at the press.
-  let pressedSeed = null;
-  $("random").addEventListener("pointerdown", () => { pressedSeed = typedSeed($("seed").value, state.seed); });
-  $("random").addEventListener("click", (e) => {
-    const pressed = e.detail > 0 ? pressedSeed : null;  // a click of the pointer pressed just now
-    pressedSeed = null;
-    const seed = pressed ?? typedSeed($("seed").value, state.seed);
-    if (seed === null) update(S.randomize(state, Math.floor(Math.random() * 1e6)));
-    else if (seed !== state.seed) update(S.randomize(state, seed));  // else the change event applied it
-  });
-  $("seed").addEventListener("change", (e) => {
-    const seed = Number(e.target.value);
-    if (Number.isInteger(seed) && seed >= 0 && seed <= 999999999) update(S.randomize(state, seed));
-    else say(`Seed “${e.target.value}” must be a whole number from 0 to 999999999.`, { warning: true });
-  });
-  for (const dim of ["d_model", "d_k", "d_v"]) {
-    $(dim).addEventListener("change", (e) => {
-      const size = Number(e.target.value);
-      if (Number.isInteger(size) && size >= 1 && size <= S.LIMITS.dim) update(S.resize(state, dim, size));
-      else {
-        say(`${dim} must be a whole number from 1 to ${S.LIMITS.dim}; “${e.target.value}” is not.`, { warning: true });
-        e.target.value = S.shapes(state)[dim];
-      }
-    });
-  }
-  document.querySelectorAll("button.step").forEach((b) => b.addEventListener("click", () => {
-    const dim = b.dataset.dim;
-    update(S.resize(state, dim, S.shapes(state)[dim] + Number(b.dataset.step)));
-  }));
-  $("preset").addEventListener("change", (e) => {
-    const preset = presets[Number(e.target.value)];
-    if (preset) update(presetState(preset, state.seed));
-  });
   $("copy-link").addEventListener("click", async () => {
-    writeUrlNow();
+    urls.writeNow();
     try {
       await navigator.clipboard.writeText(location.href);
       say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
@@ -590,16 +424,13 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
-  window.addEventListener("pagehide", () => writeUrlNow({ keepNote: true }));
+  window.addEventListener("pagehide", () => urls.writeNow());
   document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") writeUrlNow({ keepNote: true });
+    if (document.visibilityState === "hidden") urls.writeNow();
   });
   window.addEventListener("popstate", () => {
-    urlWriter.cancel();  // the history's state replaces the one waiting to be written
-    journal.clear();
-    ui.newEntry = false;
+    urls.restored();
     state = fromHash(location.hash, DEFAULT).state;
-    ui.lastField = null;
     ui.serverErrors = new Map();
     drawInputs();
     recompute();
@@ -632,10 +463,7 @@ function start() {
   select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
   select.lastChild.disabled = true;
   renderLegend($("legend"));
-  // An edit made just before a reload is in the journal, not yet in the URL.
-  const noted = journal.pending(location.hash);
-  ui.newEntry = noted?.push ?? false;
-  const { state: loaded, problem } = fromHash(noted?.to ?? location.hash, DEFAULT);
+  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   ui.focus = { i: state.row ?? 0, j: 0 };
@@ -648,21 +476,29 @@ function start() {
     setTimeout(reveal, REVEAL_MS);
   }
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form (with the journal's edit), once the answer has painted.
-  writeUrl(drawn, { edit: false });
+  // The URL in its normal form, in the history entry the page was opened with.
+  urls.edited(drawn, { history: "replace" });
   wire();
   mountLab($("lab-panel"));
   ui.exportPanel = mountExport($("export-panel"), {
     get: () => ({ state, request: built(state).request, body: ui.body }),
     // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
     fetch: async (fields) => {
-      const { status, body } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
-      if (status !== 200) throw new Error(body.error?.message ?? `error ${status}`);
-      return decodeArrays(body);
+      const { status, body, unreadable } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
+      if (status !== 200 || unreadable) throw new Error(body.error?.message ?? `error ${status}`);
+      return body;
+    },
+    check: async (request) => {  // the server's own check of an import: null, or its message
+      try {
+        const { status, body, unreadable } = await postOnce({ ...request, fields: [] });
+        return status === 200 && !unreadable ? null : body.error?.message ?? `The server answered ${status}.`;
+      } catch {
+        return "The configuration could not be checked: the server cannot be reached. Try again.";
+      }
     },
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
-        update(S.fromRequest(request, state.seed));
+        update(S.fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it
         return null;
       } catch (err) {
         return `The page cannot show this configuration: ${err.message}.`;

@@ -29,7 +29,7 @@ const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), 
 
 /** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
 const headFields = (n) => ["d_k", "scale", corner("Q"), "K", "V", "mask", corner("output"),
-  "warnings", ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
+  ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
 
 /** The fields to ask of POST /api/attention for n queries and m keys: with several heads
  *  (``multi``), every head's heatmap and the shown ``head``'s blocks. */
@@ -39,7 +39,7 @@ export function fieldsFor(n, multi, head = 0, m = n) {
   if (!multi) return [...SHARED, ...headFields(n), ...map];
   const each = big ? ["heads.weights_u8"] : ["heads.weights"];
   const shown = [...headFields(n), ...(big ? ["strongest_keys"] : [])].map((f) => `heads[${head}].${f}`);
-  return [...SHARED, corner("concat"), corner("output"), "warnings", ...each, ...shown];
+  return [...SHARED, corner("concat"), corner("output"), ...each, ...shown];
 }
 
 /** The head an answer can show: ``head`` when the answer holds its matrices, else (until

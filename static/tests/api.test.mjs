@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createApi, requestJSON } from "../js/api.js";
+import { createApi, postOnce, requestJSON } from "../js/api.js";
 
 const reply = (status, body) => ({ status, json: async () => body });
 
@@ -79,15 +79,71 @@ test("a lost connection is reported once, retried, and recovery reported", async
   assert.deepEqual(waits, [500, 1000, 2000]);
 });
 
-test("a gateway error counts as unreachable; a 422 is an answer", async () => {
-  const statuses = [503, 422];
+/** An answer whose body is ``text`` of ``type``, read as fetch reads it. */
+const raw = (status, type, text) => ({
+  status, headers: new Headers({ "Content-Type": type }), json: async () => JSON.parse(text),
+});
+
+test("an error answer in JSON is an answer, whatever its status: delivered, not retried", async () => {
+  for (const status of [422, 503]) {
+    let calls = 0;
+    const api = createApi({
+      fetch: async () => { calls += 1; return reply(status, { error: { message: "m", field: "X[0][0]" } }); },
+      sleep: async () => { throw new Error("no retry"); },
+    });
+    const result = await api.compute({});
+    assert.deepEqual(result, { status, body: { error: { message: "m", field: "X[0][0]" } } });
+    assert.equal(calls, 1);
+  }
+});
+
+test("a proxy's HTML error page is reported once with its status and type, never retried", async () => {
+  let calls = 0;
+  const events = [];
   const api = createApi({
-    fetch: async () => reply(statuses.shift(), { error: { message: "m", field: "X[0][0]" } }),
+    fetch: async () => { calls += 1; return raw(502, "text/html", "<html><h1>502 Bad Gateway</h1></html>"); },
+    onConnection: (up) => events.push(up),
+    sleep: async () => { throw new Error("no retry"); },
+  });
+  const result = await api.compute({ encoding: "base64" });
+  assert.equal(calls, 1);
+  assert.equal(result.status, 502);
+  assert.equal(result.unreadable, true);
+  assert.equal(result.body.error.field, null);
+  assert.match(result.body.error.message, /^The server's answer could not be read \(status 502, text\/html\)/);
+  assert.deepEqual(events, [], "the server is not called unreachable: something answered");
+});
+
+test("a 200 with a malformed or non-object body is unreadable, not a result", async () => {
+  for (const [type, text] of [["application/json", '{"weights": [[0.5,'], ["text/plain", "OK"], ["application/json", "null"],
+    ["application/json", "[1, 2]"]]) {
+    const api = createApi({ fetch: async () => raw(200, type, text), sleep: async () => { throw new Error("no retry"); } });
+    const result = await api.compute({});
+    assert.equal(result.unreadable, true, text);
+    assert.ok(result.body.error.message.includes(`status 200, ${type}`), result.body.error.message);
+  }
+});
+
+test("a connection lost while the body arrives is retried, as a lost connection is", async () => {
+  let calls = 0;
+  const events = [];
+  const api = createApi({
+    fetch: async () => {
+      calls += 1;
+      return calls === 1 ? { status: 200, json: async () => { throw new TypeError("network error"); } } : reply(200, { ok: 1 });
+    },
+    onConnection: (up) => events.push(up),
     sleep: async () => {},
   });
-  const result = await api.compute({});
-  assert.equal(result.status, 422);
-  assert.equal(result.body.error.field, "X[0][0]");
+  assert.deepEqual(await api.compute({}), { status: 200, body: { ok: 1 } });
+  assert.deepEqual(events, [false, true]);
+});
+
+test("postOnce reads an answer as compute does: an HTML page is unreadable", async () => {
+  const result = await postOnce({ X: [[1]], fields: [] }, { fetch: async () => raw(504, "text/html; charset=utf-8", "<p>timeout</p>") });
+  assert.equal(result.unreadable, true);
+  assert.match(result.body.error.message, /status 504, text\/html; charset=utf-8/);
+  assert.deepEqual(await postOnce({}, { fetch: async () => reply(200, {}) }), { status: 200, body: {} });
 });
 
 test("requestJSON writes what JSON.stringify writes, and reuses a row's text", () => {

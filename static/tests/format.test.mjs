@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatNumber, parseCell, shortNumber, texNumber } from "../js/format.js";
+import { formatNumber, parseCell, texNumber } from "../js/format.js";
 
 test("three decimals with a true minus sign", () => {
   assert.equal(formatNumber(0.44649), "0.446");
@@ -23,11 +23,6 @@ test("masked scores (null from the API) and infinities", () => {
   assert.equal(texNumber(-2.25), "-2.250");
 });
 
-test("short numbers for inputs", () => {
-  assert.equal(shortNumber(2), "2");
-  assert.equal(shortNumber(-0.1 - 0.2), "\u22120.3");
-  assert.equal(shortNumber(1.25), "1.25");
-});
 
 test("cells parse numbers, including the minus sign we display", () => {
   for (const [text, value] of [["1", 1], [" -2.5 ", -2.5], ["\u22123", -3], ["1e-3", 0.001],

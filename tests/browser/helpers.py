@@ -44,8 +44,8 @@ def wait_settled(page):
 
 
 def expect_url(page, *parts):
-    """Wait until the page's URL holds each of ``parts``: it is written once the answer
-    to an edit has painted, not in the keystroke's own event."""
+    """Wait until the page's URL holds each of ``parts`` (a large view's URL is written
+    once the answer to an edit has painted, not in the keystroke's own event)."""
     for part in parts:
         expect(page).to_have_url(re.compile(re.escape(part)))
 

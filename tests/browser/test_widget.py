@@ -127,13 +127,13 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     loaded(page, server.url)
     cell(page, "W_V row 2 column 2").fill("3")
     expect_url(page, "W_V=1,0;0,3")
-    # The URL is written once the answer has painted. Hold the next answer back, so that
-    # a reload comes before the URL is written: the edit must survive it all the same.
+    # A small view's URL is written in the edit's own event: with the answer held back,
+    # the URL already holds the edit, and a reload keeps it.
     held = []
     page.route("**/api/attention", lambda route: held.append(route))
     with page.expect_request("**/api/attention"):
         cell(page, "X row 1 column 2").fill("1")
-    assert "X=1,1;" not in page.evaluate("location.hash"), "the URL waits for the answer"
+    assert "X=1,1;" in page.evaluate("location.hash"), "the URL does not wait for the answer"
     page.unroute("**/api/attention")
     page.reload()
     wait_settled(page)
@@ -147,7 +147,7 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     page.go_back()
     expect(cell(page, "X row 1 column 2")).to_have_value("0")
     expect(cell(page, "W_V row 2 column 2")).to_have_value("3")
-    # Back to an earlier view and reloaded: the note of the later edit is not applied.
+    # Back to an earlier view and reloaded: that view is what loads.
     page.reload()
     wait_settled(page)
     expect(cell(page, "X row 1 column 2")).to_have_value("0")
