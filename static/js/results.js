@@ -105,31 +105,8 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   $("cross-note").hidden = !body.tokens_kv;
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
-  const out = $("output");
-  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
-  if (multi) {
-    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
-    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], ...shape("O", "n", "d_model"), rowLabels: labels, highlight: sel });
-  } else {
-    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
-  }
-  // A new selection's working arrives with the next answer; until then the old one stays.
-  // Typesetting takes longer than all the matrices, so it waits for the frame after
-  // theirs and then runs at background priority: the new numbers paint first, and a
-  // key the person presses meanwhile is handled before the working, not after it.
-  // (The first drawing, before the first paint, typesets at once.)
-  if (row === null || body.working?.row === row) {
-    const ticket = ++workingTicket;
-    const draw = () => {
-      if (ticket !== workingTicket) return;  // a newer draw has its own
-      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
-      $("working").dataset.row = row ?? "";
-      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
-      renderLink($("page"), link);
-    };
-    if (now) draw();
-    else afterPaint(draw);
-  }
+  drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
+  drawWorkingOf(body, row, { now, link, labels, keyLabels, of });
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
     : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
@@ -161,6 +138,39 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });
   });
+}
+
+/** Z, and with several heads Concat and the output Concat·W_O. */
+function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
+  const out = $("output");
+  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
+  if (multi) {
+    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], ...shape("O", "n", "d_model"), rowLabels: labels, highlight: sel });
+  } else {
+    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
+  }
+}
+
+/** The working of the selected row, once its answer holds it (see the comment inside). */
+function drawWorkingOf(body, row, { now, link, labels, keyLabels, of }) {
+  // A new selection's working arrives with the next answer; until then the old one stays.
+  // Typesetting takes longer than all the matrices, so it waits for the frame after
+  // theirs and then runs at background priority: the new numbers paint first, and a
+  // key the person presses meanwhile is handled before the working, not after it.
+  // (The first drawing, before the first paint, typesets at once.)
+  if (row === null || body.working?.row === row) {
+    const ticket = ++workingTicket;
+    const draw = () => {
+      if (ticket !== workingTicket) return;  // a newer draw has its own
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
+      $("working").dataset.row = row ?? "";
+      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
+      renderLink($("page"), link);
+    };
+    if (now) draw();
+    else afterPaint(draw);
+  }
 }
 
 /** With positions: PE and X + PE (and for X_kv), the matrices the projections multiply.
