@@ -295,10 +295,10 @@ def test_limits_are_refused_before_building_arrays(client, monkeypatch):
 
 
 def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_sat):
-    import attention_core
+    import attention_api.api
     def boom(*_):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr(attention_core, "compute", boom)
+    monkeypatch.setattr(attention_api.api, "compute", boom)
     app.logger.disabled = True
     r = post(app.test_client(), cat_sat)
     assert r.status_code == 500

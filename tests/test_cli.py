@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from attention_core.cli import main
+from attention_api.cli import main
 
 
 def run(*args, stdin=None):

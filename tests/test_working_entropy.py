@@ -5,8 +5,9 @@ import math
 
 import pytest
 
-from attention_core import attention, working, working_body
-from attention_core.request import WORKING_FIELDS
+from attention_api import working_body
+from attention_core import attention, working
+from attention_api.request import WORKING_FIELDS
 
 CAT = dict(X=[[1, 0], [0, 1], [1, 1]], W_Q=[[1, 0], [1, 2]], W_K=[[2, 0], [0, 1]],
            W_V=[[1, 0], [0, 2]])

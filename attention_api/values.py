@@ -18,7 +18,7 @@ try:  # optional: the engine needs only numpy; orjson parses a large request ~5Ã
 except ImportError:  # pragma: no cover - orjson is in requirements.txt
     orjson = None
 
-from .errors import AttentionInputError, page_name
+from attention_core.errors import AttentionInputError, page_name
 
 
 class JSONSyntaxError(ValueError):
