@@ -18,6 +18,7 @@ RUN pip install --no-cache-dir -r requirements.txt
 # Only what the server runs; the files stay root-owned, so the app cannot rewrite itself.
 COPY app.py gunicorn.conf.py ./
 COPY attention_core ./attention_core
+COPY attention_api ./attention_api
 COPY templates ./templates
 COPY static ./static
 

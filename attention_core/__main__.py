@@ -1,7 +1,11 @@
-"""Entry point of ``python -m attention_core``."""
+"""Entry point of ``python -m attention_core``: the worksheet command of ``attention_api.cli``.
+
+The one file of the core that imports the protocol package: reading a request file is
+the request format's business, not the maths'.
+"""
 
 import sys
 
-from .cli import main
+from attention_api.cli import main
 
-sys.exit(main())
+sys.exit(main(prog="python -m attention_core"))

@@ -1,11 +1,8 @@
-"""POST /api/attention, GET /api/presets, /health: status codes, bodies, errors, headers."""
+"""attention_api.api: POST /api/attention, GET /api/presets, /health: status codes, bodies, errors."""
 
 import copy
-import io
 import json
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -110,66 +107,6 @@ def test_health_computes_nothing(client):
     assert r.status_code == 200 and r.get_json()["status"] == "ok"
 
 
-def test_index_serves_a_page(client):
-    r = client.get("/")
-    assert r.status_code == 200 and r.mimetype == "text/html"
-    assert b"Attention Explorer" in r.data
-
-
-def test_the_page_preloads_every_module_main_js_can_import(client):
-    # Each module found by an import statement, read here from the files themselves.
-    static = Path(__file__).resolve().parents[1] / "static"
-    imported = set()
-    for source in (static / "js").glob("*.js"):
-        for name in re.findall(r'from "\./([a-z]+\.js)"', source.read_text()):
-            imported.add(f"js/{name}")
-    assert {"js/api.js", "js/later.js", "js/morph.js", "js/arrays.js"} <= imported
-    page = client.get("/").get_data(as_text=True)
-    preloaded = set(re.findall(r'rel="modulepreload" href="/assets/[0-9a-f]{12}/([^"]+)"', page))
-    assert imported | {"vendor/katex/katex.mjs"} <= preloaded
-    assert "js/main.js" not in preloaded  # the entry point is the script itself
-
-
-def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):
-    def fetch(path):  # a file is streamed: the response must be closed
-        with client.get(path) as r:
-            return r.status_code, r.get_data(), r.headers.get("Cache-Control", "")
-
-    page = client.get("/").get_data(as_text=True)
-    (version,) = set(re.findall(r'href="/assets/([0-9a-f]{12})/css/app.css"', page))
-    static = Path(__file__).resolve().parents[1] / "static"
-    status, data, cache = fetch(f"/assets/{version}/css/app.css")
-    assert status == 200 and data == (static / "css" / "app.css").read_bytes()
-    assert "max-age=31536000" in cache
-    # A page from an older release still gets the file, but not for keeps.
-    status, old, cache = fetch("/assets/000000000000/css/app.css")
-    assert status == 200 and old == data and "max-age=31536000" not in cache
-    assert fetch(f"/assets/{version}/../app.py")[0] == 404
-    assert fetch(f"/assets/{version}/js/nothing.js")[0] == 404
-    # Imports are relative, so every module a page loads carries the version.
-    assert 'from "./api.js"' in fetch(f"/assets/{version}/js/main.js")[1].decode()
-
-
-@pytest.mark.parametrize("path", ["/", "/health", "/api/presets", "/nowhere"])
-def test_security_headers_on_every_response(client, path):
-    r = client.get(path)
-    csp = r.headers["Content-Security-Policy"]
-    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp
-    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
-    assert r.headers["X-Content-Type-Options"] == "nosniff"
-    assert r.headers["X-Frame-Options"] == "DENY"
-    assert r.headers["Referrer-Policy"] == "no-referrer"
-
-
-def test_security_headers_on_errors_too(client):
-    r = post(client, "{")
-    assert r.status_code == 400 and "Content-Security-Policy" in r.headers
-
-
-def test_debug_is_off_by_default(app):
-    assert app.debug is False
-
-
 # ---- bad input: one table, status + JSON shape + named field ----
 
 def cat():
@@ -258,53 +195,12 @@ def test_bad_input_gets_a_clear_json_error(client, body, status, field, words):
     assert "Traceback" not in r.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
-                                          None])
-def test_wrong_content_type_is_415(client, content_type, cat_sat):
-    r = client.post("/api/attention", data=json.dumps(cat_sat), content_type=content_type)
-    assert r.status_code == 415
-    assert r.get_json()["error"]["field"] is None
-
-
-def test_body_over_the_limit_is_413(client):
-    r = post(client, b" " * (4 * 1024 * 1024 + 1))
-    assert r.status_code == 413
-    assert "4194304 bytes" in r.get_json()["error"]["message"]
-
-
-def test_body_limit_is_configurable():
-    from app import create_app
-    small = create_app({"TESTING": True, "MAX_CONTENT_LENGTH": 100}).test_client()
-    assert post(small, json.dumps(cat()) + " " * 100).status_code == 413
-
-
-def test_unknown_route_404_and_wrong_method_405_are_json(client):
-    r = client.get("/api/nope")
-    assert r.status_code == 404 and r.get_json()["error"]["field"] is None
-    r = client.get("/api/attention")
-    assert r.status_code == 405 and "does not accept GET" in r.get_json()["error"]["message"]
-    assert "POST" in r.headers["Allow"]
-
-
 def test_limits_are_refused_before_building_arrays(client, monkeypatch):
     import numpy
     built = []
     monkeypatch.setattr(numpy, "array", lambda *a, **k: built.append(1))
     r = post(client, with_(("X",), [[0, 0]] * 513))
     assert r.status_code == 422 and built == []
-
-
-def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_sat):
-    import attention_core
-    def boom(*_):
-        raise RuntimeError("secret internals")
-    monkeypatch.setattr(attention_core, "compute", boom)
-    app.logger.disabled = True
-    r = post(app.test_client(), cat_sat)
-    assert r.status_code == 500
-    text = r.get_data(as_text=True)
-    assert "secret internals" not in text and "Traceback" not in text
-    assert r.get_json()["error"]["field"] is None
 
 
 def test_fields_selects_parts_of_the_answer(client, cat_sat):
@@ -321,15 +217,6 @@ def test_fields_selects_parts_of_the_answer(client, cat_sat):
 def test_fields_must_name_response_fields(client, cat_sat, fields, field):
     r = post(client, {**cat_sat, "fields": fields})
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
-
-
-def test_api_docs_page_describes_the_routes(client):
-    r = client.get("/api/docs")
-    assert r.status_code == 200 and r.mimetype == "text/html"
-    text = r.get_data(as_text=True)
-    for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
-                  "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes"):
-        assert words in text, words
 
 
 def decode(obj):
@@ -382,43 +269,6 @@ def test_encoding_must_be_json_or_base64(client, cat_sat, encoding):
     assert r.status_code == 422
     error = r.get_json()["error"]
     assert error["field"] == "encoding" and '"json"' in error["message"] and "base64" in error["message"]
-
-
-class SilentClient(io.RawIOBase):
-    """A request body socket: five bytes, then the timeout of a client gone silent (as
-    gunicorn.conf.py's per-read timeout raises it)."""
-
-    def __init__(self):
-        self.sent = False
-
-    def readable(self):
-        return True
-
-    def seekable(self):  # the test client asks where the stream starts
-        return True
-
-    def tell(self):
-        return 0
-
-    def seek(self, *args):
-        return 0
-
-    def readinto(self, buffer):
-        if self.sent:
-            raise TimeoutError("timed out")
-        self.sent = True
-        buffer[:5] = b'{"X":'
-        return 5
-
-
-def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
-    r = client.post("/api/attention", input_stream=SilentClient(), content_length=100,
-                    content_type="application/json",
-                    environ_overrides={"wsgi.input_terminated": False})  # a real server's stream
-    assert r.status_code == 408
-    assert r.get_json() == {"error": {"message": "The request body stopped arriving before it "
-                                                 "was complete; nothing was computed. Send it again.",
-                                      "field": None}}
 
 
 HEAD = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}

@@ -1,4 +1,4 @@
-"""python -m attention_core: the default example's numbers as text, LaTeX and JSON."""
+"""The command line (attention_api.cli): python -m attention_core and attention-explorer."""
 
 import json
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from attention_core.cli import main
+from attention_api.cli import main
 
 
 def run(*args, stdin=None):
@@ -110,3 +110,30 @@ def test_multi_head_cross_attention_with_positions_from_a_file(tmp_path, capsys)
         assert heading in out, heading
     assert "a_2,3 (z) = 0 (masked)" in out  # causal, aligned top left: query 2 reads keys 1, 2
     assert "Entropy of the weights" in out
+
+
+def test_attention_explorer_compute_is_the_worksheet_command(capsys):
+    from attention_api.cli import console
+    assert console(["compute", "--row", "2"]) == 0
+    out = capsys.readouterr().out
+    assert main(["--row", "2"]) == 0
+    assert out == capsys.readouterr().out and "  sat  0.187  0.045  0.768" in out
+
+
+def test_attention_explorer_serve_runs_the_app_on_host_and_port(monkeypatch):
+    import flask
+    from attention_api.cli import console
+    served = []
+    monkeypatch.setattr(flask.Flask, "run", lambda app, **kw: served.append((app.name, kw)))
+    monkeypatch.setenv("HOST", "0.0.0.0")
+    monkeypatch.setenv("PORT", "8123")
+    monkeypatch.delenv("ATTENTION_DEBUG", raising=False)
+    assert console(["serve"]) == 0
+    assert served == [("app", {"host": "0.0.0.0", "port": 8123, "debug": False})]
+
+
+def test_attention_explorer_needs_a_subcommand(capsys):
+    from attention_api.cli import console
+    with pytest.raises(SystemExit) as exit_:
+        console([])
+    assert exit_.value.code == 2 and "serve,compute" in capsys.readouterr().err

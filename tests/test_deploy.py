@@ -233,7 +233,7 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
                  "static/node_modules/x.js", "tests/test_api.py", "static/tests/a.mjs"):
         assert ignored(path), path
-    for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py",
+    for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
                  "templates/index.html", "static/js/main.js", "requirements.txt"):
         assert not ignored(path), path
 
@@ -269,8 +269,8 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
 
 def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
     assert sorted(p.name for p in app_dir.iterdir()) == [
-        "app.py", "attention_core", "gunicorn.conf.py", "requirements.txt", "static",
-        "templates"]
+        "app.py", "attention_api", "attention_core", "gunicorn.conf.py", "requirements.txt",
+        "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
     assert not (app_dir / "static/tests").exists()
     assert not list(app_dir.rglob("__pycache__"))

@@ -165,3 +165,39 @@ def test_scale_none_equals_one_over_sqrt_dk(p):
     b = attention(**p, scale=1 / math.sqrt(d_k))
     assert a.scale == 1 / math.sqrt(d_k)
     np.testing.assert_array_equal(a.weights, b.weights)
+
+
+# ---- cross-attention ----
+
+def test_cross_attention_reads_keys_and_values_from_the_second_sequence():
+    X = [[1, 0], [0, 1]]
+    X_kv = [[1, 1], [2, 0], [0, 3]]
+    W = [[1, 0.5], [0, 1]]
+    r = attention(X, W, W, W, X_kv=X_kv)
+    assert r.weights.shape == (2, 3) and r.K.shape == (3, 2)
+    ref = reference_attention(X, W, W, W, X_kv=X_kv)
+    for name in ("Q", "K", "V", "scores", "weights", "output"):
+        np.testing.assert_allclose(getattr(r, name), ref[name], atol=1e-12)
+
+
+@pytest.mark.parametrize("n, m", [(2, 4), (4, 2)])
+def test_causal_with_n_not_m_is_aligned_top_left_like_torch(n, m):
+    rng = np.random.default_rng(n * 10 + m)
+    X, X_kv = rng.standard_normal((n, 3)), rng.standard_normal((m, 3))
+    W = rng.standard_normal((3, 2))
+    r = attention(X, W, W, W, X_kv=X_kv, causal=True)
+    expected = [[j <= i for j in range(m)] for i in range(n)]  # torch.ones(n, m).tril()
+    assert r.mask.tolist() == expected
+    ref = reference_attention(X.tolist(), W.tolist(), W.tolist(), W.tolist(),
+                              X_kv=X_kv.tolist(), causal=True)
+    np.testing.assert_allclose(r.weights, ref["weights"], atol=1e-12)
+
+
+def test_cross_attention_checks_widths_and_mask_shape():
+    with pytest.raises(AttentionInputError, match="X_kv has 3 numbers per token but X has 2") as e:
+        attention([[1, 0]], [[1], [0]], [[1], [0]], [[1], [0]], X_kv=[[1, 2, 3]])
+    assert e.value.field == "X_kv"
+    with pytest.raises(AttentionInputError, match="it must be 1×2") as e:
+        attention([[1, 0]], [[1], [0]], [[1], [0]], [[1], [0]], X_kv=[[1, 2], [3, 4]],
+                  mask=[[True]])
+    assert e.value.field == "mask"

@@ -1,153 +1,147 @@
-"""Issue 4's engine: scaling, cross-attention, multi-head, positions, the scaling lab."""
+"""attention_api.lab: GET /api/scaling and /api/scaling/sample, their numbers and their 422s."""
 
+import json
 import math
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
-
-from attention_core import AttentionInputError, attention, multi_head_attention, sinusoidal
-from attention_core.scaling import entropy, score_variance, softmax_jacobian, winner_probability
-from tests.reference import reference_attention, reference_multi_head, reference_sinusoidal
-
-# Raw scores of the last query are 1, 1, 2 (q_3 = (1, 1); keys (1, 0), (1, 0), (1, 1)).
-ONE_ONE_TWO = dict(X=[[1, 0], [1, 0], [1, 1]], W_Q=[[1, 0], [0, 1]], W_K=[[1, 0], [0, 1]],
-                   W_V=[[1, 0], [0, 1]])
 
 
-def test_scaled_and_unscaled_weights_of_scores_1_1_2():
-    r = attention(**ONE_ONE_TWO)
-    assert r.scores[2].tolist() == [1, 1, 2]
-    assert np.round(r.weights[2], 3).tolist() == [0.248, 0.248, 0.503]
-    r1 = attention(**ONE_ONE_TWO, scale=1)
-    assert np.round(r1.weights[2], 3).tolist() == [0.212, 0.212, 0.576]
+def strict_json(r):
+    def refuse(token):
+        raise AssertionError(f"non-strict JSON token {token} in the response")
+    return json.loads(r.get_data(as_text=True), parse_constant=refuse)
 
 
-@pytest.mark.parametrize("d_k, unscaled", [(4, 0.881), (64, 0.9997), (1024, 1.0000)])
-def test_winner_probability_one_standard_deviation_apart(d_k, unscaled):
-    digits = len(str(unscaled).split(".")[1])
-    assert round(winner_probability(d_k, scaled=False), digits) == unscaled
-    assert round(winner_probability(d_k, scaled=True), 3) == 0.731
+# ---- /api/scaling ----
+
+def test_default_curve_runs_over_powers_of_two_to_1024(client):
+    r = client.get("/api/scaling")
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    body = strict_json(r)
+    assert list(body) == ["d_k", "unscaled", "scaled"]
+    assert body["d_k"] == [2 ** p for p in range(11)]
+    assert len(body["unscaled"]) == len(body["scaled"]) == 11
 
 
-@pytest.mark.parametrize("d_k", [1, 16, 256])
-def test_dot_product_variance_grows_with_dk_and_scaling_undoes_it(d_k):
-    raw, scaled = score_variance(d_k, samples=40_000, seed=3)
-    # Var(q·k) = d_k for independent N(0, 1) components; sampling error ~ 2–3 %.
-    assert raw == pytest.approx(d_k, rel=0.06)
-    assert scaled == pytest.approx(1.0, rel=0.06)
+@pytest.mark.parametrize("d_k, unscaled, digits", [(4, 0.881, 3), (64, 0.9997, 4),
+                                                   (1024, 1.0000, 4)])
+def test_known_winner_probabilities(client, d_k, unscaled, digits):
+    body = client.get("/api/scaling?d_k_max=1024").get_json()
+    i = body["d_k"].index(d_k)
+    assert round(body["unscaled"][i], digits) == unscaled
+    assert round(body["scaled"][i], 3) == 0.731
 
 
-def test_entropy_and_the_jacobian_vanishing_as_softmax_saturates():
-    assert entropy([0.5, 0.5]) == pytest.approx(math.log(2))
-    assert entropy([1.0, 0.0, 0.0]) == 0.0
-    sharp = np.array([1 - 2e-9, 1e-9, 1e-9])
-    flat = np.array([1 / 3] * 3)
-    assert np.linalg.norm(softmax_jacobian(sharp)) < 1e-8 < np.linalg.norm(softmax_jacobian(flat))
+def test_scaled_winner_is_sigmoid_of_one_at_every_width(client):
+    body = client.get("/api/scaling?d_k_max=4096").get_json()
+    assert body["d_k"][-1] == 4096
+    assert all(p == pytest.approx(1 / (1 + math.exp(-1)), abs=1e-15) for p in body["scaled"])
+    assert body["unscaled"] == sorted(body["unscaled"])  # grows towards 1 with d_k
 
 
-def test_softmax_jacobian_matches_finite_differences():
-    s = np.array([0.3, -1.2, 2.0, 0.5])
-    soft = lambda v: np.exp(v - v.max()) / np.exp(v - v.max()).sum()  # noqa: E731
-    h = 1e-6
-    numeric = np.column_stack([(soft(s + h * e) - soft(s - h * e)) / (2 * h)
-                               for e in np.eye(len(s))])
-    np.testing.assert_allclose(softmax_jacobian(soft(s)), numeric, atol=1e-9)
+@pytest.mark.parametrize("d_k_max, last", [(1, 1), (2, 2), (3, 2), (1000, 512), (1025, 1024),
+                                           (4095, 2048)])
+def test_a_d_k_max_that_is_not_a_power_of_two_keeps_every_power_below_it(client, d_k_max, last):
+    body = client.get(f"/api/scaling?d_k_max={d_k_max}").get_json()
+    assert body["d_k"] == [2 ** p for p in range(last.bit_length())]
 
 
-# ---- cross-attention ----
+# ---- /api/scaling/sample ----
 
-def test_cross_attention_reads_keys_and_values_from_the_second_sequence():
-    X = [[1, 0], [0, 1]]
-    X_kv = [[1, 1], [2, 0], [0, 3]]
-    W = [[1, 0.5], [0, 1]]
-    r = attention(X, W, W, W, X_kv=X_kv)
-    assert r.weights.shape == (2, 3) and r.K.shape == (3, 2)
-    ref = reference_attention(X, W, W, W, X_kv=X_kv)
-    for name in ("Q", "K", "V", "scores", "weights", "output"):
-        np.testing.assert_allclose(getattr(r, name), ref[name], atol=1e-12)
+def test_sample_defaults_and_shape(client):
+    r = client.get("/api/scaling/sample")
+    assert r.status_code == 200
+    body = strict_json(r)
+    assert list(body) == ["d_k", "samples", "seed", "variance_raw", "variance_scaled"]
+    assert (body["d_k"], body["samples"], body["seed"]) == (64, 10000, 0)
+    assert body == client.get("/api/scaling/sample?d_k=64&samples=10000&seed=0").get_json()
 
 
-@pytest.mark.parametrize("n, m", [(2, 4), (4, 2)])
-def test_causal_with_n_not_m_is_aligned_top_left_like_torch(n, m):
-    rng = np.random.default_rng(n * 10 + m)
-    X, X_kv = rng.standard_normal((n, 3)), rng.standard_normal((m, 3))
-    W = rng.standard_normal((3, 2))
-    r = attention(X, W, W, W, X_kv=X_kv, causal=True)
-    expected = [[j <= i for j in range(m)] for i in range(n)]  # torch.ones(n, m).tril()
-    assert r.mask.tolist() == expected
-    ref = reference_attention(X.tolist(), W.tolist(), W.tolist(), W.tolist(),
-                              X_kv=X_kv.tolist(), causal=True)
-    np.testing.assert_allclose(r.weights, ref["weights"], atol=1e-12)
+def test_sample_is_reproducible_for_the_same_seed(client):
+    url = "/api/scaling/sample?d_k=32&samples=5000&seed=7"
+    assert client.get(url).get_json() == client.get(url).get_json()
 
 
-def test_cross_attention_checks_widths_and_mask_shape():
-    with pytest.raises(AttentionInputError, match="X_kv has 3 numbers per token but X has 2") as e:
-        attention([[1, 0]], [[1], [0]], [[1], [0]], [[1], [0]], X_kv=[[1, 2, 3]])
-    assert e.value.field == "X_kv"
-    with pytest.raises(AttentionInputError, match="it must be 1×2") as e:
-        attention([[1, 0]], [[1], [0]], [[1], [0]], [[1], [0]], X_kv=[[1, 2], [3, 4]],
-                  mask=[[True]])
-    assert e.value.field == "mask"
+@pytest.mark.parametrize("d_k, samples", [(1, 40000), (16, 40000), (256, 15000)])
+def test_variance_is_about_d_k_raw_and_about_1_scaled(client, d_k, samples):
+    # The variance of a sample variance is ~2σ⁴/samples: 15 000 samples give ~1.2 %.
+    r = client.get(f"/api/scaling/sample?d_k={d_k}&samples={samples}&seed=0")
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["variance_raw"] == pytest.approx(d_k, rel=0.06)
+    assert body["variance_scaled"] == pytest.approx(1.0, rel=0.06)
 
 
-# ---- multi-head ----
-
-@st.composite
-def multi_problems(draw):
-    n, m, d_model, h = (draw(st.integers(1, 4)) for _ in range(4))
-    cross = draw(st.booleans())
-    el = st.floats(-3, 3, allow_nan=False)
-    mat = lambda r, c: draw(arrays(np.float64, (r, c), elements=el))  # noqa: E731
-    heads = []
-    for _ in range(h):
-        d_k, d_v = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-        heads.append((mat(d_model, d_k), mat(d_model, d_k), mat(d_model, d_v)))
-    width = sum(head[2].shape[1] for head in heads)
-    return dict(X=mat(n, d_model), heads=heads, W_O=mat(width, draw(st.integers(1, 3))),
-                X_kv=mat(m, d_model) if cross else None, causal=draw(st.booleans()))
+def test_different_seeds_give_different_samples(client):
+    a = client.get("/api/scaling/sample?d_k=16&samples=1000&seed=1").get_json()
+    b = client.get("/api/scaling/sample?d_k=16&samples=1000&seed=2").get_json()
+    assert a["variance_raw"] != b["variance_raw"]
+    assert a["variance_scaled"] != b["variance_scaled"]
 
 
-@settings(max_examples=120, deadline=None)
-@given(multi_problems())
-def test_multi_head_agrees_with_plain_loops_to_1e12(p):
-    r = multi_head_attention(p["X"], p["heads"], p["W_O"], causal=p["causal"], X_kv=p["X_kv"])
-    ref = reference_multi_head(p["X"].tolist(), [[w.tolist() for w in head] for head in p["heads"]],
-                               p["W_O"].tolist(), causal=p["causal"],
-                               X_kv=None if p["X_kv"] is None else p["X_kv"].tolist())
-    np.testing.assert_allclose(r.concat, ref["concat"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(r.output, ref["output"], rtol=0, atol=1e-12)
+def test_the_extremes_of_every_range_are_accepted(client):
+    for query in ("d_k=1&samples=100&seed=0", "d_k=1024&samples=100&seed=4294967295",
+                  "d_k=2&samples=100000&seed=0"):
+        assert client.get(f"/api/scaling/sample?{query}").status_code == 200, query
+    assert client.get("/api/scaling?d_k_max=1").status_code == 200
 
 
-def test_one_head_with_identity_w_o_is_plain_attention():
-    r = multi_head_attention([[1, 0], [0, 1], [1, 1]], [([[1, 0], [1, 2]], [[2, 0], [0, 1]],
-                                                          [[1, 0], [0, 2]])], np.eye(2))
-    assert np.round(r.output, 3).tolist() == [[0.892, 1.108], [0.836, 1.673], [0.955, 1.627]]
+# ---- bad query parameters: one table, status + JSON shape + named field ----
+
+CURVE = "/api/scaling"
+SAMPLE = "/api/scaling/sample"
+BAD = [
+    # (id, url, field, words in the message)
+    ("max-abc", f"{CURVE}?d_k_max=abc", "d_k_max",
+     'd_k_max must be a whole number from 1 to 4096, got "abc"'),
+    ("max-float", f"{CURVE}?d_k_max=1.5", "d_k_max", 'got "1.5"'),
+    ("max-empty", f"{CURVE}?d_k_max=", "d_k_max", 'got ""'),
+    ("max-zero", f"{CURVE}?d_k_max=0", "d_k_max", 'from 1 to 4096, got "0"'),
+    ("max-negative", f"{CURVE}?d_k_max=-4", "d_k_max", 'got "-4"'),
+    ("max-above", f"{CURVE}?d_k_max=4097", "d_k_max", 'from 1 to 4096, got "4097"'),
+    ("max-huge", f"{CURVE}?d_k_max={'9' * 5000}", "d_k_max", "from 1 to 4096, got \"999"),
+    ("max-exponent", f"{CURVE}?d_k_max=1e3", "d_k_max", 'got "1e3"'),
+    ("max-space", f"{CURVE}?d_k_max=%2016", "d_k_max", 'got " 16"'),
+    ("max-arabic-digit", f"{CURVE}?d_k_max=%D9%A1", "d_k_max", "from 1 to 4096"),
+    ("max-twice", f"{CURVE}?d_k_max=4&d_k_max=8", "d_k_max", 'more than once ("4", then "8")'),
+    ("curve-unknown", f"{CURVE}?dk=4", "dk", 'Unknown parameter "dk"'),
+    ("curve-unknown-sample-param", f"{CURVE}?d_k=4", "d_k", 'did you mean "d_k_max"?'),
+    ("too-many-draws", f"{SAMPLE}?d_k=1024&samples=10000", "samples",
+     "samples × d_k is 10000 × 1024 = 10,240,000; at most 4,000,000"),
+    ("d_k-abc", f"{SAMPLE}?d_k=abc", "d_k", 'd_k must be a whole number from 1 to 1024, got "abc"'),
+    ("d_k-float", f"{SAMPLE}?d_k=1.5", "d_k", 'got "1.5"'),
+    ("d_k-empty", f"{SAMPLE}?d_k=", "d_k", 'got ""'),
+    ("d_k-zero", f"{SAMPLE}?d_k=0", "d_k", 'from 1 to 1024, got "0"'),
+    ("d_k-above", f"{SAMPLE}?d_k=1025", "d_k", 'from 1 to 1024, got "1025"'),
+    ("samples-abc", f"{SAMPLE}?samples=abc", "samples", 'from 100 to 100000, got "abc"'),
+    ("samples-float", f"{SAMPLE}?samples=1000.0", "samples", 'got "1000.0"'),
+    ("samples-empty", f"{SAMPLE}?samples=", "samples", 'got ""'),
+    ("samples-below", f"{SAMPLE}?samples=99", "samples", 'from 100 to 100000, got "99"'),
+    ("samples-above", f"{SAMPLE}?samples=100001", "samples", 'got "100001"'),
+    ("seed-abc", f"{SAMPLE}?seed=abc", "seed", 'from 0 to 4294967295, got "abc"'),
+    ("seed-float", f"{SAMPLE}?seed=1.5", "seed", 'got "1.5"'),
+    ("seed-empty", f"{SAMPLE}?seed=", "seed", 'got ""'),
+    ("seed-below", f"{SAMPLE}?seed=-1", "seed", 'from 0 to 4294967295, got "-1"'),
+    ("seed-above", f"{SAMPLE}?seed=4294967296", "seed", 'got "4294967296"'),
+    ("sample-unknown", f"{SAMPLE}?dk=64", "dk", 'Unknown parameter "dk"; did you mean "d_k"?'),
+    ("sample-unknown-after-good", f"{SAMPLE}?d_k=64&sample=10", "sample",
+     'Unknown parameter "sample"'),
+]
 
 
-@pytest.mark.parametrize("heads, W_O, field, words", [
-    ([], [[1]], "heads", "1 to 16 heads"),
-    ([([[1]], [[1]], [[1]])] * 17, [[1]] * 17, "heads", "1 to 16 heads"),
-    ([([[1]], [[1]], [[1]])] * 2, [[1]], "W_O", "W_O has 1 rows but the heads' outputs concatenate to 2"),
-    ([([[1]], [[1, 2]], [[1]])], [[1]], "heads[0].W_K", "Head 1: W_Q has 1 columns but W_K has 2"),
-])
-def test_multi_head_errors_name_the_head(heads, W_O, field, words):
-    with pytest.raises(AttentionInputError) as e:
-        multi_head_attention([[1.0]], heads, W_O)
-    assert e.value.field == field and words in e.value.message
+@pytest.mark.parametrize("url, field, words", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_bad_query_parameters_are_422_naming_the_parameter(client, url, field, words):
+    r = client.get(url)
+    assert r.status_code == 422
+    assert r.mimetype == "application/json"
+    payload = strict_json(r)
+    assert set(payload) == {"error"} and set(payload["error"]) == {"message", "field"}
+    assert payload["error"]["field"] == field
+    assert words in payload["error"]["message"], payload["error"]["message"]
+    assert len(payload["error"]["message"]) < 200  # a long value is cut short, not echoed whole
 
 
-# ---- positions ----
-
-@pytest.mark.parametrize("n, d_model", [(1, 1), (5, 4), (7, 5), (3, 16)])
-def test_sinusoidal_matches_the_paper_formula(n, d_model):
-    np.testing.assert_allclose(sinusoidal(n, d_model), reference_sinusoidal(n, d_model),
-                               rtol=0, atol=1e-15)
-
-
-def test_sinusoidal_first_rows_by_hand():
-    pe = sinusoidal(2, 2)
-    assert pe[0].tolist() == [0.0, 1.0]  # sin 0, cos 0
-    assert pe[1].tolist() == pytest.approx([math.sin(1), math.cos(1)])
+@pytest.mark.parametrize("path", [CURVE, SAMPLE])
+def test_lab_routes_answer_only_get(client, path):
+    r = client.post(path)
+    assert r.status_code == 405 and r.get_json()["error"]["field"] is None

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import AttentionInputError, page_name
-from .multihead import MAX_HEADS
+from attention_core.errors import AttentionInputError, page_name
+from attention_core.multihead import MAX_HEADS
+
 from .values import bool_matrix, describe, did_you_mean, labels, matrix, number
 
 PROJECTIONS = ("W_Q", "W_K", "W_V")

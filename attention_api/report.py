@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from attention_core.working import RowWorking
+
 from .request import AttentionRequest
 from .response import Computed
-from .working import RowWorking
 
 
 FIXED_LIMIT = 100_000  # the page's rule (static/js/format.js): beyond it, 4 significant figures

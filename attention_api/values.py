@@ -10,15 +10,19 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import math
+import re
+import secrets
 
 import numpy as np
+import orjson
 
-try:  # optional: the engine needs only numpy; orjson parses a large request ~5× faster
-    import orjson
-except ImportError:  # pragma: no cover - orjson is in requirements.txt
-    orjson = None
+from attention_core.errors import AttentionInputError, page_name
 
-from .errors import AttentionInputError, page_name
+# How deeply [ and { may nest in a request body. A valid request nests at most 4 deep
+# (heads[k].W_Q[i][j]); orjson's own limit differs between its versions (1024 in some),
+# so the body is measured here first and orjson never sees a deeper one.
+MAX_DEPTH = 64
 
 
 class JSONSyntaxError(ValueError):
@@ -32,38 +36,113 @@ class _NonFinite:
         self.text = text
 
 
-def _parse_int(text: str):
-    # Python refuses to convert integers longer than 4300 digits; anything over
-    # ~309 digits overflows float64 anyway, so such a number is reported, not parsed.
-    return int(text) if len(text) <= 400 else _NonFinite(text[:12] + "…")
-
-
 def parse_json(body: bytes | str):
-    """Parse strict JSON; NaN, Infinity and -Infinity come back as markers, not floats.
+    """Parse strict JSON with orjson; NaN, Infinity, -Infinity and numbers beyond float64
+    (1e999) come back as markers, not floats, for validation to name their field.
 
-    A literal too large for float64 (1e999) parses as inf, which validation refuses;
-    floats are parsed by the C scanner itself, as a hook per number costs ~2 µs each.
-
-    Raises JSONSyntaxError for malformed or too deeply nested input.
+    Raises JSONSyntaxError for malformed input, input that is not UTF-8, or input nested
+    more than MAX_DEPTH deep.
     """
-    if orjson is not None:
-        # orjson refuses exactly what needs care (NaN and Infinity tokens, integers beyond
-        # 64 bits, lone surrogates, deep nesting); those fall through to the parser below,
-        # which accepts or explains them.
-        try:
-            return orjson.loads(body)
-        except orjson.JSONDecodeError:
-            pass
+    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    # Fewer brackets than the limit cannot nest beyond it: most requests skip the count.
+    opened = raw.count(b"[") + raw.count(b"{")
+    depth = nesting_depth(raw) if opened > MAX_DEPTH else 0
+    if depth > MAX_DEPTH:
+        raise JSONSyntaxError(
+            f"The JSON is nested too deeply to be a request: {depth} levels of [ and {{, "
+            f"at most {MAX_DEPTH} are allowed (a request nests at most 4).")
     try:
-        return json.loads(body, parse_int=_parse_int, parse_constant=_NonFinite)
-    except RecursionError:
-        raise JSONSyntaxError("The JSON is nested too deeply to be a request.") from None
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        error = exc
+    # orjson refuses exactly what needs care: each literal JSON does not allow is replaced
+    # by a marked string and the text parsed again, or the first error is explained.
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JSONSyntaxError(f"The body is not UTF-8 text ({exc.reason}).") from None
-    except json.JSONDecodeError as exc:
-        raise JSONSyntaxError(
-            f"The body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}."
-        ) from None
+    marked, found, shifts = _mark_non_finite(text)
+    if found:
+        try:
+            return _unmark(orjson.loads(marked), found)
+        except orjson.JSONDecodeError as exc:
+            error = exc
+    pos = error.pos - sum(added for at, added in shifts if at < error.pos)  # in ``text``
+    line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+    raise JSONSyntaxError(
+        f"The body is not valid JSON: {error.msg} at line {line} column {column}.") from None
+
+
+# Every byte but those that open or close a string or a container.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+
+
+def nesting_depth(body: bytes) -> int:
+    """How deeply [ and { nest in a JSON text; those inside strings do not count.
+
+    Done in C and numpy (a 2 MB body in about a millisecond), so every request can be
+    measured before any parser recurses into it.
+
+    >>> nesting_depth(b'{"X": [[1, 0]], "tokens": ["[[[", "\\\\\\"["]}'), nesting_depth(b"1")
+    (3, 0)
+    """
+    if b"\\" in body:  # an escaped quote does not end its string: drop every escape first
+        body = _ESCAPE.sub(b"", body)
+    marks = np.frombuffer(body.translate(None, _NOT_STRUCTURE), dtype=np.uint8)  # in order
+    outside = np.cumsum(marks == ord('"')) % 2 == 0  # an even number of quotes so far
+    brackets = marks[outside]
+    opens = (brackets == ord("[")) | (brackets == ord("{"))
+    closes = (brackets == ord("]")) | (brackets == ord("}"))
+    depth = np.cumsum(opens, dtype=np.int64) - np.cumsum(closes, dtype=np.int64)
+    return int(depth.max(initial=0))
+
+
+# A JSON string, NaN, ±Infinity or a number: what may need a marker, strings skipped whole.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?[0-9][0-9.eE+-]*', re.DOTALL)
+_TOO_LARGE = "a number too large for float64, which reads as infinity"
+
+
+def _mark_non_finite(text: str):
+    """``text`` with each NaN, ±Infinity and number beyond float64 as a marked string.
+
+    Returns (marked text, {marker: _NonFinite}, [(position in the marked text, characters
+    added)]); a marker carries a random prefix, so no string a client sends is one.
+    """
+    prefix, found, shifts = f"{secrets.token_hex(8)}:", {}, []
+
+    def mark(m: re.Match) -> str:
+        token = m[0]
+        if token[0] == '"':
+            return token
+        if token not in ("NaN", "Infinity", "-Infinity"):
+            try:
+                if math.isfinite(float(token)):
+                    return token
+            except ValueError:  # not a number at all: orjson says where
+                return token
+            is_int = not any(c in token for c in ".eE")
+            said = token[:12] + "…" if is_int else _TOO_LARGE
+        else:
+            said = token
+        marker = f"{prefix}{len(found)}"
+        found[marker] = _NonFinite(said)
+        quoted = f'"{marker}"'
+        shifts.append((m.start() + sum(added for _, added in shifts), len(quoted) - len(token)))
+        return quoted
+
+    return _TOKEN.sub(mark, text), found, shifts
+
+
+def _unmark(value, found: dict):
+    """``value`` with every marker string replaced by the _NonFinite it stands for."""
+    if isinstance(value, str):
+        return found.get(value, value)
+    if isinstance(value, list):
+        return [_unmark(v, found) for v in value]
+    if isinstance(value, dict):
+        return {k: _unmark(v, found) for k, v in value.items()}
+    return value
 
 
 def did_you_mean(name, choices) -> str:

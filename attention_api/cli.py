@@ -1,4 +1,8 @@
-"""``python -m attention_core``: compute a request from a JSON file and print it for a worksheet."""
+"""The command line: compute a request from a JSON file and print it for a worksheet.
+
+``attention-explorer compute …`` and ``python -m attention_core …`` run ``main``;
+``attention-explorer serve`` serves the web app (``app.create_app``) as ``scripts/run`` does.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +10,28 @@ import argparse
 import json
 import sys
 
-from .errors import AttentionInputError
-from .presets import default_request
+from attention_core.errors import AttentionInputError
+from attention_core.presets import default_request
+from attention_core.scaling import score_variance, winner_probability
+
 from .report import latex_report, text_report
 from .request import parse_request
 from .response import compute, plain, response_body
-from .scaling import score_variance, winner_probability
 from .values import JSONSyntaxError, parse_json
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m attention_core",
-        description="Compute scaled dot-product attention and print every matrix and the "
-                    "working of one row. Without a file, uses the default example "
-                    "\"the cat sat\".")
+COMPUTE = ("Compute scaled dot-product attention and print every matrix and the working "
+           "of one row. Without a file, uses the default example \"the cat sat\".")
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=COMPUTE)
+    _compute_arguments(p)
+    return p
+
+
+def _compute_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the compute command, on ``p``."""
     p.add_argument("request", nargs="?",
                    help="a JSON file in the request format of POST /api/attention "
                         "('-' reads standard input)")
@@ -40,7 +51,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=10_000,
                    help="(pairs of q, k) drawn per d_k by --scaling-lab (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="random seed of --scaling-lab (default 0)")
-    return p
 
 
 def scaling_lab_text(samples: int, seed: int) -> str:
@@ -65,9 +75,12 @@ def _load(path: str | None):
         return parse_json(fh.read())
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the process exit status."""
-    args = _parser().parse_args(argv)
+def main(argv: list[str] | None = None, prog: str = "attention-explorer compute") -> int:
+    """Run the compute command; returns the process exit status."""
+    return _compute(_parser(prog).parse_args(argv))
+
+
+def _compute(args: argparse.Namespace) -> int:
     if args.scaling_lab:
         if not (100 <= args.samples <= 100_000) or args.seed < 0:
             print(f"error: --samples must be from 100 to 100000 and --seed at least 0, got "
@@ -103,3 +116,26 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(text_report(request, computed, args.decimals), end="")
     return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Serve the web app with Flask's server, on HOST:PORT as ``scripts/run`` does."""
+    from app import create_app, run  # only serve needs Flask
+
+    run(create_app())
+    return 0
+
+
+def console(argv: list[str] | None = None) -> int:
+    """``attention-explorer serve`` or ``attention-explorer compute …``; the exit status."""
+    p = argparse.ArgumentParser(prog="attention-explorer",
+                                description="Scaled dot-product attention, every step shown.")
+    commands = p.add_subparsers(dest="command", required=True, metavar="{serve,compute}")
+    commands.add_parser("serve", help="serve the web page and API (HOST, PORT; default "
+                        "http://127.0.0.1:5000/)").set_defaults(run=_serve)
+    compute_command = commands.add_parser("compute", help="print a request's matrices and "
+                                          "working, for a worksheet", description=COMPUTE)
+    _compute_arguments(compute_command)
+    compute_command.set_defaults(run=_compute)
+    args = p.parse_args(argv)
+    return args.run(args)

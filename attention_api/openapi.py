@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import sys
 
+from attention_core.multihead import MAX_HEADS
+from attention_core.presets import default_request
+
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from .multihead import MAX_HEADS
-from .presets import default_request
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity

@@ -1,4 +1,5 @@
-"""POST /api/attention with several heads, a second sequence, positions, a custom mask."""
+"""attention_api.response: the answer to several heads, a second sequence, positions and a
+custom mask, and what fields, corners, weights_u8 and strongest_keys keep of it."""
 
 import base64
 import json

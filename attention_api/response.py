@@ -14,16 +14,16 @@ a single number. The page asks for it; a 256 × 256 weight matrix is 0.7 MB inst
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 
 import numpy as np
 
-from dataclasses import dataclass
+from attention_core.engine import AttentionResult, attention
+from attention_core.multihead import MultiHeadResult, multi_head_attention
+from attention_core.positions import sinusoidal
+from attention_core.working import RowWorking, working
 
-from .engine import AttentionResult, attention
-from .multihead import MultiHeadResult, multi_head_attention
-from .positions import sinusoidal
 from .request import AttentionRequest
-from .working import RowWorking, working
 
 
 @dataclass(frozen=True)

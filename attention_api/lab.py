@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .errors import AttentionInputError
-from .scaling import score_variance, winner_probability
+from attention_core.errors import AttentionInputError
+from attention_core.scaling import score_variance, winner_probability
+
 from .values import did_you_mean
 
 

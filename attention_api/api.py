@@ -1,0 +1,88 @@
+"""The JSON API: attention, the presets, the scaling lab, the OpenAPI document, health."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import UnsupportedMediaType
+
+from attention_core import AttentionInputError, __version__, presets
+
+from . import lab
+from .errors import error
+from .openapi import openapi_document
+from .request import Limits, parse_request
+from .response import compute, response_body
+from .values import JSONSyntaxError, parse_json
+
+bp = Blueprint("api", __name__)
+
+
+def limits(config=None) -> Limits:
+    """This app's limits on a request, from its config (the current app's by default)."""
+    config = current_app.config if config is None else config
+    return Limits(max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"])
+
+
+@bp.record_once
+def _describe(state) -> None:
+    """Build the OpenAPI document once, from the limits the app was configured with."""
+    config = state.app.config
+    state.app.extensions["openapi"] = openapi_document(
+        limits(config), config["MAX_CONTENT_LENGTH"], __version__)
+
+
+@bp.post("/api/attention")
+def attention():
+    """Compute attention for one request and return every intermediate."""
+    if not request.is_json:
+        raise UnsupportedMediaType(
+            f"Send the request as application/json, not "
+            f"{request.mimetype or 'a body without a Content-Type'}.")
+    try:
+        payload = parse_json(request.get_data(cache=False))
+    except JSONSyntaxError as exc:
+        return error(400, str(exc))
+    try:
+        req = parse_request(payload, limits())
+        computed = compute(req)
+    except AttentionInputError as exc:
+        return error(422, exc.message, exc.field)
+    return jsonify(response_body(req, computed))
+
+
+@bp.get("/api/presets")
+def api_presets():
+    """The named example configurations, default first, in the request format."""
+    return jsonify({"presets": presets()})
+
+
+def lab_answer(answer):
+    """A scaling-lab answer from the query string, or 422 naming the bad parameter."""
+    try:
+        return jsonify(answer(request.args.items(multi=True)))
+    except AttentionInputError as exc:
+        return error(422, exc.message, exc.field)
+
+
+@bp.get("/api/scaling")
+def scaling():
+    """Winner probability of two keys √d_k apart, unscaled and scaled, d_k = 1, 2, 4 …"""
+    return lab_answer(lab.scaling_curve)
+
+
+@bp.get("/api/scaling/sample")
+def scaling_sample():
+    """Measured variance of random q·k and q·k/√d_k for one d_k, samples and seed."""
+    return lab_answer(lab.scaling_sample)
+
+
+@bp.get("/api/openapi.json")
+def openapi():
+    """The OpenAPI 3.1 document of this API, with this app's limits in it."""
+    return jsonify(current_app.extensions["openapi"])
+
+
+@bp.get("/health")
+def health():
+    """Liveness: answers without computing anything."""
+    return jsonify({"status": "ok", "version": __version__})

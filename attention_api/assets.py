@@ -1,0 +1,51 @@
+"""The page's own files, linked as /assets/<version>/…, the version a hash of their contents.
+
+A browser keeps them for a year without asking again (otherwise each of ~25 modules is
+revalidated on every visit), and a new release has new URLs. Module imports are relative,
+so a page's whole module graph shares its version. Templates link a file with
+``asset("css/app.css")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from flask import Blueprint, current_app, send_from_directory, url_for
+
+bp = Blueprint("assets", __name__)
+
+ONE_YEAR = 365 * 24 * 3600  # seconds
+
+
+def contents_hash(folder: Path) -> str:
+    """12 hex digits of a hash of every file's path and bytes under ``folder``."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def modules(static: Path) -> list[str]:
+    """Every module main.js may import, for the page to preload at once (not as a waterfall
+    of imports). Read from the folder, so a new module cannot be forgotten."""
+    return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
+                  if p.name != "main.js") + ["vendor/katex/katex.mjs"]
+
+
+@bp.record_once
+def _version(state) -> None:
+    """Hash the static folder once, when the app registers this blueprint."""
+    version = contents_hash(Path(state.app.static_folder))
+    state.app.extensions["assets_version"] = version
+    state.app.jinja_env.globals["asset"] = lambda filename: url_for(
+        "assets.asset", version=version, filename=filename)
+
+
+@bp.get("/assets/<version>/<path:filename>")
+def asset(version: str, filename: str):
+    """A static file; cached for a year when its version is the current one."""
+    current = version == current_app.extensions["assets_version"]  # an old link gets today's file
+    return send_from_directory(current_app.static_folder, filename,
+                               max_age=ONE_YEAR if current else 0)

@@ -1,0 +1,45 @@
+"""Every error the app answers, as JSON ``{"error": {"message", "field"}}`` with its status."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import ClientDisconnected, HTTPException
+
+bp = Blueprint("errors", __name__)
+
+
+def error(status: int, message: str, field: str | None = None):
+    """The JSON error response: a sentence to act on, and the request field it concerns."""
+    return jsonify({"error": {"message": message, "field": field}}), status
+
+
+@bp.app_errorhandler(ClientDisconnected)
+def body_not_received(exc: ClientDisconnected):
+    """408: the body stopped arriving (werkzeug's own answer is a bare 400)."""
+    # The client went away, or (under gunicorn, see gunicorn.conf.py) went silent for
+    # ATTENTION_CLIENT_TIMEOUT seconds mid-body.
+    return error(408, "The request body stopped arriving before it was complete; "
+                      "nothing was computed. Send it again.")
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(exc: HTTPException):
+    """404, 405 (with Allow), 413, 415 … with a sentence naming the path or the limit."""
+    messages = {
+        404: f"There is nothing at {request.path}.",
+        405: f"{request.path} does not accept {request.method}.",
+        413: (f"The request body is larger than the limit of "
+              f"{current_app.config['MAX_CONTENT_LENGTH']} bytes."),
+    }
+    message = messages.get(exc.code) or exc.description or exc.name
+    response = error(exc.code or 500, message)[0]
+    if exc.code == 405 and exc.valid_methods:
+        response.headers["Allow"] = ", ".join(exc.valid_methods)
+    return response, exc.code
+
+
+@bp.app_errorhandler(Exception)
+def unexpected_error(exc: Exception):
+    """500 without a traceback; the traceback goes to the log."""
+    current_app.logger.exception("unhandled error")
+    return error(500, "Something went wrong on the server; the request was not computed.")

@@ -1,0 +1,83 @@
+"""attention_api.errors: 408, 413, 415, 404, 405 (with Allow) and 500, each as JSON."""
+
+import io
+import json
+
+import pytest
+
+
+def post(client, body, content_type="application/json"):
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+    return client.post("/api/attention", data=data, content_type=content_type)
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded",
+                                          None])
+def test_wrong_content_type_is_415(client, content_type, cat_sat):
+    r = client.post("/api/attention", data=json.dumps(cat_sat), content_type=content_type)
+    assert r.status_code == 415
+    assert r.get_json()["error"]["field"] is None
+
+
+def test_body_over_the_limit_is_413(client):
+    r = post(client, b" " * (4 * 1024 * 1024 + 1))
+    assert r.status_code == 413
+    assert "4194304 bytes" in r.get_json()["error"]["message"]
+
+
+def test_unknown_route_404_and_wrong_method_405_are_json(client):
+    r = client.get("/api/nope")
+    assert r.status_code == 404 and r.get_json()["error"]["field"] is None
+    r = client.get("/api/attention")
+    assert r.status_code == 405 and "does not accept GET" in r.get_json()["error"]["message"]
+    assert "POST" in r.headers["Allow"]
+
+
+def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_sat):
+    import attention_api.api
+    def boom(*_):
+        raise RuntimeError("secret internals")
+    monkeypatch.setattr(attention_api.api, "compute", boom)
+    app.logger.disabled = True
+    r = post(app.test_client(), cat_sat)
+    assert r.status_code == 500
+    text = r.get_data(as_text=True)
+    assert "secret internals" not in text and "Traceback" not in text
+    assert r.get_json()["error"]["field"] is None
+
+
+class SilentClient(io.RawIOBase):
+    """A request body socket: five bytes, then the timeout of a client gone silent (as
+    gunicorn.conf.py's per-read timeout raises it)."""
+
+    def __init__(self):
+        self.sent = False
+
+    def readable(self):
+        return True
+
+    def seekable(self):  # the test client asks where the stream starts
+        return True
+
+    def tell(self):
+        return 0
+
+    def seek(self, *args):
+        return 0
+
+    def readinto(self, buffer):
+        if self.sent:
+            raise TimeoutError("timed out")
+        self.sent = True
+        buffer[:5] = b'{"X":'
+        return 5
+
+
+def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
+    r = client.post("/api/attention", input_stream=SilentClient(), content_length=100,
+                    content_type="application/json",
+                    environ_overrides={"wsgi.input_terminated": False})  # a real server's stream
+    assert r.status_code == 408
+    assert r.get_json() == {"error": {"message": "The request body stopped arriving before it "
+                                                 "was complete; nothing was computed. Send it again.",
+                                      "field": None}}

@@ -1,0 +1,107 @@
+"""pyproject.toml: `pip install .` into a fresh venv gives the engine, the app and the command.
+
+How: the package is built and installed by pip itself (with build isolation, so the build's
+setuptools and wheel come from the package index, as test_deploy's requirements do: the
+venv that `python -m venv` makes here has setuptools but no wheel, so an install without
+build isolation cannot build). The run-time dependencies are not downloaded again: a .pth
+file lends the fresh venv this interpreter's site-packages, and pip installs --no-deps.
+Everything then runs from a folder outside the repository, and the test checks that the
+modules imported are the installed copies.
+"""
+
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "app.py", "attention_core",
+           "attention_api", "templates", "static")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(venv, an empty working folder) with the project installed from a copy of its files."""
+    base = tmp_path_factory.mktemp("package")
+    source = base / "source"
+    source.mkdir()
+    for name in SOURCES:  # a copy: building in the checkout would leave build/ behind
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, source / name)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    site = subprocess.run([str(venv / "bin/python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "lent.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--disable-pip-version-check", str(source)], check=True, timeout=600)
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    return venv, elsewhere
+
+
+def run(installed, *command):
+    venv, elsewhere = installed
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(elsewhere), "LANG": "C.UTF-8"}
+    return subprocess.run(command, cwd=elsewhere, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_the_command_computes_the_default_example_outside_the_repository(installed):
+    p = run(installed, "attention-explorer", "compute", "--row", "2")
+    assert p.returncode == 0, p.stderr
+    assert "  sat  0.187  0.045  0.768" in p.stdout
+    assert "a_3,3 (sat) = 69.591 / 90.623 = 0.768" in p.stdout
+    worksheet = subprocess.run([sys.executable, "-m", "attention_core", "--row", "2"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.stdout == worksheet.stdout  # the same worksheet as python -m attention_core
+
+
+def test_the_installed_modules_are_the_ones_imported(installed):
+    venv, _ = installed
+    p = run(installed, str(venv / "bin/python"), "-c",
+            "import app, attention_api, attention_core; "
+            "print(app.__file__, attention_api.__file__, attention_core.__file__)")
+    assert p.returncode == 0, p.stderr
+    for path in p.stdout.split():
+        assert path.startswith(str(venv)), path
+
+
+def test_the_installed_app_serves_its_page_and_files(installed):
+    venv, _ = installed
+    p = run(installed, str(venv / "bin/python"), "-c",
+            "import re; from app import create_app; c = create_app().test_client(); "
+            "page = c.get('/'); css = re.search(r'href=\"(/assets/[^\"]+app.css)\"', page.text); "
+            "print(page.status_code, c.get(css[1]).status_code, c.get('/api/docs').status_code)")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["200", "200", "200"]
+
+
+def test_a_notebook_needs_only_numpy(installed):
+    venv, _ = installed
+    p = run(installed, str(venv / "bin/python"), "-c",
+            "import sys; from attention_core import attention, working; "
+            "r = attention([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]], "
+            "[[1, 0], [0, 2]]); print(r.weights[2].round(3).tolist(), "
+            "sorted(m for m in ('flask', 'orjson', 'attention_api') if m in sys.modules))")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[0.187, 0.045, 0.768] []"
+
+
+def names(lines) -> set[str]:
+    return {re.split(r"[<>=!~ ]", line.strip(), maxsplit=1)[0].lower() for line in lines
+            if line.strip() and not line.lstrip().startswith("#")}
+
+
+def test_pyproject_declares_what_requirements_txt_pins():
+    import tomllib
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert names(declared) == names((ROOT / "requirements.txt").read_text().splitlines())
