@@ -1,5 +1,7 @@
-// The wiring: every event changes the state, writes the URL, then redraws and recomputes.
-// The only module that knows about state, fetching and drawing at once.
+// The wiring: every event makes a new state and hands it to update(), which sends its
+// request first (so it travels while the page works), writes the URL (history.js) and
+// redraws the inputs; the answer, when it comes, draws the results. The only module that
+// knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
 import { drawControls, wireControls } from "./controls.js";
