@@ -9,6 +9,7 @@ import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
+import { enteringRow } from "./walk.js";
 import { renderWorking, scaleWords } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
@@ -203,15 +204,21 @@ function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
     host.replaceChildren();
     return;
   }
-  const pe = body.positional_encoding?.[row];
-  const x = inputs.X[row].slice(0, pe?.length ?? Infinity).map((v, c) => v + (pe ? pe[c] : 0));
+  const x = enteringRow(inputs.X, body.positional_encoding, row);  // null: PE_i not fetched whole
+  const pe = Boolean(body.positional_encoding);
   const one = [labels[row]];
   const all = (key, M, words) => renderMatrix(figure(host, key), {
     data: M, caption: [words[0], words[1]], shape: `${M.length} × ${M[0].length}`,
     rowLabels: keyLabels, highlight: keys });
   const q = body.working?.row === row ? body.working.q : body.Q[row];
   const d_model = inputs.X[0].length;
-  renderMatrix(figure(host, "qx"), { data: [x], caption: [pe ? `x_${row + 1} + PE_${row + 1}` : `x_${row + 1}`, ""], size: [1, d_model], shape: `1 × ${d_model}`, rowLabels: one, highlight: new Set([0]) });
+  if (x) {
+    const fig = figure(host, "qx");
+    renderMatrix(fig, { data: [x], caption: [pe ? `x_${row + 1} + PE_${row + 1}` : `x_${row + 1}`, ""], size: [1, d_model], shape: `1 × ${d_model}`, rowLabels: one, highlight: new Set([0]) });
+    if (host.firstChild !== fig) host.prepend(fig);  // x_i comes first, as in the calculation
+  } else {
+    host.querySelector('[data-key="qx"]')?.remove();
+  }
   renderMatrix(figure(host, "qq"), { data: [q], caption: [`q_${row + 1}`, ""], shape: `1 × ${q.length}`, rowLabels: one, highlight: new Set([0]) });
   all("qk", body.K, ["K", "the keys k_j"]);
   all("qv", body.V, ["V", "the values v_j"]);

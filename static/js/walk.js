@@ -85,19 +85,24 @@ export const STEPS = [
   },
 ];
 
+/** Row ``i`` of what enters the projections: x_i, or with positions (``PE``, the top-left
+ *  corner of it the page fetches) x_i + PE_i, the same float64 sum the engine makes; null
+ *  where that corner does not hold the whole of PE_i. */
+export function enteringRow(X, PE, i) {
+  if (!PE) return X[i];
+  const pe = PE[i];
+  return pe && pe.length === X[i].length ? X[i].map((v, c) => v + pe[c]) : null;
+}
+
 /** What the walk quotes for query ``i`` (see STEPS) from one head's answer ``body``
  *  (shownHead's) and the ``request`` it answers, or null until the answer holds that
  *  row's working. ``multi``: the answer has several heads. */
 export function walkContext(body, i, request, multi) {
   const w = body.working;
   if (!w || i === null || w.row !== i) return null;
-  const pe = body.positional_encoding?.[i];
-  const xi = request.X[i];
-  // With positions the row that enters the projections is x_i + PE_i; only a corner of PE
-  // is fetched, so beyond its width the walk names the sum instead of quoting it.
-  const x = !pe ? xi : pe.length === xi.length ? xi.map((v, c) => v + pe[c]) : null;
+  const x = enteringRow(request.X, body.positional_encoding, i);
   return { i, t: body.tokens[i], keys: w.allowed.flatMap((ok, j) => (ok ? [j] : [])), w, K: body.K, V: body.V,
-    x, pos: Boolean(pe), cross: Boolean(body.tokens_kv), d_k: body.d_k,
+    x, pos: Boolean(body.positional_encoding), cross: Boolean(body.tokens_kv), d_k: body.d_k,
     head: multi ? `head ${body.head + 1}'s ` : "" };
 }
 
