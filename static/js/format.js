@@ -9,6 +9,9 @@ const MINUS = "\u2212";
 export const FIXED_LIMIT = 100000;
 const SUPERSCRIPT = { "-": "\u207B", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
+/** A whole-number exponent in superscript digits: −305 → "⁻³⁰⁵". */
+export const superscript = (exp) => [...String(exp)].map((c) => SUPERSCRIPT[c]).join("");
+
 /** [mantissa, exponent] of x with 4 significant figures: 1.2346e20 → ["1.235", 20]. */
 function scientific(x) {
   const [mant, exp] = x.toExponential(3).split("e");
@@ -30,8 +33,7 @@ export function formatNumber(x, decimals = 3) {
   if (x === null || x === -Infinity) return `${MINUS}∞`;
   if (x === Infinity) return "∞";
   const out = layout(x, decimals);
-  const text = typeof out === "string" ? out
-    : `${out.mant}×10${[...String(out.exp)].map((c) => SUPERSCRIPT[c]).join("")}`;
+  const text = typeof out === "string" ? out : `${out.mant}×10${superscript(out.exp)}`;
   return text.replace("-", MINUS);
 }
 

@@ -2,7 +2,7 @@
 // one line per step, from the ``working`` object of the API's answer.
 
 import { el, symbols } from "./dom.js";
-import { FIXED_LIMIT, formatNumber, texNumber } from "./format.js";
+import { FIXED_LIMIT, formatNumber, superscript, texNumber } from "./format.js";
 import { morph } from "./morph.js";
 import { math, typeset } from "./tex.js";
 
@@ -71,8 +71,7 @@ export function sigText(x) {
   const [mant, exp] = x.toPrecision(4).split("e");  // below 1e-6 toPrecision writes e-7
   if (!exp) return mant;
   if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930: 4 figures, below 100000
-  const sup = (c) => (c === "-" ? "\u207B" : c === "+" ? "" : "⁰¹²³⁴⁵⁶⁷⁸⁹"[c]);
-  return `${mant}×10${[...exp].map(sup).join("")}`;
+  return `${mant}×10${superscript(Number(exp))}`;
 }
 
 /** The softmax of the row, one key a row: its dot product, scaled score, exponential and

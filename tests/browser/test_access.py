@@ -82,12 +82,15 @@ def test_server_down_message_and_recovery(browser, console):
         x.fill("2")
         status = page.get_by_role("status")
         expect(status).to_contain_text("cannot be reached", timeout=10_000)
-        expect(page.locator("#stale-note")).to_be_visible()
+        expect(page.locator("#stale-note")).to_have_text(
+            "Out of date — the server cannot be reached; your edits are kept and sent when it answers.")
+        assert page.locator('[aria-invalid="true"]').count() == 0  # nothing typed is at fault
         expect(x).to_have_value("2")
         assert heatmap(page) == CAT_A, "the last good numbers stay on screen"
         own.start()
         expect(status).to_contain_text("Connected again", timeout=15_000)
         wait_settled(page)
+        expect(page.locator("#stale-note")).to_be_hidden()
         A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                                [[1, 0], [0, 2]])
         assert heatmap(page) == np.round(A, 3).tolist()

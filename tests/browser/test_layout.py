@@ -5,7 +5,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Server, open_page
+from tests.browser.conftest import open_page
 from tests.browser.helpers import loaded, softmax_rows, wait_settled, working_text
 
 pytestmark = pytest.mark.browser
@@ -180,24 +180,3 @@ def test_with_positions_the_page_shows_x_plus_pe_and_what_each_projection_multip
     Q = xp @ np.array([[1, 0], [1, 2]])
     rows = page.locator('figure[data-key="Q"] tbody tr')
     assert [rows.nth(i).locator("td").all_inner_texts() for i in range(3)] == [[f"{v:.3f}" for v in r] for r in Q]
-
-
-def test_the_stale_note_says_why_the_server_is_not_answering(browser, console):
-    own = Server()
-    page = open_page(browser, console)
-    try:
-        loaded(page, own.url)
-        own.stop()
-        page.get_by_role("textbox", name="X row 1 column 1", exact=True).fill("3")
-        note = page.locator("#stale-note")
-        expect(note).to_have_text("Out of date — the server cannot be reached; your edits are kept and sent when it answers.",
-                                  timeout=10_000)
-        assert page.locator('[aria-invalid="true"]').count() == 0  # nothing typed is at fault
-        own.start()
-        wait_settled(page)
-        expect(note).to_be_hidden()
-    finally:
-        console[:] = [m for m in console if "Failed to load resource" not in m[1]
-                      and "ERR_CONNECTION_REFUSED" not in m[1]]
-        page.context.close()
-        own.stop()
