@@ -24,12 +24,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from playwright.sync_api import sync_playwright  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
+from playwright.sync_api import sync_playwright
+from werkzeug.serving import make_server
 
-from app import create_app  # noqa: E402
-from benchmarks.server import Gunicorn  # noqa: E402
-from tests.browser.conftest import ARGS, CHROMIUM  # noqa: E402
+from app import create_app
+from benchmarks.server import Gunicorn
+from tests.browser.conftest import ARGS, CHROMIUM
 
 EDITS = 50
 
@@ -74,8 +74,10 @@ BASELINE_JS = """async () => {
 def fragment(n, d, seed=0, heads=1):
     """The URL fragment of a random n-token example with d_model = d_k = d_v = d."""
     rng = np.random.default_rng(seed)
-    mat = lambda r, c: ";".join(",".join(f"{v:.1f}" for v in row)  # noqa: E731
-                                for row in rng.uniform(-1, 1, (r, c)))
+
+    def mat(r: int, c: int) -> str:
+        return ";".join(",".join(f"{v:.1f}" for v in row) for row in rng.uniform(-1, 1, (r, c)))
+
     tokens = "|".join(f"t{i + 1}" for i in range(n))
     extra = "".join(f"&W_Q_{k}={mat(d, d)}&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
                     for k in range(2, heads + 1))

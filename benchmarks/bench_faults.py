@@ -23,9 +23,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.loadgen import (Connection, cli, load_mix, percentile_ms,  # noqa: E402
-                                raw_request, request_kinds, run)
-from benchmarks.server import Gunicorn, client_ports, is_gone  # noqa: E402
+from benchmarks.loadgen import (
+    Connection,
+    cli,
+    load_mix,
+    percentile_ms,
+    raw_request,
+    request_kinds,
+    run,
+)
+from benchmarks.server import Gunicorn, client_ports, is_gone
 
 SLOW_BODY = 100_000  # bytes announced by each slow client
 SLOW_GAP = 0.1  # seconds between two of its bytes
@@ -108,7 +115,7 @@ async def stalled_body(port: int, wait: float) -> str:
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n"), wait)
         return f"answered {head[9:12].decode()} after {time.monotonic() - start:.1f} s"
-    except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError) as exc:
+    except (TimeoutError, asyncio.IncompleteReadError, OSError) as exc:
         return f"no answer ({type(exc).__name__}) after {time.monotonic() - start:.1f} s"
     finally:
         writer.close()

@@ -20,8 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.server import Gunicorn  # noqa: E402
-from tests.browser.conftest import ARGS, CHROMIUM  # noqa: E402
+from benchmarks.server import Gunicorn
+from tests.browser.conftest import ARGS, CHROMIUM
 
 HERE = Path(__file__).resolve().parent / "lighthouse"
 LIGHTHOUSE = HERE / "node_modules" / ".bin" / "lighthouse"

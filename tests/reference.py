@@ -12,7 +12,7 @@ def matmul(a, b):
 
 
 def transpose(a):
-    return [list(col) for col in zip(*a)]
+    return [list(col) for col in zip(*a, strict=True)]
 
 
 def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None, X_kv=None):

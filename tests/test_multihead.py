@@ -15,7 +15,10 @@ def multi_problems(draw):
     n, m, d_model, h = (draw(st.integers(1, 4)) for _ in range(4))
     cross = draw(st.booleans())
     el = st.floats(-3, 3, allow_nan=False)
-    mat = lambda r, c: draw(arrays(np.float64, (r, c), elements=el))  # noqa: E731
+
+    def mat(r, c):
+        return draw(arrays(np.float64, (r, c), elements=el))
+
     heads = []
     for _ in range(h):
         d_k, d_v = draw(st.integers(1, 3)), draw(st.integers(1, 3))

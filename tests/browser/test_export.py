@@ -4,8 +4,8 @@ whole configuration exported, imported from a file or pasted back."""
 import json
 import re
 import struct
-from pathlib import Path
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,7 +68,7 @@ def test_a_as_csv_has_labelled_rows_of_the_default_weights(page, server):
     lines = preview(page).input_value().split("\n")
     assert lines[0] == ",the,cat,sat"
     A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])
-    for line, label, want, shown in zip(lines[1:], CAT["tokens"], A, CAT_A):
+    for line, label, want, shown in zip(lines[1:], CAT["tokens"], A, CAT_A, strict=True):
         first, *numbers = line.split(",")
         assert first == label
         assert np.allclose([float(x) for x in numbers], want, rtol=0, atol=1e-15)
@@ -331,7 +331,11 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     rows = page.get_by_role("grid", name="Attention weights, head 2").locator("tbody tr")
     again = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
     assert again == shown
-    strip = lambda h: "&".join(p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))  # noqa: E731
+
+    def strip(h):  # the view's fields, without the seed and the selected row and head
+        kept = (p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))
+        return "&".join(kept)
+
     assert strip(page.evaluate("location.hash")) == strip(hash_before)
 
 

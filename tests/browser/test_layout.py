@@ -6,7 +6,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded, softmax_rows, wait_settled, working_text
+from tests.browser.helpers import loaded, softmax_rows, working_text
 
 pytestmark = pytest.mark.browser
 

@@ -3,6 +3,7 @@ the first 16, a token count typed, the linked highlight by arrow and by touch, a
 canvas heatmap's labels and read-out."""
 
 import re
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -133,7 +134,7 @@ def test_arrow_keys_move_the_linked_highlight_with_the_focus(page, server):
         page.wait_for_function("j => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === j", arg=j)
         assert lit_rows(page, "K") == [j] and lit_rows(page, "V") == [j] and lit_rows(page, "Q") == [2]
         expect(page.locator(f'#working .linked[data-j="{j}"]').first).to_be_attached()
-        expect(page.locator('#working .linked:not([data-j="%d"])' % j)).to_have_count(0)
+        expect(page.locator(f'#working .linked:not([data-j="{j}"])')).to_have_count(0)
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === 1")
     # After the answer's working has been typeset, the link is still the focused cell's.
@@ -248,7 +249,7 @@ def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_p
     keys = page.locator("#heatmap .axis-keys span:not(.on)")
     assert queries.all_inner_texts() == T30 and keys.all_inner_texts() == T30
     labels = queries.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
-    assert all(a[1] <= b[0] + 0.5 for a, b in zip(labels, labels[1:])), "query labels do not overlap"
+    assert all(a[1] <= b[0] + 0.5 for a, b in pairwise(labels)), "query labels do not overlap"
     assert page.locator("#heatmap .axis-queries span.on").is_hidden()
     page.locator("#heatmap canvas").scroll_into_view_if_needed()
     box = page.locator("#heatmap canvas").bounding_box()
@@ -321,11 +322,14 @@ def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_appr
     expect(labels).to_have_count(n // 5)
     assert labels.all_inner_texts() == tokens[::5]
     rects = labels.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
-    assert all(a[1] <= b[0] for a, b in zip(rects, rects[1:]))
+    assert all(a[1] <= b[0] for a, b in pairwise(rects))
     canvas = page.locator("#heatmap canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
-    at = lambda i, j: (box["x"] + box["width"] * (j + 0.5) / n, box["y"] + box["height"] * (i + 0.5) / n)  # noqa: E731
+
+    def at(i, j):  # the centre of cell (i, j) on the page
+        return box["x"] + box["width"] * (j + 0.5) / n, box["y"] + box["height"] * (i + 0.5) / n
+
     out = page.locator("#heatmap .readout")
     # Off the selected row the page has only the weight's byte, and says so.
     page.mouse.move(*at(40, 9))

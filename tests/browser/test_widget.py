@@ -7,8 +7,17 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import (cell, expect_url, heatmap, loaded, matrix, tab_until,
-                                   softmax_rows, wait_settled, working_text)
+from tests.browser.helpers import (
+    cell,
+    expect_url,
+    heatmap,
+    loaded,
+    matrix,
+    softmax_rows,
+    tab_until,
+    wait_settled,
+    working_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -387,7 +396,10 @@ def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
     loaded(page, server.url)
     grid = page.get_by_role("grid", name="Attention weights")
     grid.get_by_role("row").nth(3).get_by_role("gridcell").nth(1).hover()  # a_{3,2}: sat → cat
-    lit = lambda sel: page.locator(sel).evaluate("n => n.classList.contains('linked')")  # noqa: E731
+
+    def lit(sel):
+        return page.locator(sel).evaluate("n => n.classList.contains('linked')")
+
     assert lit('figure[data-key="Q"] tbody tr:nth-child(3)')
     assert lit('figure[data-key="K"] tbody tr:nth-child(2)')
     assert lit('figure[data-key="V"] tbody tr:nth-child(2)')
