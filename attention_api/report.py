@@ -28,7 +28,9 @@ def number(x: float, decimals: int = 3, latex: bool = False) -> str:
     if abs(float(text)) >= FIXED_LIMIT:
         mant, exp = f"{x:.3e}".split("e")
         exp = str(int(exp))
-        return f"{mant} \\times 10^{{{exp}}}" if latex else f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
+        if latex:
+            return f"{mant} \\times 10^{{{exp}}}"
+        return f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
     if text.startswith("-") and float(text) == 0:
         text = text[1:]
     return text
@@ -55,10 +57,12 @@ def _matrices(request: AttentionRequest, computed: Computed):
         sup = f"^{{({h + 1})}}" if computed.multi is not None else ""
         out += [
             (f"{head}Q = X·W_Q", f"Q{sup}", r.Q, q), (f"{head}K", f"K{sup}", r.K, kv),
-            (f"{head}V", f"V{sup}", r.V, kv), (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
+            (f"{head}V", f"V{sup}", r.V, kv),
+            (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
             (f"{head}QKᵀ × {number(r.scale)}", f"Q{sup}K{sup}{{}}^\\top \\times {number(r.scale)}",
              r.scaled_scores, q),
-            (f"{head}A = softmax", f"A{sup}", r.weights, q), (f"{head}Z = A·V", f"Z{sup}", r.output, q),
+            (f"{head}A = softmax", f"A{sup}", r.weights, q),
+            (f"{head}Z = A·V", f"Z{sup}", r.output, q),
         ]
     if computed.multi is not None:
         out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
@@ -95,7 +99,7 @@ def _vector(v: np.ndarray, decimals: int, latex: bool = False) -> str:
 
 
 def _weight_fraction(w: RowWorking, j: int) -> tuple[float, float]:
-    """The numerator and denominator to show for a_j: e^s / sum as taught, shifted if that overflows."""
+    """The numerator and denominator to show for a_j: e^s / sum as taught, shifted on overflow."""
     if w.exp_overflow:
         return w.exp_shifted[j], w.exp_shifted_sum
     return w.exp[j], w.exp_sum
@@ -145,7 +149,8 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
         top, bottom = _weight_fraction(w, j)
         lines.append(f"  a_{i},{j + 1} ({t}) = {f(top)} / {f(bottom)} = {f(w.weights[j])}"
                      if w.allowed[j] else f"  a_{i},{j + 1} ({t}) = 0 (masked)")
-    terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}" for a, v in zip(w.weights, w.v, strict=True))
+    terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}"
+                       for a, v in zip(w.weights, w.v, strict=True))
     lines += ["", f"z_{i} = {terms}", f"    = {_vector(w.z, decimals)}"]
     if not w.allowed.any():
         lines.append("  (no key may be read, so every weight and z are 0)")
@@ -210,6 +215,7 @@ def working_latex(w: RowWorking, decimals: int = 3) -> str:
         lines.append(f"a_{{{i},{j + 1}}} &= " + (
             "{} / {} = {}".format(*map(f, _weight_fraction(w, j)), f(w.weights[j]))
             if w.allowed[j] else "0"))
-    terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}" for a, v in zip(w.weights, w.v, strict=True))
+    terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}"
+                       for a, v in zip(w.weights, w.v, strict=True))
     lines.append(f"z_{{{i}}} &= {terms} = {_vector(w.z, decimals, True)}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"

@@ -231,7 +231,8 @@ def _fields(value, heads: int):
                        f"heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
-        elif not isinstance(name, str) or name not in _FIELD_NAMES:  # a list or object is unhashable
+        # isinstance first: a list or object is unhashable.
+        elif not isinstance(name, str) or name not in _FIELD_NAMES:
             raise AttentionInputError(
                 f"{said} is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "

@@ -98,7 +98,8 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
         body["positional_encoding"] = computed.positional_encoding
     if computed.positional_encoding_kv is not None:
         body["positional_encoding_kv"] = computed.positional_encoding_kv
-    heads = [head_body(r, w, request.tokens) for r, w in zip(computed.results, computed.rows, strict=True)]
+    heads = [head_body(r, w, request.tokens)
+             for r, w in zip(computed.results, computed.rows, strict=True)]
     if computed.multi is None:
         body.update(heads[0])
     else:

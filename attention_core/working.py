@@ -100,8 +100,8 @@ def working(result: AttentionResult, i: int) -> RowWorking:
     weights = result.weights[i]
     terms = weights[:, np.newaxis] * result.V  # (n, d_v)
     return RowWorking(
-        row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i], scale=result.scale,
-        scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
+        row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i],
+        scale=result.scale, scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
         exp_overflow=exp_overflow, shift=shift, exp_shifted=exp_shifted,
         exp_shifted_sum=float(exp_shifted.sum()), weights=weights, entropy=entropy(weights),
         jacobian_norm=float(np.linalg.norm(softmax_jacobian(weights))), terms=terms,

@@ -53,10 +53,12 @@ EDIT_JS = """async (value) => {
       seen.disconnect();
       afterPaint().then((t) => resolve(t - t0));
     });
-    for (const t of targets) seen.observe(t, { subtree: true, childList: true, characterData: true, attributes: true });
+    const all = { subtree: true, childList: true, characterData: true, attributes: true };
+    for (const t of targets) seen.observe(t, all);
   });
   const t0 = performance.now();
-  const numbers = painted([document.getElementById('heatmap'), document.getElementById('output')], t0);
+  const byId = (id) => document.getElementById(id);
+  const numbers = painted([byId('heatmap'), byId('output')], t0);
   const working = painted([document.getElementById('working')], t0);
   input.value = value;
   input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -171,7 +173,8 @@ def main() -> int:
             p95, b95 = pct(numbers, 95), pct(base, 95)
             verdict = "meets" if p95 <= goal else "misses"
             print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
-                  f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  <= {goal} ms: {verdict}")
+                  f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  "
+                  f"<= {goal} ms: {verdict}")
 
         for label, frag in (("512 tokens, d = 64", fragment(512, 64)),
                             ("512 tokens, 4 heads", fragment(512, 64, heads=4))):

@@ -44,7 +44,8 @@ def test_huge_scores_say_the_textbook_exponential_overflows():
     w = working(r, 1)
     assert w.exp_overflow and w.exp_sum == math.inf
     assert w.weights.tolist() == pytest.approx([0.0, 1.0])
-    assert np.isfinite(w.exp_shifted).all() and w.exp_shifted_sum == 1.0  # e^(0-1000) underflows to 0, e^0 = 1
+    # e^(0-1000) underflows to 0, e^0 = 1
+    assert np.isfinite(w.exp_shifted).all() and w.exp_shifted_sum == 1.0
 
 
 @pytest.mark.parametrize("row", [-1, 3, 1.0, True, "2"])
