@@ -39,7 +39,8 @@ def loaded(page, url):
 def wait_settled(page):
     """Wait until the numbers on screen answer the inputs on screen."""
     expect(page.locator('#heatmap [role="grid"]').first).to_be_visible()
-    page.wait_for_function("() => !document.getElementById('results').classList.contains('is-stale')")
+    page.wait_for_function(
+        "() => !document.getElementById('results').classList.contains('is-stale')")
     page.wait_for_load_state("networkidle")
 
 

@@ -25,8 +25,8 @@ def test_the_whole_flow_by_keyboard_alone(page, server):
     page.keyboard.type("2")
     A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 2]])
-    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
-                           arg=f"{A[2][0]:.3f}")
+    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td')"
+                           ".textContent === want", arg=f"{A[2][0]:.3f}")
     # Into the heatmap: one Tab stop, then arrows.
     tab_until(page, "() => document.activeElement.getAttribute('role')", "gridcell", "the heatmap")
     assert page.evaluate("() => document.activeElement.dataset.i") == "2"
@@ -34,7 +34,8 @@ def test_the_whole_flow_by_keyboard_alone(page, server):
     page.keyboard.press("ArrowUp")
     expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("() => [document.activeElement.dataset.i, document.activeElement.dataset.j]") == ["0", "1"]
+    focused = "() => [document.activeElement.dataset.i, document.activeElement.dataset.j]"
+    assert page.evaluate(focused) == ["0", "1"]
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     expect(page.locator("#working-sym")).to_have_text("— query 2, “cat”")
@@ -83,7 +84,8 @@ def test_server_down_message_and_recovery(browser, console):
         status = page.get_by_role("status")
         expect(status).to_contain_text("cannot be reached", timeout=10_000)
         expect(page.locator("#stale-note")).to_have_text(
-            "Out of date — the server cannot be reached; your edits are kept and sent when it answers.")
+            "Out of date — the server cannot be reached; your edits are kept and sent when it "
+            "answers.")
         assert page.locator('[aria-invalid="true"]').count() == 0  # nothing typed is at fault
         expect(x).to_have_value("2")
         assert heatmap(page) == CAT_A, "the last good numbers stay on screen"

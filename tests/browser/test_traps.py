@@ -15,10 +15,13 @@ from tests.browser.test_widget import CAT_A, numpy_attention
 pytestmark = pytest.mark.browser
 
 CAT = dict(W_Q=[[1, 0], [1, 2]], W_K=[[2, 0], [0, 1]], W_V=[[1, 0], [0, 2]])
+LINKED_K = "document.querySelector('figure[data-key=K] tbody tr.linked')"  # K's lit row
+ROW_BOXES = "s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])"
 
 
 def x_values(page, n, d=2):
-    return [[cell(page, f"X row {i + 1} column {j + 1}").input_value() for j in range(d)] for i in range(n)]
+    return [[cell(page, f"X row {i + 1} column {j + 1}").input_value() for j in range(d)]
+            for i in range(n)]
 
 
 def test_random_uses_a_seed_typed_but_not_yet_applied(page, server, browser):
@@ -76,11 +79,13 @@ def test_a_token_count_can_be_typed(page, server):
     # Bad text is named in a message and stays in the field to be corrected.
     tokens.fill("abc")
     tokens.press("Enter")
-    expect(page.get_by_role("status")).to_have_text("Tokens must be a whole number from 1 to 512; “abc” is not.")
+    expect(page.get_by_role("status")).to_have_text(
+        "Tokens must be a whole number from 1 to 512; “abc” is not.")
     expect(tokens).to_have_value("abc")
     tokens.fill("600")
     tokens.press("Enter")
-    expect(page.get_by_role("status")).to_have_text("Tokens must be a whole number from 1 to 512; “600” is not.")
+    expect(page.get_by_role("status")).to_have_text(
+        "Tokens must be a whole number from 1 to 512; “600” is not.")
     tokens.fill("2")
     tokens.press("Enter")
     expect(page.get_by_role("textbox", name="Token 3 label")).to_have_count(0)
@@ -112,7 +117,8 @@ def test_dimensions_and_heads_can_be_typed(page, server):
     d_v = page.get_by_role("spinbutton", name="dv", exact=True)
     d_v.fill("300")
     d_v.press("Enter")
-    expect(page.get_by_role("status")).to_have_text("d_v must be a whole number from 1 to 256; “300” is not.")
+    expect(page.get_by_role("status")).to_have_text(
+        "d_v must be a whole number from 1 to 256; “300” is not.")
     expect(d_v).to_have_value("2")
 
 
@@ -126,17 +132,18 @@ def test_arrow_keys_move_the_linked_highlight_with_the_focus(page, server):
     loaded(page, server.url)
     grid = page.get_by_role("grid", name="Attention weights")
     grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()  # a_{3,1}
-    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked') !== null")
+    page.wait_for_function(f"() => {LINKED_K} !== null")
     assert lit_rows(page, "K") == [0] and lit_rows(page, "V") == [0]
     for j in (1, 2):
         page.keyboard.press("ArrowRight")
         assert page.evaluate("document.activeElement.dataset.j") == str(j)
-        page.wait_for_function("j => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === j", arg=j)
-        assert lit_rows(page, "K") == [j] and lit_rows(page, "V") == [j] and lit_rows(page, "Q") == [2]
+        page.wait_for_function(f"j => {LINKED_K}?.rowIndex === j", arg=j)
+        assert lit_rows(page, "K") == [j] and lit_rows(page, "V") == [j]
+        assert lit_rows(page, "Q") == [2]
         expect(page.locator(f'#working .linked[data-j="{j}"]').first).to_be_attached()
         expect(page.locator(f'#working .linked:not([data-j="{j}"])')).to_have_count(0)
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === 1")
+    page.wait_for_function(f"() => {LINKED_K}?.rowIndex === 1")
     # After the answer's working has been typeset, the link is still the focused cell's.
     page.wait_for_load_state("networkidle")
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
@@ -144,7 +151,8 @@ def test_arrow_keys_move_the_linked_highlight_with_the_focus(page, server):
 
 
 def test_a_tap_leaves_no_highlight_behind(browser, console, server):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
     page = context.new_page()
     page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
     loaded(page, server.url)
@@ -158,7 +166,7 @@ def test_a_tap_leaves_no_highlight_behind(browser, console, server):
     expect(page.locator(".linked")).to_have_count(0)
     # A keyboard after the taps still lights what it moves to.
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => document.querySelector('figure[data-key=K] tbody tr.linked')?.rowIndex === 1")
+    page.wait_for_function(f"() => {LINKED_K}?.rowIndex === 1")
     context.close()
 
 
@@ -177,7 +185,8 @@ def test_rows_beyond_16_are_paged_into_view_and_editable(page, server):
     expect(pager.locator(".pager-text")).to_have_text("Rows 1–16 of 20")
     expect(cell(page, "X row 17 column 1")).to_have_count(0)
     expect(page.get_by_role("button", name="Previous rows of X")).to_be_disabled()
-    expect(page.get_by_role("button", name="Next columns of X")).to_be_hidden()  # 2 columns: one page
+    # 2 columns: one page
+    expect(page.get_by_role("button", name="Next columns of X")).to_be_hidden()
     page.get_by_role("button", name="Next rows of X").click()
     expect(pager.locator(".pager-text")).to_have_text("Rows 17–20 of 20")
     expect(page.get_by_role("button", name="Next rows of X")).to_be_disabled()
@@ -193,7 +202,8 @@ def test_rows_beyond_16_are_paged_into_view_and_editable(page, server):
     A, Z = numpy_attention(X, **CAT)
     expected = np.round(A, 3).tolist()
     page.wait_for_function(
-        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')].map(r => [...r.cells].slice(1).map(c => Number(c.textContent))))"
+        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')]"
+        ".map(r => [...r.cells].slice(1).map(c => Number(c.textContent))))"
         " === JSON.stringify(want)", arg=expected)
     expect_url(page, "t20&X=1,0;0,1;")
     page.wait_for_function("() => location.hash.includes(';3,')")
@@ -213,7 +223,8 @@ def test_columns_beyond_16_are_paged_too(page, server):
     expect(cols).to_have_text("Columns 1–16 of 20")
     page.get_by_role("button", name="Next columns of X").click()
     expect(cols).to_have_text("Columns 17–20 of 20")
-    expect(page.locator('#inputs figure[data-key="X"] .pager-axis[data-axis="rows"]')).to_be_hidden()  # 3 tokens
+    rows_pager = page.locator('#inputs figure[data-key="X"] .pager-axis[data-axis="rows"]')
+    expect(rows_pager).to_be_hidden()  # 3 tokens
     x = cell(page, "X row 3 column 20")
     expect(x).to_have_value("0")  # new columns of X are 0
     x.fill("1.5")
@@ -241,24 +252,27 @@ def readout(i, j, A):
     return f"Query {i + 1} “{T30[i]}”, key {j + 1} “{T30[j]}”: weight {A[i, j]:.3f}"
 
 
-def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_pointer(page, server):
+def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_pointer(
+        page, server):
     open_30(page, server)
     A, _ = numpy_attention(X30, **CAT)
     # At 1280 px a row of 30 is ~18 px tall: every token labels its row and its column.
     queries = page.locator("#heatmap .axis-queries span:not(.on)")
     keys = page.locator("#heatmap .axis-keys span:not(.on)")
     assert queries.all_inner_texts() == T30 and keys.all_inner_texts() == T30
-    labels = queries.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
+    labels = queries.evaluate_all(ROW_BOXES)
     assert all(a[1] <= b[0] + 0.5 for a, b in pairwise(labels)), "query labels do not overlap"
     assert page.locator("#heatmap .axis-queries span.on").is_hidden()
     page.locator("#heatmap canvas").scroll_into_view_if_needed()
     box = page.locator("#heatmap canvas").bounding_box()
     for i, j in ((12, 7), (0, 0), (29, 3)):
-        page.mouse.move(box["x"] + box["width"] * (j + 0.5) / N30, box["y"] + box["height"] * (i + 0.5) / N30)
+        page.mouse.move(box["x"] + box["width"] * (j + 0.5) / N30,
+                        box["y"] + box["height"] * (i + 0.5) / N30)
         expect(page.locator("#heatmap .readout")).to_have_text(readout(i, j, A))
         expect(page.locator("#heatmap .axis-queries span.on")).to_have_text(T30[i])
         expect(page.locator("#heatmap .axis-keys span.on")).to_have_text(T30[j])
-        expect(page.locator(f'figure[data-key="K"] tbody tr:nth-child({j + 1})')).to_have_class(re.compile("linked"))
+        key_row = page.locator(f'figure[data-key="K"] tbody tr:nth-child({j + 1})')
+        expect(key_row).to_have_class(re.compile("linked"))
     # A click selects the row under the pointer, as in the table.
     page.mouse.click(box["x"] + box["width"] * 3.5 / N30, box["y"] + box["height"] * 5.5 / N30)
     expect(page.locator("#working-sym")).to_have_text("— query 6, “w5”")
@@ -295,7 +309,8 @@ def test_the_key_token_count_can_be_typed_in_cross_attention(page, server):
     keys.fill("5")
     keys.press("Enter")
     expect(page.get_by_role("textbox", name="Key token 5 label")).to_have_value("s5")
-    page.wait_for_function("() => document.querySelectorAll('table.grid thead th[role=columnheader]').length === 5")
+    page.wait_for_function(
+        "() => document.querySelectorAll('table.grid thead th[role=columnheader]').length === 5")
     expect_url(page, "tokens_kv=s1|s2|s3|s4|s5&")
     wait_settled(page)
     X = np.array([[1, 0], [0, 1], [1, 1]])
@@ -308,20 +323,23 @@ def test_the_key_token_count_can_be_typed_in_cross_attention(page, server):
     assert heatmap(page) == np.round(A, 3).tolist()
     keys.fill("0")
     keys.press("Enter")
-    expect(page.get_by_role("status")).to_have_text("Key tokens must be a whole number from 1 to 512; “0” is not.")
+    expect(page.get_by_role("status")).to_have_text(
+        "Key tokens must be a whole number from 1 to 512; “0” is not.")
 
 
-def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_approximate(page, server):
+def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_approximate(
+        page, server):
     n = 150
     X = np.array([[round((i % 7) / 7, 1), round((i % 4) / 4, 2)] for i in range(n)])
     tokens = [f"t{i + 1}" for i in range(n)]
-    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={';'.join(f'{a:g},{b:g}' for a, b in X)}&row={n - 1}")
+    x = ";".join(f"{a:g},{b:g}" for a, b in X)
+    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={x}&row={n - 1}")
     A, _ = numpy_attention(X, **CAT)
     # ~3.6 px a row at 1280 px: every 5th token labels its row, and none overlap.
     labels = page.locator("#heatmap .axis-queries span:not(.on)")
     expect(labels).to_have_count(n // 5)
     assert labels.all_inner_texts() == tokens[::5]
-    rects = labels.evaluate_all("s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])")
+    rects = labels.evaluate_all(ROW_BOXES)
     assert all(a[1] <= b[0] for a, b in pairwise(rects))
     canvas = page.locator("#heatmap canvas")
     canvas.scroll_into_view_if_needed()
@@ -334,15 +352,18 @@ def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_appr
     # Off the selected row the page has only the weight's byte, and says so.
     page.mouse.move(*at(40, 9))
     byte = round(255 * A[40, 9]) / 255
-    expect(out).to_have_text(f"Query 41 “t41”, key 10 “t10”: weight ≈ {byte:.3f} (±0.002; select the row for its exact weights)")
+    expect(out).to_have_text(f"Query 41 “t41”, key 10 “t10”: weight ≈ {byte:.3f} "
+                             "(±0.002; select the row for its exact weights)")
     # On the selected row the working's exact weights are read out.
     page.mouse.move(*at(n - 1, 9))
     expect(out).to_have_text(f"Query {n} “t{n}”, key 10 “t10”: weight {A[n - 1, 9]:.3f}")
     expect(page.locator("#heatmap .axis-queries span.on")).to_have_text(f"t{n}")
 
 
-def test_a_tap_on_the_canvas_reads_out_the_weight_and_lights_nothing_after(browser, console, server):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+def test_a_tap_on_the_canvas_reads_out_the_weight_and_lights_nothing_after(
+        browser, console, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True)
     page = context.new_page()
     page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
     open_30(page, server)
@@ -367,7 +388,8 @@ def test_an_answer_that_cannot_be_read_is_said_once_and_not_retried(page, consol
 
     def proxy_error(route):
         posts.append(route.request.url)
-        route.fulfill(status=502, content_type="text/html", body="<html><h1>502 Bad Gateway</h1></html>")
+        route.fulfill(status=502, content_type="text/html",
+                      body="<html><h1>502 Bad Gateway</h1></html>")
 
     page.route("**/api/attention", proxy_error)
     cell(page, "X row 1 column 1").fill("2")
