@@ -77,11 +77,6 @@ class AttentionRequest:
     def multi_head(self) -> bool:
         return self.W_O is not None
 
-    # The single head's projections, for callers that know there is one.
-    W_Q = property(lambda self: self.heads[0][0])
-    W_K = property(lambda self: self.heads[0][1])
-    W_V = property(lambda self: self.heads[0][2])
-
 
 def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "") -> None:
     """Refuse a key not in ``allowed``; ``where`` prefixes the field ("heads[0]."), ``owner``
