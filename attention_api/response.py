@@ -151,7 +151,7 @@ def select(body: dict, fields: frozenset[str], corners: dict | None = None) -> d
     ``corners`` maps a name to the (rows, cols or None) of the top-left corner to keep;
     a head's own corner ("heads[2].Q") wins over every head's ("heads.Q").
 
-    A client that draws 256 tokens does not need every n × n matrix of the answer:
+    A client that draws 256 tokens does not need every n × m matrix of the answer:
     choosing fields cuts the bytes sent, not the work done.
     """
     corners = corners or {}

@@ -7,7 +7,7 @@ Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 (b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
     a shared machine shows), then beside more hostile ones. The hostile ones: S clients
     each sending a 100 000-byte body one byte every 100 ms; one client that sends part of
-    a body and then nothing (the server's 10 s client timeout should answer it with 400);
+    a body and then nothing (the server's 10 s client timeout should answer it with 408);
     and a loop hanging up mid-body, mid-response and before sending. Goal, for S = 4: the
     normal clients see no failure and no request slower than 2 s. S = 16 (every thread of
     two 8-thread workers) is reported to show where gthread's design stops protecting.
