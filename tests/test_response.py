@@ -1,5 +1,6 @@
 """attention_api.response: the answer to several heads, a second sequence, positions and a
-custom mask, and what fields, corners, weights_u8 and strongest_keys keep of it."""
+custom mask, what fields, corners, weights_u8 and strongest_keys keep of it, and the
+working of the selected row."""
 
 import base64
 import json
@@ -7,7 +8,16 @@ import json
 import numpy as np
 import pytest
 
-from tests.reference import reference_attention, reference_multi_head, reference_sinusoidal
+from attention_api import working_body
+from attention_api.request import WORKING_FIELDS
+from attention_core import attention, working
+from tests.reference import (
+    reference_attention,
+    reference_entropy,
+    reference_jacobian_norm,
+    reference_multi_head,
+    reference_sinusoidal,
+)
 
 X = [[1, 0], [0, 1], [1, 1]]
 H1 = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
@@ -241,3 +251,47 @@ def test_strongest_keys_of_one_head_beside_another_heads_bytes(client):
         want = sorted(range(3), key=lambda j: (-A2[i][j], j))
         assert [j for j, _ in row] == want
         assert [a for _, a in row] == pytest.approx([A2[i][j] for j in want], abs=1e-15)
+
+
+# ---- the working of the selected row ----
+
+def test_the_working_of_a_row_carries_its_entropy_and_jacobian_norm(client):
+    a = reference_attention(X, **H1)["weights"][2]
+    r = post(client, {"X": X, **H1, "row": 2})
+    assert r.status_code == 200
+    w = r.get_json()["working"]
+    assert w["entropy"] == pytest.approx(reference_entropy(a), rel=1e-12)
+    assert w["jacobian_norm"] == pytest.approx(reference_jacobian_norm(a), rel=1e-12)
+
+
+def test_fields_can_select_the_workings_entropy_and_jacobian_norm(client):
+    fields = ["working.entropy", "working.jacobian_norm"]
+    r = post(client, {"X": X, **H1, "row": 2, "fields": fields})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"working"}
+    assert set(body["working"]) == {"row", "entropy", "jacobian_norm"}
+    assert round(body["working"]["entropy"], 4) == 0.6565
+
+
+def test_a_row_with_no_permitted_key_answers_entropy_and_jacobian_norm_zero_not_minus_zero(
+        client):
+    mask = [[False] * 3, [True] * 3, [True] * 3]
+    r = post(client, {"X": X, **H1, "mask": mask, "row": 0})
+    assert r.status_code == 200
+    got = r.get_json()["working"]
+    assert got["entropy"] == 0 and got["jacobian_norm"] == 0
+    assert "-0.0" not in r.get_data(as_text=True)
+
+
+def test_every_working_body_key_can_be_selected_by_fields():
+    w = working(attention(X, **H1), 2)
+    assert list(working_body(w, ["the", "cat", "sat"])) == list(WORKING_FIELDS)
+
+
+def test_each_heads_working_carries_its_entropy_and_jacobian_norm(client):
+    r = post(client, {"X": X, "heads": [H1, H1], "W_O": [[1, 0]] * 4, "row": 2})
+    assert r.status_code == 200
+    for h in r.get_json()["heads"]:
+        assert round(h["working"]["entropy"], 4) == 0.6565
+        assert round(h["working"]["jacobian_norm"], 4) == 0.3168
