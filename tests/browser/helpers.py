@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 from playwright.sync_api import expect
 
 MINUS = "\u2212"
@@ -25,6 +26,12 @@ def matrix(page, key):
     rows = page.locator(f'figure[data-key="{key}"] tbody tr')
     return [[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
             for i in range(rows.count())]
+
+
+def hash_matrix(page, key):
+    """The matrix ``key`` as the page's URL holds it, as numbers."""
+    text = page.evaluate("k => new URLSearchParams(location.hash.slice(1)).get(k)", key)
+    return np.array([[float(v) for v in row.split(",")] for row in text.split(";")])
 
 
 def cell(page, name):

@@ -1,4 +1,5 @@
-"""Keyboard alone, screen-reader names, axe-core, the lost connection, both widths."""
+"""Keyboard alone, screen-reader names, axe-core, the lost connection and an answer that
+cannot be read, both widths."""
 
 import numpy as np
 import pytest
@@ -135,3 +136,24 @@ def test_favicon_and_no_console_errors_on_load(page, server):
     assert failed == []
     assert page.title().startswith("Attention Explorer")
     assert page.locator('meta[name="description"]').get_attribute("content")
+
+
+def test_an_answer_that_cannot_be_read_is_said_once_and_not_retried(page, console, server):
+    loaded(page, server.url)
+    posts = []
+
+    def proxy_error(route):
+        posts.append(route.request.url)
+        route.fulfill(status=502, content_type="text/html",
+                      body="<html><h1>502 Bad Gateway</h1></html>")
+
+    page.route("**/api/attention", proxy_error)
+    cell(page, "X row 1 column 1").fill("2")
+    status = page.locator("#status")
+    expect(status).to_contain_text("The server's answer could not be read (status 502, text/html)")
+    expect(page.locator("#stale-note")).to_contain_text("could not be read")
+    page.wait_for_load_state("networkidle")
+    assert len(posts) == 1, "an unreadable answer is not retried"
+    assert "cannot be reached" not in status.inner_text()
+    # Chrome logs the 502 as a console error: the expected one.
+    console[:] = [m for m in console if "status of 502" not in m[1]]
