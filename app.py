@@ -1,4 +1,4 @@
-"""Attention Explorer's application factory: config, then the pages, the API and the errors.
+"""Attention Explorer's application factory: config, then the assets, pages, API and errors.
 
 All maths lives in attention_core; the request format and the app's parts (Flask
 blueprints) live in attention_api. Run: ``python app.py`` (Flask's server, HOST and PORT)

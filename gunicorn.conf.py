@@ -67,7 +67,8 @@ keepalive = 5
 # gthread reads a request body with blocking reads and no time limit of its own: a client
 # that stops sending (or vanishes without a FIN) would hold a thread for ever. Like
 # nginx's client_body_timeout this bounds each wait for the next bytes, not the whole
-# upload; a read that times out makes werkzeug raise ClientDisconnected, a 400.
+# upload; a read that times out makes werkzeug raise ClientDisconnected, which the app
+# answers with 408 (attention_api/errors.py).
 client_timeout = _env_number("ATTENTION_CLIENT_TIMEOUT", 10.0, kind=float, minimum=0.1)
 
 

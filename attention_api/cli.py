@@ -19,7 +19,6 @@ from .request import parse_request
 from .response import compute, plain, response_body
 from .values import JSONSyntaxError, parse_json
 
-
 COMPUTE = ("Compute scaled dot-product attention and print every matrix and the working "
            "of one row. Without a file, uses the default example \"the cat sat\".")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from attention_core.errors import AttentionInputError
 from attention_core.scaling import score_variance, winner_probability

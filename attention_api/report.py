@@ -9,7 +9,6 @@ from attention_core.working import RowWorking
 from .request import AttentionRequest
 from .response import Computed
 
-
 FIXED_LIMIT = 100_000  # the page's rule (static/js/format.js): beyond it, 4 significant figures
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -29,7 +28,9 @@ def number(x: float, decimals: int = 3, latex: bool = False) -> str:
     if abs(float(text)) >= FIXED_LIMIT:
         mant, exp = f"{x:.3e}".split("e")
         exp = str(int(exp))
-        return f"{mant} \\times 10^{{{exp}}}" if latex else f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
+        if latex:
+            return f"{mant} \\times 10^{{{exp}}}"
+        return f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
     if text.startswith("-") and float(text) == 0:
         text = text[1:]
     return text
@@ -56,10 +57,12 @@ def _matrices(request: AttentionRequest, computed: Computed):
         sup = f"^{{({h + 1})}}" if computed.multi is not None else ""
         out += [
             (f"{head}Q = X·W_Q", f"Q{sup}", r.Q, q), (f"{head}K", f"K{sup}", r.K, kv),
-            (f"{head}V", f"V{sup}", r.V, kv), (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
+            (f"{head}V", f"V{sup}", r.V, kv),
+            (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
             (f"{head}QKᵀ × {number(r.scale)}", f"Q{sup}K{sup}{{}}^\\top \\times {number(r.scale)}",
              r.scaled_scores, q),
-            (f"{head}A = softmax", f"A{sup}", r.weights, q), (f"{head}Z = A·V", f"Z{sup}", r.output, q),
+            (f"{head}A = softmax", f"A{sup}", r.weights, q),
+            (f"{head}Z = A·V", f"Z{sup}", r.output, q),
         ]
     if computed.multi is not None:
         out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
@@ -80,7 +83,7 @@ def text_report(request: AttentionRequest, computed: Computed, decimals: int = 3
         cw = max(len(c) for r in cells for c in r)
         lines.append(f"{name}  ({m.shape[0]}×{m.shape[1]})")
         lines += [f"  {t:<{width}}  " + "  ".join(c.rjust(cw) for c in r)
-                  for t, r in zip(row_labels, cells)]
+                  for t, r in zip(row_labels, cells, strict=True)]
         lines.append("")
     lines += computed.multi.warnings if computed.multi else first.warnings
     keys = request.tokens_kv or request.tokens
@@ -96,7 +99,7 @@ def _vector(v: np.ndarray, decimals: int, latex: bool = False) -> str:
 
 
 def _weight_fraction(w: RowWorking, j: int) -> tuple[float, float]:
-    """The numerator and denominator to show for a_j: e^s / sum as taught, shifted if that overflows."""
+    """The numerator and denominator to show for a_j: e^s / sum as taught, shifted on overflow."""
     if w.exp_overflow:
         return w.exp_shifted[j], w.exp_shifted_sum
     return w.exp[j], w.exp_sum
@@ -127,14 +130,16 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
 
     ``tokens`` label the queries, ``keys`` the keys (the same list in self-attention).
     """
-    f = lambda x: number(x, decimals)  # noqa: E731
+    def f(x: float) -> str:
+        return number(x, decimals)
+
     i = w.row + 1
     lines = [f"Working for query {i}, \"{tokens[w.row]}\" (row index {w.row})",
              f"q_{i} = {_vector(w.q, decimals)}", "",
              f"Scores, then × scale {f(w.scale)}:"]
     for j, t in enumerate(keys):
         terms = " + ".join(f"{factor(a, decimals)}·{factor(b, decimals)}"
-                           for a, b in zip(w.q, w.k[j]))
+                           for a, b in zip(w.q, w.k[j], strict=True))
         scaled = f(w.scaled[j]) if w.allowed[j] else "-inf (masked)"
         lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  "
                      f"s_{i},{j + 1} = {scaled}")
@@ -144,7 +149,8 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str],
         top, bottom = _weight_fraction(w, j)
         lines.append(f"  a_{i},{j + 1} ({t}) = {f(top)} / {f(bottom)} = {f(w.weights[j])}"
                      if w.allowed[j] else f"  a_{i},{j + 1} ({t}) = 0 (masked)")
-    terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}" for a, v in zip(w.weights, w.v))
+    terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}"
+                       for a, v in zip(w.weights, w.v, strict=True))
     lines += ["", f"z_{i} = {terms}", f"    = {_vector(w.z, decimals)}"]
     if not w.allowed.any():
         lines.append("  (no key may be read, so every weight and z are 0)")
@@ -192,12 +198,14 @@ def _exp_lines_latex(w: RowWorking, f) -> list[str]:
 
 def working_latex(w: RowWorking, decimals: int = 3) -> str:
     """The hand calculation of one row as an align* environment (indices 1-based, as printed)."""
-    f = lambda x: number(x, decimals, latex=True)  # noqa: E731
+    def f(x: float) -> str:
+        return number(x, decimals, latex=True)
+
     i = w.row + 1
     lines = [f"q_{{{i}}} &= {_vector(w.q, decimals, True)}"]
     for j in range(len(w.dots)):
         terms = " + ".join(f"{factor(a, decimals, True)} \\cdot {factor(b, decimals, True)}"
-                           for a, b in zip(w.q, w.k[j]))
+                           for a, b in zip(w.q, w.k[j], strict=True))
         s = (f"{f(w.dots[j])} \\times {f(w.scale)} = {f(w.scaled[j])}" if w.allowed[j]
              else "-\\infty \\quad\\text{(masked)}")
         lines.append(f"q_{{{i}}} \\cdot k_{{{j + 1}}} &= {terms} = {f(w.dots[j])}, "
@@ -207,6 +215,7 @@ def working_latex(w: RowWorking, decimals: int = 3) -> str:
         lines.append(f"a_{{{i},{j + 1}}} &= " + (
             "{} / {} = {}".format(*map(f, _weight_fraction(w, j)), f(w.weights[j]))
             if w.allowed[j] else "0"))
-    terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}" for a, v in zip(w.weights, w.v))
+    terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}"
+                       for a, v in zip(w.weights, w.v, strict=True))
     lines.append(f"z_{{{i}}} &= {terms} = {_vector(w.z, decimals, True)}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"

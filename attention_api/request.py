@@ -77,11 +77,6 @@ class AttentionRequest:
     def multi_head(self) -> bool:
         return self.W_O is not None
 
-    # The single head's projections, for callers that know there is one.
-    W_Q = property(lambda self: self.heads[0][0])
-    W_K = property(lambda self: self.heads[0][1])
-    W_V = property(lambda self: self.heads[0][2])
-
 
 def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "") -> None:
     """Refuse a key not in ``allowed``; ``where`` prefixes the field ("heads[0]."), ``owner``
@@ -231,7 +226,8 @@ def _fields(value, heads: int):
                        f"heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
-        elif not isinstance(name, str) or name not in _FIELD_NAMES:  # a list or object is unhashable
+        # isinstance first: a list or object is unhashable.
+        elif not isinstance(name, str) or name not in _FIELD_NAMES:
             raise AttentionInputError(
                 f"{said} is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "

@@ -98,7 +98,8 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
         body["positional_encoding"] = computed.positional_encoding
     if computed.positional_encoding_kv is not None:
         body["positional_encoding_kv"] = computed.positional_encoding_kv
-    heads = [head_body(r, w, request.tokens) for r, w in zip(computed.results, computed.rows)]
+    heads = [head_body(r, w, request.tokens)
+             for r, w in zip(computed.results, computed.rows, strict=True)]
     if computed.multi is None:
         body.update(heads[0])
     else:
@@ -150,7 +151,7 @@ def select(body: dict, fields: frozenset[str], corners: dict | None = None) -> d
     ``corners`` maps a name to the (rows, cols or None) of the top-left corner to keep;
     a head's own corner ("heads[2].Q") wins over every head's ("heads.Q").
 
-    A client that draws 256 tokens does not need every n × n matrix of the answer:
+    A client that draws 256 tokens does not need every n × m matrix of the answer:
     choosing fields cuts the bytes sent, not the work done.
     """
     corners = corners or {}
@@ -175,7 +176,7 @@ def select(body: dict, fields: frozenset[str], corners: dict | None = None) -> d
     own = [under(f"heads[{k}].", fields) for k in range(len(body.get("heads", ())))]
     if "heads" in body and (each or any(mine for mine, _ in own)) and "heads" not in fields:
         out["heads"] = [select(head, each | mine, {**each_corners, **mine_corners})
-                        for head, (mine, mine_corners) in zip(body["heads"], own)]
+                        for head, (mine, mine_corners) in zip(body["heads"], own, strict=True)]
     return out
 
 
@@ -204,8 +205,8 @@ def strongest_keys(weights: np.ndarray, mask: np.ndarray) -> list[list[list]]:
     order = np.lexsort((top, -values), axis=1)  # weight ↓, then j ↑
     top, values = np.take_along_axis(top, order, 1), np.take_along_axis(values, order, 1)
     allowed = np.take_along_axis(mask, top, 1)
-    out = [[[j, a] for j, a, ok in zip(js, vs, oks) if ok]
-           for js, vs, oks in zip(top.tolist(), values.tolist(), allowed.tolist())]
+    out = [[[j, a] for j, a, ok in zip(js, vs, oks, strict=True) if ok]
+           for js, vs, oks in zip(top.tolist(), values.tolist(), allowed.tolist(), strict=True)]
     for i in np.flatnonzero(tied):  # argpartition picks among equal weights at will:
         js = np.flatnonzero((ranked[i] >= kth[i]) & mask[i])  # the lowest keys win
         js = js[np.argsort(-weights[i, js], kind="stable")[:k]]

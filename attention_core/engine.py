@@ -150,8 +150,9 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     with np.errstate(over="ignore", invalid="ignore"):
         scores = Q @ K.T  # (n, m)
         scaled = scores * scale
-    # One pass over n² checks both: a non-finite score makes its scaled score non-finite
-    # too (inf·0 is NaN), so only a failure needs the finer look that names the culprit.
+    # One pass over the n × m scores checks both: a non-finite score makes its scaled score
+    # non-finite too (inf·0 is NaN), so only a failure needs the finer look that names the
+    # culprit.
     if not np.isfinite(scaled).all():
         _check_scores(scores, scaled, scale, (X, W_Q), (X_kv, source, W_K))
     scaled_scores = scaled  # a fresh array, so masking in place is safe

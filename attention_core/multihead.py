@@ -33,7 +33,8 @@ class MultiHeadResult:
 
 def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | None = None,
                          mask=None, X_kv=None) -> MultiHeadResult:
-    """MultiHead(X) = Concat(head_1, …, head_h) · W_O, head_i = Attention(X W_Q^i, X W_K^i, X W_V^i).
+    """MultiHead(X) = Concat(head_1, …, head_h) · W_O, where
+    head_i = Attention(X W_Q^i, X W_K^i, X W_V^i).
 
     Parameters
     ----------

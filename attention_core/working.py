@@ -15,34 +15,35 @@ from .scaling import entropy, softmax_jacobian
 class RowWorking:
     """Everything needed to write query row ``i`` out by hand (float64 arrays).
 
-    Index ``j`` runs over the keys (n of them), ``c`` over the d_k components.
+    Index ``j`` runs over the keys (m of them; m = n in self-attention), ``c`` over the d_k
+    components.
 
     Attributes
     ----------
     row : int                 the query row i (0-based).
     q : (d_k,)                q_i.
-    k : (n, d_k)              the keys k_j (rows of K).
-    v : (n, d_v)              the values v_j (rows of V).
-    products : (n, d_k)       products[j, c] = q_i[c] * k_j[c], the terms of q_i·k_j.
-    dots : (n,)               q_i·k_j, the raw scores of row i.
+    k : (m, d_k)              the keys k_j (rows of K).
+    v : (m, d_v)              the values v_j (rows of V).
+    products : (m, d_k)       products[j, c] = q_i[c] * k_j[c], the terms of q_i·k_j.
+    dots : (m,)               q_i·k_j, the raw scores of row i.
     scale : float             factor applied to the dots.
-    scaled : (n,)             scale * dots; -inf where key j is masked.
-    allowed : (n,) bool       True where query i may read key j.
-    exp : (n,)                e^{scaled_j} as taught (0 for masked keys); may be
+    scaled : (m,)             scale * dots; -inf where key j is masked.
+    allowed : (m,) bool       True where query i may read key j.
+    exp : (m,)                e^{scaled_j} as taught (0 for masked keys); may be
                               inf when a scaled score exceeds ~709.78.
     exp_sum : float           sum of ``exp``; inf if any term is.
     exp_overflow : bool       True when the textbook exponentials overflow float64.
     shift : float             the row maximum subtracted before exp (0 if no key allowed).
-    exp_shifted : (n,)        e^{scaled_j - shift}, what the code really computes.
+    exp_shifted : (m,)        e^{scaled_j - shift}, what the code really computes.
     exp_shifted_sum : float   sum of ``exp_shifted``.
-    weights : (n,)            exp_shifted / exp_shifted_sum (all 0 if no key allowed).
+    weights : (m,)            exp_shifted / exp_shifted_sum (all 0 if no key allowed).
     entropy : float           −Σ_j weights[j] ln weights[j], in nats (0 ln 0 = 0): 0 when
-                              one key takes all, ln n when the row is uniform over n keys;
+                              one key takes all, ln m when the row is uniform over m keys;
                               0 if no key is allowed.
     jacobian_norm : float     Frobenius norm of the softmax Jacobian ∂a/∂s = diag(a) − a aᵀ
                               of this row's weights a (weight per unit of scaled score);
                               near 0 when the softmax saturates; 0 if no key is allowed.
-    terms : (n, d_v)          terms[j] = weights[j] * v_j.
+    terms : (m, d_v)          terms[j] = weights[j] * v_j.
     z : (d_v,)                z_i = sum over j of terms[j].
     """
 
@@ -89,19 +90,19 @@ def working(result: AttentionResult, i: int) -> RowWorking:
             f"{i!r}", "row")
     i = int(i)
     q = result.Q[i]  # (d_k,)
-    products = q[np.newaxis, :] * result.K  # (n, d_k)
-    allowed = result.mask[i]  # (n,)
-    scaled = result.scaled_scores[i]  # (n,), -inf where masked
+    products = q[np.newaxis, :] * result.K  # (m, d_k)
+    allowed = result.mask[i]  # (m,)
+    scaled = result.scaled_scores[i]  # (m,), -inf where masked
     with np.errstate(over="ignore"):
         exp = np.exp(scaled)  # textbook form; may overflow to inf
     exp_overflow = not np.isfinite(exp).all()
     shift = float(scaled[allowed].max()) if allowed.any() else 0.0
     exp_shifted = np.exp(scaled - shift)
     weights = result.weights[i]
-    terms = weights[:, np.newaxis] * result.V  # (n, d_v)
+    terms = weights[:, np.newaxis] * result.V  # (m, d_v)
     return RowWorking(
-        row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i], scale=result.scale,
-        scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
+        row=i, q=q, k=result.K, v=result.V, products=products, dots=result.scores[i],
+        scale=result.scale, scaled=scaled, allowed=allowed, exp=exp, exp_sum=float(exp.sum()),
         exp_overflow=exp_overflow, shift=shift, exp_shifted=exp_shifted,
         exp_shifted_sum=float(exp_shifted.sum()), weights=weights, entropy=entropy(weights),
         jacobian_norm=float(np.linalg.norm(softmax_jacobian(weights))), terms=terms,

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from app import create_app  # noqa: E402
-from attention_core import default_request  # noqa: E402
-from benchmarks.common import compare  # noqa: E402
+from app import create_app
+from attention_core import default_request
+from benchmarks.common import compare
 
 
 def main() -> int:

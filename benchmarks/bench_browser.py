@@ -24,12 +24,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from playwright.sync_api import sync_playwright  # noqa: E402
-from werkzeug.serving import make_server  # noqa: E402
+from playwright.sync_api import sync_playwright
+from werkzeug.serving import make_server
 
-from app import create_app  # noqa: E402
-from benchmarks.server import Gunicorn  # noqa: E402
-from tests.browser.conftest import ARGS, CHROMIUM  # noqa: E402
+from app import create_app
+from benchmarks.server import Gunicorn
+from tests.browser.conftest import ARGS, CHROMIUM
 
 EDITS = 50
 
@@ -53,10 +53,12 @@ EDIT_JS = """async (value) => {
       seen.disconnect();
       afterPaint().then((t) => resolve(t - t0));
     });
-    for (const t of targets) seen.observe(t, { subtree: true, childList: true, characterData: true, attributes: true });
+    const all = { subtree: true, childList: true, characterData: true, attributes: true };
+    for (const t of targets) seen.observe(t, all);
   });
   const t0 = performance.now();
-  const numbers = painted([document.getElementById('heatmap'), document.getElementById('output')], t0);
+  const byId = (id) => document.getElementById(id);
+  const numbers = painted([byId('heatmap'), byId('output')], t0);
   const working = painted([document.getElementById('working')], t0);
   input.value = value;
   input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -74,8 +76,10 @@ BASELINE_JS = """async () => {
 def fragment(n, d, seed=0, heads=1):
     """The URL fragment of a random n-token example with d_model = d_k = d_v = d."""
     rng = np.random.default_rng(seed)
-    mat = lambda r, c: ";".join(",".join(f"{v:.1f}" for v in row)  # noqa: E731
-                                for row in rng.uniform(-1, 1, (r, c)))
+
+    def mat(r: int, c: int) -> str:
+        return ";".join(",".join(f"{v:.1f}" for v in row) for row in rng.uniform(-1, 1, (r, c)))
+
     tokens = "|".join(f"t{i + 1}" for i in range(n))
     extra = "".join(f"&W_Q_{k}={mat(d, d)}&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
                     for k in range(2, heads + 1))
@@ -169,7 +173,8 @@ def main() -> int:
             p95, b95 = pct(numbers, 95), pct(base, 95)
             verdict = "meets" if p95 <= goal else "misses"
             print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
-                  f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  <= {goal} ms: {verdict}")
+                  f"{pct(working, 95):>9.1f} ms {b95:>10.1f} ms {p95 / b95:>5.1f}×  "
+                  f"<= {goal} ms: {verdict}")
 
         for label, frag in (("512 tokens, d = 64", fragment(512, 64)),
                             ("512 tokens, 4 heads", fragment(512, 64, heads=4))):

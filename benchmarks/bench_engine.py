@@ -4,13 +4,14 @@ Run: .venv/bin/python benchmarks/bench_engine.py   Goal: ratio <= 1.3 at n >= 25
 """
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from attention_core import attention  # noqa: E402
-from benchmarks.common import compare  # noqa: E402
+from attention_core import attention
+from benchmarks.common import compare
 
 D = 64
 
@@ -30,7 +31,7 @@ def main() -> int:
         W = [rng.standard_normal((D, D)) / np.sqrt(D) for _ in range(3)]
         np.testing.assert_allclose(attention(X, *W).output, bare(X, *W), atol=1e-12)
         calls = max(3, 3000 // n)
-        ours, base, ratio = compare(lambda: attention(X, *W), lambda: bare(X, *W), calls)
+        ours, base, ratio = compare(partial(attention, X, *W), partial(bare, X, *W), calls)
         goal = "<= 1.3" if n >= 256 else ""
         if n >= 256:
             worst = max(worst, ratio)

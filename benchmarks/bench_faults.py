@@ -7,7 +7,7 @@ Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 (b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
     a shared machine shows), then beside more hostile ones. The hostile ones: S clients
     each sending a 100 000-byte body one byte every 100 ms; one client that sends part of
-    a body and then nothing (the server's 10 s client timeout should answer it with 400);
+    a body and then nothing (the server's 10 s client timeout should answer it with 408);
     and a loop hanging up mid-body, mid-response and before sending. Goal, for S = 4: the
     normal clients see no failure and no request slower than 2 s. S = 16 (every thread of
     two 8-thread workers) is reported to show where gthread's design stops protecting.
@@ -23,9 +23,16 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.loadgen import (Connection, cli, load_mix, percentile_ms,  # noqa: E402
-                                raw_request, request_kinds, run)
-from benchmarks.server import Gunicorn, client_ports, is_gone  # noqa: E402
+from benchmarks.loadgen import (
+    Connection,
+    cli,
+    load_mix,
+    percentile_ms,
+    raw_request,
+    request_kinds,
+    run,
+)
+from benchmarks.server import Gunicorn, client_ports, is_gone
 
 SLOW_BODY = 100_000  # bytes announced by each slow client
 SLOW_GAP = 0.1  # seconds between two of its bytes
@@ -108,7 +115,7 @@ async def stalled_body(port: int, wait: float) -> str:
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n"), wait)
         return f"answered {head[9:12].decode()} after {time.monotonic() - start:.1f} s"
-    except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError) as exc:
+    except (TimeoutError, asyncio.IncompleteReadError, OSError) as exc:
         return f"no answer ({type(exc).__name__}) after {time.monotonic() - start:.1f} s"
     finally:
         writer.close()

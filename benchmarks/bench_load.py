@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.loadgen import (Connection, Record, cli, load_mix,  # noqa: E402
-                                percentile_ms, request_kinds, run)
-from benchmarks.server import Gunicorn, cpu_seconds, rss_bytes  # noqa: E402
+from benchmarks.loadgen import Connection, Record, cli, load_mix, percentile_ms, request_kinds, run
+from benchmarks.server import Gunicorn, cpu_seconds, rss_bytes
 
 MIB = 1024 * 1024
 ROUNDS, ROUND_SECONDS = 5, 1.0  # /health alone and the default example alone, alternating
@@ -42,7 +41,7 @@ async def sample_memory(server: Gunicorn, samples: list, stop: asyncio.Event):
     while not stop.is_set():
         try:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             samples.append((time.monotonic() - start,
                             {pid: rss_bytes(pid) for pid in server.workers()}))
 

@@ -161,7 +161,7 @@ async def one(conn: Connection, kind: Kind, rng: random.Random, record: Record):
     start = time.perf_counter()
     try:
         status, body = await asyncio.wait_for(conn.send(raw), REQUEST_TIMEOUT)
-    except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as exc:
+    except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
         record.failures[kind.name].append(type(exc).__name__)
         record.failed_ports.append(conn.local_port)
         conn.close()
@@ -180,7 +180,7 @@ async def run(connections: list[Connection], mix: list[tuple[Kind, float]], seco
               seed: int = 1) -> Record:
     """Every connection sends requests drawn from ``mix`` (kind, weight) for ``seconds``."""
     record = Record()
-    kinds, weights = zip(*mix)
+    kinds, weights = zip(*mix, strict=True)
     deadline = time.monotonic() + seconds
 
     async def client(i: int, conn: Connection):

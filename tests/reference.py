@@ -12,7 +12,7 @@ def matmul(a, b):
 
 
 def transpose(a):
-    return [list(col) for col in zip(*a)]
+    return [list(col) for col in zip(*a, strict=True)]
 
 
 def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None, X_kv=None):
@@ -52,3 +52,22 @@ def reference_sinusoidal(n, d_model):
             angle = pos / 10000 ** (2 * i / d_model)
             pe[pos][c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
     return pe
+
+
+def reference_entropy(a):
+    """−Σ_j a_j ln a_j in nats, with 0 ln 0 = 0, by a loop."""
+    h = 0.0
+    for p in a:
+        if p > 0:
+            h -= p * math.log(p)
+    return h
+
+
+def reference_jacobian_norm(a):
+    """√(Σ_ij J_ij²) with J_ij = a_i·[i = j] − a_i·a_j, the softmax's Jacobian, by loops."""
+    squares = 0.0
+    for i in range(len(a)):
+        for j in range(len(a)):
+            J_ij = (a[i] if i == j else 0.0) - a[i] * a[j]
+            squares += J_ij * J_ij
+    return math.sqrt(squares)

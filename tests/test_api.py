@@ -1,4 +1,4 @@
-"""attention_api.api: POST /api/attention, GET /api/presets, /health: status codes, bodies, errors."""
+"""attention_api.api: POST /api/attention, GET /api/presets, /health: statuses, bodies, errors."""
 
 import copy
 import json
@@ -208,7 +208,8 @@ def test_fields_selects_parts_of_the_answer(client, cat_sat):
     assert r.status_code == 200
     body = r.get_json()
     assert set(body) == {"weights", "mask", "working"}
-    assert body["working"] == {"row": 2, "q": [2.0, 2.0], "z": pytest.approx([0.9546, 1.6266], abs=1e-4)}
+    assert body["working"] == {"row": 2, "q": [2.0, 2.0],
+                               "z": pytest.approx([0.9546, 1.6266], abs=1e-4)}
     assert np.round(body["weights"], 3).tolist()[2] == [0.187, 0.045, 0.768]
 
 
@@ -268,7 +269,8 @@ def test_encoding_must_be_json_or_base64(client, cat_sat, encoding):
     r = post(client, {**cat_sat, "encoding": encoding})
     assert r.status_code == 422
     error = r.get_json()["error"]
-    assert error["field"] == "encoding" and '"json"' in error["message"] and "base64" in error["message"]
+    assert error["field"] == "encoding"
+    assert '"json"' in error["message"] and "base64" in error["message"]
 
 
 HEAD = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
@@ -300,7 +302,8 @@ WORDING = [
      'W_O row 1 column 1 must be a number, got the string "x"'),
     ("x-kv-cell", with_(("X_kv", 0, 1), None, cross()), "X_kv[0][1]",
      "X_kv row 1 column 2 must be a number, got null"),
-    ("row-not-list", with_(("X", 2), 3), "X[2]", "X row 3 must be a row (a list of numbers), got 3"),
+    ("row-not-list", with_(("X", 2), 3), "X[2]",
+     "X row 3 must be a row (a list of numbers), got 3"),
     ("ragged", with_(("X", 1), [0, 1, 2]), "X[1]",
      "X row 2 has 3 numbers but X row 1 has 2; every row must be the same length"),
     ("empty-row", with_(("X", 0), []), "X[0]", "X row 1 is an empty row"),

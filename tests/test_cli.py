@@ -122,6 +122,7 @@ def test_attention_explorer_compute_is_the_worksheet_command(capsys):
 
 def test_attention_explorer_serve_runs_the_app_on_host_and_port(monkeypatch):
     import flask
+
     from attention_api.cli import console
     served = []
     monkeypatch.setattr(flask.Flask, "run", lambda app, **kw: served.append((app.name, kw)))

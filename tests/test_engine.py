@@ -107,7 +107,10 @@ finite = st.floats(-4, 4, allow_nan=False, allow_infinity=False)
 @st.composite
 def problems(draw):
     n, d_model, d_k, d_v = (draw(st.integers(1, 5)) for _ in range(4))
-    mat = lambda r, c: draw(arrays(np.float64, (r, c), elements=finite))  # noqa: E731
+
+    def mat(r, c):
+        return draw(arrays(np.float64, (r, c), elements=finite))
+
     mask = draw(arrays(np.bool_, (n, n))) if draw(st.booleans()) else None
     return dict(X=mat(n, d_model), W_Q=mat(d_model, d_k), W_K=mat(d_model, d_k),
                 W_V=mat(d_model, d_v), causal=draw(st.booleans()), mask=mask)

@@ -78,6 +78,7 @@ def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
                     content_type="application/json",
                     environ_overrides={"wsgi.input_terminated": False})  # a real server's stream
     assert r.status_code == 408
-    assert r.get_json() == {"error": {"message": "The request body stopped arriving before it "
-                                                 "was complete; nothing was computed. Send it again.",
-                                      "field": None}}
+    assert r.get_json() == {"error": {
+        "message": "The request body stopped arriving before it was complete; nothing was "
+                   "computed. Send it again.",
+        "field": None}}

@@ -15,7 +15,10 @@ def multi_problems(draw):
     n, m, d_model, h = (draw(st.integers(1, 4)) for _ in range(4))
     cross = draw(st.booleans())
     el = st.floats(-3, 3, allow_nan=False)
-    mat = lambda r, c: draw(arrays(np.float64, (r, c), elements=el))  # noqa: E731
+
+    def mat(r, c):
+        return draw(arrays(np.float64, (r, c), elements=el))
+
     heads = []
     for _ in range(h):
         d_k, d_v = draw(st.integers(1, 3)), draw(st.integers(1, 3))
@@ -45,7 +48,8 @@ def test_one_head_with_identity_w_o_is_plain_attention():
 @pytest.mark.parametrize("heads, W_O, field, words", [
     ([], [[1]], "heads", "1 to 16 heads"),
     ([([[1]], [[1]], [[1]])] * 17, [[1]] * 17, "heads", "1 to 16 heads"),
-    ([([[1]], [[1]], [[1]])] * 2, [[1]], "W_O", "W_O has 1 rows but the heads' outputs concatenate to 2"),
+    ([([[1]], [[1]], [[1]])] * 2, [[1]], "W_O",
+     "W_O has 1 rows but the heads' outputs concatenate to 2"),
     ([([[1]], [[1, 2]], [[1]])], [[1]], "heads[0].W_K", "Head 1: W_Q has 1 columns but W_K has 2"),
 ])
 def test_multi_head_errors_name_the_head(heads, W_O, field, words):

@@ -10,8 +10,12 @@ import schemathesis
 from hypothesis import settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
-    content_type_conformance, negative_data_rejection, response_schema_conformance,
-    status_code_conformance, unsupported_method)
+    content_type_conformance,
+    negative_data_rejection,
+    response_schema_conformance,
+    status_code_conformance,
+    unsupported_method,
+)
 
 import attention_core as core
 from app import create_app

@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from attention_core import attention, working
 from attention_api.cli import main
 from attention_api.report import number, text_report, working_latex, working_text
 from attention_api.request import parse_request
 from attention_api.response import compute
+from attention_core import attention, working
 
 # Twelve equal tokens of width 1: every score is 1·1 = 1, so every weight is e^1 / (12 e^1).
 TWELVE = dict(X=[[1.0]] * 12, W_Q=[[1.0]], W_K=[[1.0]], W_V=[[1.0]], scale=1)

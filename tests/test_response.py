@@ -1,5 +1,6 @@
 """attention_api.response: the answer to several heads, a second sequence, positions and a
-custom mask, and what fields, corners, weights_u8 and strongest_keys keep of it."""
+custom mask, what fields, corners, weights_u8 and strongest_keys keep of it, and the
+working of the selected row."""
 
 import base64
 import json
@@ -7,7 +8,16 @@ import json
 import numpy as np
 import pytest
 
-from tests.reference import reference_attention, reference_multi_head, reference_sinusoidal
+from attention_api import working_body
+from attention_api.request import WORKING_FIELDS
+from attention_core import attention, working
+from tests.reference import (
+    reference_attention,
+    reference_entropy,
+    reference_jacobian_norm,
+    reference_multi_head,
+    reference_sinusoidal,
+)
 
 X = [[1, 0], [0, 1], [1, 1]]
 H1 = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
@@ -78,12 +88,16 @@ BAD = [
     ({"X": X, "heads": [H1]}, "W_O", "needs"),
     ({"X": X, "heads": [], "W_O": W_O}, "heads", "1 to 16"),
     ({"X": X, "heads": "x", "W_O": W_O}, "heads", "list"),
-    ({"X": X, "heads": [H1, {**H2, "W_q": [[1]]}], "W_O": W_O}, "heads[1].W_q", 'did you mean "W_Q"'),
-    ({"X": X, "heads": [H1, {"W_Q": H2["W_Q"], "W_K": H2["W_K"]}], "W_O": W_O}, "heads[1].W_V", "needs"),
-    ({"X": X, "heads": [H1, {**H2, "W_V": [[1], ["a"]]}], "W_O": W_O}, "heads[1].W_V[1][0]", '"a"'),
+    ({"X": X, "heads": [H1, {**H2, "W_q": [[1]]}], "W_O": W_O}, "heads[1].W_q",
+     'did you mean "W_Q"'),
+    ({"X": X, "heads": [H1, {"W_Q": H2["W_Q"], "W_K": H2["W_K"]}], "W_O": W_O}, "heads[1].W_V",
+     "needs"),
+    ({"X": X, "heads": [H1, {**H2, "W_V": [[1], ["a"]]}], "W_O": W_O}, "heads[1].W_V[1][0]",
+     '"a"'),
     ({"X": X, "heads": [H1, H2], "W_O": [[1, 0]]}, "W_O", "concatenate to 3"),
     ({"X": X, **H1, "tokens_kv": ["a"]}, "tokens_kv", "no X_kv"),
-    ({"X": X, **H1, "X_kv": [[1, 2]], "tokens_kv": ["a", "b"]}, "tokens_kv", "2 labels but X_kv has 1"),
+    ({"X": X, **H1, "X_kv": [[1, 2]], "tokens_kv": ["a", "b"]}, "tokens_kv",
+     "2 labels but X_kv has 1"),
     ({"X": X, **H1, "X_kv": [[1, 2, 3]]}, "X_kv", "3 numbers per token but X has 2"),
     ({"X": X, **H1, "X_kv": [[1, 2]], "mask": [[True]] * 3 + [[True]]}, "mask", "must be 3×1"),
     ({"X": X, **H1, "positional": "learned"}, "positional", "sinusoidal"),
@@ -125,7 +139,8 @@ def test_fields_select_parts_of_one_head(client):
 
 
 @pytest.mark.parametrize("body, words", [
-    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]}, "2 heads, so k in heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]},
+     "2 heads, so k in heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
     ({"X": X, **H1, "fields": ["output", "heads[0].Q"]}, "no heads list"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[0].nope"]}, "not a response field"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[01].Q"]}, "not a response field"),
@@ -134,7 +149,8 @@ def test_one_head_fields_must_name_a_head_and_a_field(client, body, words):
     r = post(client, body)
     assert r.status_code == 422
     error = r.get_json()["error"]
-    assert error["field"] == f"fields[{len(body['fields']) - 1}]" and words in error["message"], error
+    assert error["field"] == f"fields[{len(body['fields']) - 1}]", error
+    assert words in error["message"], error
 
 
 def test_weights_u8_is_the_weights_at_heatmap_precision_only_when_asked(client):
@@ -152,7 +168,8 @@ def test_weights_u8_is_the_weights_at_heatmap_precision_only_when_asked(client):
     packed = post(client, {**body, "fields": ["heads.weights_u8"], "encoding": "base64"}).get_json()
     assert packed["heads"][1]["weights_u8"]["dtype"] == "uint8"
     import base64
-    assert list(base64.b64decode(packed["heads"][1]["weights_u8"]["base64"])) == sum(heads[1]["weights_u8"], [])
+    unpacked = base64.b64decode(packed["heads"][1]["weights_u8"]["base64"])
+    assert list(unpacked) == [b for row in heads[1]["weights_u8"] for b in row]
 
 
 def test_a_corner_of_a_matrix_is_its_first_rows_and_columns(client):
@@ -170,8 +187,8 @@ def test_a_corner_of_a_matrix_is_its_first_rows_and_columns(client):
 
 
 def test_corners_of_every_head_and_of_one_head(client):
-    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O,
-                      "fields": ["heads.Q[:2]", "heads[1].Q[:1,:1]", "concat[:1]", "output[:3,:1]"]})
+    fields = ["heads.Q[:2]", "heads[1].Q[:1,:1]", "concat[:1]", "output[:3,:1]"]
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "fields": fields})
     assert r.status_code == 200
     body = r.get_json()
     ref = reference_multi_head(X, [(H["W_Q"], H["W_K"], H["W_V"]) for H in (H1, H2)], W_O)
@@ -218,7 +235,8 @@ def test_strongest_keys_are_each_querys_three_largest_permitted_weights(client):
     got = r.get_json()["strongest_keys"]
     ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"], causal=True, mask=mask)["weights"]
     assert got[0] == [[0, 1.0]] and got[1] == []
-    assert [j for j, _ in got[2]] == [2, 0, 1] and got[2][0][1] == pytest.approx(ref[2][2], abs=1e-15)
+    assert [j for j, _ in got[2]] == [2, 0, 1]
+    assert got[2][0][1] == pytest.approx(ref[2][2], abs=1e-15)
 
 
 def test_strongest_keys_of_one_head_beside_another_heads_bytes(client):
@@ -233,3 +251,47 @@ def test_strongest_keys_of_one_head_beside_another_heads_bytes(client):
         want = sorted(range(3), key=lambda j: (-A2[i][j], j))
         assert [j for j, _ in row] == want
         assert [a for _, a in row] == pytest.approx([A2[i][j] for j in want], abs=1e-15)
+
+
+# ---- the working of the selected row ----
+
+def test_the_working_of_a_row_carries_its_entropy_and_jacobian_norm(client):
+    a = reference_attention(X, **H1)["weights"][2]
+    r = post(client, {"X": X, **H1, "row": 2})
+    assert r.status_code == 200
+    w = r.get_json()["working"]
+    assert w["entropy"] == pytest.approx(reference_entropy(a), rel=1e-12)
+    assert w["jacobian_norm"] == pytest.approx(reference_jacobian_norm(a), rel=1e-12)
+
+
+def test_fields_can_select_the_workings_entropy_and_jacobian_norm(client):
+    fields = ["working.entropy", "working.jacobian_norm"]
+    r = post(client, {"X": X, **H1, "row": 2, "fields": fields})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"working"}
+    assert set(body["working"]) == {"row", "entropy", "jacobian_norm"}
+    assert round(body["working"]["entropy"], 4) == 0.6565
+
+
+def test_a_row_with_no_permitted_key_answers_entropy_and_jacobian_norm_zero_not_minus_zero(
+        client):
+    mask = [[False] * 3, [True] * 3, [True] * 3]
+    r = post(client, {"X": X, **H1, "mask": mask, "row": 0})
+    assert r.status_code == 200
+    got = r.get_json()["working"]
+    assert got["entropy"] == 0 and got["jacobian_norm"] == 0
+    assert "-0.0" not in r.get_data(as_text=True)
+
+
+def test_every_working_body_key_can_be_selected_by_fields():
+    w = working(attention(X, **H1), 2)
+    assert list(working_body(w, ["the", "cat", "sat"])) == list(WORKING_FIELDS)
+
+
+def test_each_heads_working_carries_its_entropy_and_jacobian_norm(client):
+    r = post(client, {"X": X, "heads": [H1, H1], "W_O": [[1, 0]] * 4, "row": 2})
+    assert r.status_code == 200
+    for h in r.get_json()["heads"]:
+        assert round(h["working"]["entropy"], 4) == 0.6565
+        assert round(h["working"]["jacobian_norm"], 4) == 0.3168

@@ -17,7 +17,7 @@ let workingTicket = 0;  // the newest drawing's turn to typeset the working
 
 // What the page draws, and no more. Q, Z, Concat, the output and PE are printed as their
 // top-left SHOWN × SHOWN corner, so only that corner is fetched ("Q[:16,:16]"); K and V
-// come whole, for the working's k_j and v_j; beyond SHOWN tokens the n × n scores are
+// come whole, for the working's k_j and v_j; beyond SHOWN tokens the n × m scores are
 // not printed, so not fetched. Beyond TABLE_MAX tokens no weight is printed either: every
 // heatmap is drawn from weights_u8 (one byte per weight) and the shown head's rows are
 // read out from strongest_keys. Exports fetch a whole matrix when they need it.

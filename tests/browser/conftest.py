@@ -53,7 +53,8 @@ def server():
 
 @pytest.fixture(scope="session")
 def browser():
-    assert os.path.exists(CHROMIUM), "Debian's chromium is missing: run scripts/test, which installs it"
+    assert os.path.exists(CHROMIUM), \
+        "Debian's chromium is missing: run scripts/test, which installs it"
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b

@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 from playwright.sync_api import expect
 
 MINUS = "\u2212"
@@ -27,6 +28,12 @@ def matrix(page, key):
             for i in range(rows.count())]
 
 
+def hash_matrix(page, key):
+    """The matrix ``key`` as the page's URL holds it, as numbers."""
+    text = page.evaluate("k => new URLSearchParams(location.hash.slice(1)).get(k)", key)
+    return np.array([[float(v) for v in row.split(",")] for row in text.split(";")])
+
+
 def cell(page, name):
     return page.get_by_role("textbox", name=name, exact=True)
 
@@ -39,7 +46,8 @@ def loaded(page, url):
 def wait_settled(page):
     """Wait until the numbers on screen answer the inputs on screen."""
     expect(page.locator('#heatmap [role="grid"]').first).to_be_visible()
-    page.wait_for_function("() => !document.getElementById('results').classList.contains('is-stale')")
+    page.wait_for_function(
+        "() => !document.getElementById('results').classList.contains('is-stale')")
     page.wait_for_load_state("networkidle")
 
 

@@ -1,4 +1,5 @@
-"""Keyboard alone, screen-reader names, axe-core, the lost connection, both widths."""
+"""Keyboard alone, screen-reader names, axe-core, the lost connection and an answer that
+cannot be read, both widths."""
 
 import numpy as np
 import pytest
@@ -25,8 +26,8 @@ def test_the_whole_flow_by_keyboard_alone(page, server):
     page.keyboard.type("2")
     A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 2]])
-    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
-                           arg=f"{A[2][0]:.3f}")
+    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td')"
+                           ".textContent === want", arg=f"{A[2][0]:.3f}")
     # Into the heatmap: one Tab stop, then arrows.
     tab_until(page, "() => document.activeElement.getAttribute('role')", "gridcell", "the heatmap")
     assert page.evaluate("() => document.activeElement.dataset.i") == "2"
@@ -34,7 +35,8 @@ def test_the_whole_flow_by_keyboard_alone(page, server):
     page.keyboard.press("ArrowUp")
     expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
     page.keyboard.press("ArrowRight")
-    assert page.evaluate("() => [document.activeElement.dataset.i, document.activeElement.dataset.j]") == ["0", "1"]
+    focused = "() => [document.activeElement.dataset.i, document.activeElement.dataset.j]"
+    assert page.evaluate(focused) == ["0", "1"]
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     expect(page.locator("#working-sym")).to_have_text("— query 2, “cat”")
@@ -83,7 +85,8 @@ def test_server_down_message_and_recovery(browser, console):
         status = page.get_by_role("status")
         expect(status).to_contain_text("cannot be reached", timeout=10_000)
         expect(page.locator("#stale-note")).to_have_text(
-            "Out of date — the server cannot be reached; your edits are kept and sent when it answers.")
+            "Out of date — the server cannot be reached; your edits are kept and sent when it "
+            "answers.")
         assert page.locator('[aria-invalid="true"]').count() == 0  # nothing typed is at fault
         expect(x).to_have_value("2")
         assert heatmap(page) == CAT_A, "the last good numbers stay on screen"
@@ -133,3 +136,24 @@ def test_favicon_and_no_console_errors_on_load(page, server):
     assert failed == []
     assert page.title().startswith("Attention Explorer")
     assert page.locator('meta[name="description"]').get_attribute("content")
+
+
+def test_an_answer_that_cannot_be_read_is_said_once_and_not_retried(page, console, server):
+    loaded(page, server.url)
+    posts = []
+
+    def proxy_error(route):
+        posts.append(route.request.url)
+        route.fulfill(status=502, content_type="text/html",
+                      body="<html><h1>502 Bad Gateway</h1></html>")
+
+    page.route("**/api/attention", proxy_error)
+    cell(page, "X row 1 column 1").fill("2")
+    status = page.locator("#status")
+    expect(status).to_contain_text("The server's answer could not be read (status 502, text/html)")
+    expect(page.locator("#stale-note")).to_contain_text("could not be read")
+    page.wait_for_load_state("networkidle")
+    assert len(posts) == 1, "an unreadable answer is not retried"
+    assert "cannot be reached" not in status.inner_text()
+    # Chrome logs the 502 as a console error: the expected one.
+    console[:] = [m for m in console if "status of 502" not in m[1]]

@@ -4,8 +4,8 @@ whole configuration exported, imported from a file or pasted back."""
 import json
 import re
 import struct
-from pathlib import Path
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,7 +68,7 @@ def test_a_as_csv_has_labelled_rows_of_the_default_weights(page, server):
     lines = preview(page).input_value().split("\n")
     assert lines[0] == ",the,cat,sat"
     A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])
-    for line, label, want, shown in zip(lines[1:], CAT["tokens"], A, CAT_A):
+    for line, label, want, shown in zip(lines[1:], CAT["tokens"], A, CAT_A, strict=True):
         first, *numbers = line.split(",")
         assert first == label
         assert np.allclose([float(x) for x in numbers], want, rtol=0, atol=1e-15)
@@ -212,8 +212,10 @@ def test_a_bad_file_is_named_and_changes_nothing(page, console, server, tmp_path
     assert heatmap(page) == CAT_A
     expect(cell(page, "W_Q row 2 column 1")).to_have_value("1")
     # The server judges the file and its words are shown: a field missing, a list for an object.
-    for content, text in [({k: v for k, v in CAT.items() if k != "W_V"}, 'The request needs the field "W_V"'),
-                          ([CAT], "The file must hold a JSON object with X, W_Q, W_K and W_V, got a list")]:
+    for content, text in [
+        ({k: v for k, v in CAT.items() if k != "W_V"}, 'The request needs the field "W_V"'),
+        ([CAT], "The file must hold a JSON object with X, W_Q, W_K and W_V, got a list"),
+    ]:
         bad.write_text(json.dumps(content))
         page.get_by_label("Import configuration file").set_input_files(bad)
         expect(panel(page).locator(".export-message")).to_have_text(text)
@@ -231,7 +233,8 @@ def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server
     expect(panel(page).locator(".export-message")).to_contain_text("The file is not valid JSON")
     assert heatmap(page) == CAT_A
     # "encoding" is one of the API's fields: the server accepts it, so the page does too.
-    paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0, "encoding": "base64"}))
+    paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0,
+                           "encoding": "base64"}))
     load.click()
     expect(page.locator("#status")).to_have_text("Imported the pasted configuration")
     wait_heatmap(page, [[1, 0, 0], [0.5, 0.5, 0], CAT_A[2]])
@@ -249,7 +252,8 @@ def test_an_invalid_input_exports_nothing(page, server):
     panel(page).get_by_role("button", name="Export configuration").click()
     expect(page.locator("#status")).to_contain_text("not a number yet")
     panel(page).get_by_role("button", name="Download", exact=True).click()
-    expect(preview(page)).to_have_value("An input on the page is not a number yet: fix the marked cell, then export.")
+    expect(preview(page)).to_have_value(
+        "An input on the page is not a number yet: fix the marked cell, then export.")
     page.wait_for_timeout(300)
     assert downloads == []
 
@@ -259,14 +263,16 @@ def test_every_control_is_reached_by_tab_in_order(page, server):
     page.get_by_label("Matrix", exact=True).focus()
     seen = []
     for _ in range(15):
-        seen.append(page.evaluate("() => { const a = document.activeElement; return a.closest('#export-panel') ?"
-                                  " (a.labels?.[0]?.textContent || a.textContent) : null; }"))
+        seen.append(page.evaluate("() => { const a = document.activeElement; "
+                                  "return a.closest('#export-panel') ? "
+                                  "(a.labels?.[0]?.textContent || a.textContent) : null; }"))
         if seen[-1] is None:
             break
         page.keyboard.press("Tab")
-    assert seen[:-1] == ["Matrix", "Format", "Export preview", "Download", "Copy", "Download heatmap SVG",
-                         "Download heatmap PNG", "Export configuration", "Import configuration file",
-                         "Paste a configuration", "Load pasted configuration"]
+    assert seen[:-1] == ["Matrix", "Format", "Export preview", "Download", "Copy",
+                         "Download heatmap SVG", "Download heatmap PNG", "Export configuration",
+                         "Import configuration file", "Paste a configuration",
+                         "Load pasted configuration"]
     # Focus is visible: the page's 3px accent outline.
     panel(page).get_by_role("button", name="Copy", exact=True).focus()
     page.keyboard.press("Shift+Tab")
@@ -291,7 +297,7 @@ def test_nothing_overflows_at_390_px(browser, console, server):
         choose(page, "A (weights)", "CSV")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         boxes = panel(page).locator("select, textarea, input, button").evaluate_all(
-            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })")
+            "els => els.map(e => e.getBoundingClientRect()).map(r => [r.left, r.right])")
         assert all(left >= 0 and right <= 390 for left, right in boxes), boxes
     finally:
         page.context.close()
@@ -304,14 +310,18 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     page.get_by_role("button", name="Increase heads").click()
     wait_settled(page)
     panel(page).scroll_into_view_if_needed()  # on screen, the choices follow the page
-    expect(page.get_by_label("Matrix", exact=True).locator("option", has_text="head 2")).to_have_count(10)
-    options = page.get_by_label("Matrix", exact=True).locator("option").all_inner_texts()
-    assert {"W_Q, head 2", "A (weights), head 2", "W_O", "Output = Concat·W_O"} <= set(options), options
+    choices = page.get_by_label("Matrix", exact=True).locator("option")
+    expect(choices.filter(has_text="head 2")).to_have_count(10)
+    options = choices.all_inner_texts()
+    want = {"W_Q, head 2", "A (weights), head 2", "W_O", "Output = Concat·W_O"}
+    assert want <= set(options), options
     choose(page, "A (weights), head 2", "CSV")
     expect(panel(page).locator(".export-about")).to_contain_text("A_2.csv · 3 × 3")
     rows = page.get_by_role("grid", name="Attention weights, head 2").locator("tbody tr")
-    shown = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
-    csv = [[round(float(x), 3) for x in line.split(",")[1:]] for line in preview(page).input_value().split("\n")[1:]]
+    shown = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()]
+             for i in range(3)]
+    csv = [[round(float(x), 3) for x in line.split(",")[1:]]
+           for line in preview(page).input_value().split("\n")[1:]]
     assert csv == shown
     name, data = download(page, "Download heatmap SVG")
     assert name == "attention-head-2.svg"
@@ -329,9 +339,14 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     expect(page.get_by_role("grid", name="Attention weights, head 2")).to_be_visible()
     wait_settled(page)
     rows = page.get_by_role("grid", name="Attention weights, head 2").locator("tbody tr")
-    again = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()] for i in range(3)]
+    again = [[float(t.split()[0]) for t in rows.nth(i).locator("td").all_inner_texts()]
+             for i in range(3)]
     assert again == shown
-    strip = lambda h: "&".join(p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))  # noqa: E731
+
+    def strip(h):  # the view's fields, without the seed and the selected row and head
+        kept = (p for p in h.lstrip("#").split("&") if not p.startswith(("seed=", "row=", "head=")))
+        return "&".join(kept)
+
     assert strip(page.evaluate("location.hash")) == strip(hash_before)
 
 
@@ -341,7 +356,8 @@ def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
     n = 40
     X = np.array([[(i % 5) / 5, round((i % 3) / 3, 2)] for i in range(n)])
     tokens = [f"w{i}" for i in range(n)]
-    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={';'.join(f'{a:.1f},{b:.2f}' for a, b in X)}")
+    x = ";".join(f"{a:.1f},{b:.2f}" for a, b in X)
+    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={x}")
     expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
         f"Showing 16 of {n} rows and 2 of 2 columns.")
     panel(page).scroll_into_view_if_needed()
@@ -350,7 +366,8 @@ def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
     expect(panel(page).locator(".export-about")).to_contain_text(f"Q.csv · {n} × 2")
     lines = [line.split(",") for line in preview(page).input_value().splitlines()]
     assert [line[0] for line in lines] == tokens
-    assert [[float(v) for v in line[1:]] for line in lines] == Q.tolist(), "every digit, all 40 rows"
+    assert [[float(v) for v in line[1:]] for line in lines] == Q.tolist(), \
+        "every digit, all 40 rows"
     choose(page, "A (weights)", "JSON")
     name, data = download(page, "Download")
     A, _ = numpy_attention(X, CAT["W_Q"], CAT["W_K"], CAT["W_V"])
@@ -368,12 +385,14 @@ def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
     # Rebuilding the options on every redraw would close an open list under the pointer
     # (and restyled ~40 elements per keystroke).
     loaded(page, server.url)
-    page.evaluate("document.querySelectorAll('#export-matrix option').forEach(o => { o.__kept = true; })")
+    options = "[...document.querySelectorAll('#export-matrix option')]"
+    page.evaluate(f"{options}.forEach(o => {{ o.__kept = true; }})")
     cell(page, "X row 1 column 1").fill("2")
     wait_heatmap(page, np.round(numpy_attention([[2, 0], [0, 1], [1, 1]], CAT["W_Q"], CAT["W_K"],
                                                 CAT["W_V"])[0], 3).tolist())
     page.wait_for_timeout(100)  # the panel follows a redraw after the next paint
-    assert page.evaluate("[...document.querySelectorAll('#export-matrix option')].every(o => o.__kept)")
+    assert page.evaluate(f"{options}.every(o => o.__kept)")
     page.get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
-    expect(page.get_by_label("Matrix", exact=True).locator("option", has_text=re.compile("^Concat"))).to_have_count(1)
-    assert not page.evaluate("[...document.querySelectorAll('#export-matrix option')].every(o => o.__kept)")
+    choices = page.get_by_label("Matrix", exact=True).locator("option")
+    expect(choices.filter(has_text=re.compile("^Concat"))).to_have_count(1)
+    assert not page.evaluate(f"{options}.every(o => o.__kept)")

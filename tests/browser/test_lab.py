@@ -49,7 +49,8 @@ def test_the_slider_by_keyboard_gives_the_worked_values(page, server):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     expect(slider).to_have_attribute("aria-valuetext", "d_k = 4")
-    expect(readout).to_have_text("without scaling 0.8808, with scaling 0.731")  # 0.881 to 3 decimals
+    # 0.881 to 3 decimals
+    expect(readout).to_have_text("without scaling 0.8808, with scaling 0.731")
     assert round(sigma(2), 3) == 0.881
     for _ in range(4):
         page.keyboard.press("ArrowRight")
@@ -60,7 +61,8 @@ def test_the_slider_by_keyboard_gives_the_worked_values(page, server):
     expect(slider).to_have_value("10")
     expect(readout).to_have_text("without scaling 1.0000, with scaling 0.731")
     # The marks on the plot follow: both sit on the cursor's x.
-    xs = page.evaluate("""() => [...document.querySelectorAll('#lab-panel .mark')].map(c => c.getAttribute('cx'))
+    xs = page.evaluate("""() => [...document.querySelectorAll('#lab-panel .mark')]
+        .map(c => c.getAttribute('cx'))
         .concat(document.querySelector('#lab-panel .cursor').getAttribute('x1'))""")
     assert len(set(xs)) == 1
     outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
@@ -70,9 +72,10 @@ def test_the_slider_by_keyboard_gives_the_worked_values(page, server):
 def test_the_plot_is_an_image_with_a_summary(page, server):
     loaded(page, server.url)
     plot = lab(page).get_by_role("img", name=re.compile("^Winner's weight against d_k"))
-    expect(plot).to_have_attribute("aria-label", "Winner's weight against d_k: without scaling it rises from"
-                                   " 0.731 to 1.000; with scaling it stays at 0.731")
-    expect(plot.locator("polyline.unscaled")).to_have_attribute("points", re.compile(r"^(\S+ ){10}\S+$"))
+    expect(plot).to_have_attribute("aria-label", "Winner's weight against d_k: without scaling it "
+                                   "rises from 0.731 to 1.000; with scaling it stays at 0.731")
+    eleven_points = re.compile(r"^(\S+ ){10}\S+$")
+    expect(plot.locator("polyline.unscaled")).to_have_attribute("points", eleven_points)
     for text in ("without scaling", "with scaling", "winner's weight", "(log scale)"):
         expect(plot).to_contain_text(text)
 
@@ -119,7 +122,8 @@ def bad_samples_then_too_many(page):
     seed = lab(page).get_by_label("Seed")
     seed.fill("-1")
     lab(page).get_by_role("button", name="Sample").click()
-    expect(lab(page).locator(".lab-msg")).to_have_text('seed must be a whole number from 0 to 4294967295, got "-1"')
+    expect(lab(page).locator(".lab-msg")).to_have_text(
+        'seed must be a whole number from 0 to 4294967295, got "-1"')
     expect(seed).to_have_attribute("aria-invalid", "true")
     expect(samples).to_have_attribute("aria-invalid", "false")
     seed.fill("0")
@@ -128,16 +132,18 @@ def bad_samples_then_too_many(page):
     expect(lab(page).locator("table tbody tr")).to_have_count(5)
     expect(samples).to_have_attribute("aria-invalid", "false")
     expect(lab(page).locator("figcaption").nth(1)).to_contain_text(
-        "100000 samples (62500 at dk = 64, 15625 at dk = 256: samples × dk is at most 4,000,000), seed 0")
-    expect(lab(page).locator("figcaption").nth(1).locator("sub")).to_have_count(4)  # d_k typeset, never raw
+        "100000 samples (62500 at dk = 64, 15625 at dk = 256: samples × dk is at most "
+        "4,000,000), seed 0")
+    # d_k typeset, never raw
+    expect(lab(page).locator("figcaption").nth(1).locator("sub")).to_have_count(4)
 
 
 def test_the_row_readout_follows_the_selected_row(page, server):
     loaded(page, server.url)
     readout = lab(page).locator(".lab-row-text")
     H, J = softmax_row(np.array([4, 2, 6]) / np.sqrt(2))  # row 3 "sat" of the default example
-    expect(readout).to_have_text(f"Query 3 “sat”: entropy {H:.3f} nats of at most {math.log(3):.3f} (ln 3);"
-                                 f" softmax Jacobian size {J:.3f}")
+    expect(readout).to_have_text(f"Query 3 “sat”: entropy {H:.3f} nats of at most "
+                                 f"{math.log(3):.3f} (ln 3); softmax Jacobian size {J:.3f}")
     assert f"{J:.3f}" == "0.317"
     grid = page.get_by_role("grid", name="Attention weights")
     grid.get_by_role("row").nth(1).get_by_role("gridcell").first.click()
@@ -177,20 +183,26 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     # means the prompt never shows; null alone shows it. (The page's own module: its URL
     # carries the assets' version.)
     shown = page.evaluate("""async () => {
-        const { updateLabRow } = await import(document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
+        const { updateLabRow } = await import(
+            document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         const host = document.getElementById('lab-panel');
         const seen = [];
-        const watch = new MutationObserver(() => seen.push(host.querySelector('.lab-row-text').textContent));
+        const watch = new MutationObserver(
+            () => seen.push(host.querySelector('.lab-row-text').textContent));
         watch.observe(host, { subtree: true, childList: true, characterData: true });
         updateLabRow(host, null);
-        updateLabRow(host, { row: 1, token: 'cat', weights: [0.5, 0.5], allowed: [true, true], entropy: Math.log(2), jacobian_norm: 0.5 });
+        updateLabRow(host, { row: 1, token: 'cat', weights: [0.5, 0.5], allowed: [true, true],
+                             entropy: Math.log(2), jacobian_norm: 0.5 });
         await new Promise((r) => setTimeout(r, 400));
         watch.disconnect();
         return seen;
     }""")
-    assert shown == ["Query 2 “cat”: entropy 0.693 nats of at most 0.693 (ln 2); softmax Jacobian size 0.500"]
+    assert shown == ["Query 2 “cat”: entropy 0.693 nats of at most 0.693 (ln 2); "
+                     "softmax Jacobian size 0.500"]
     page.evaluate("""async () => {
-        const { updateLabRow } = await import(document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
+        const { updateLabRow } = await import(
+            document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         updateLabRow(document.getElementById('lab-panel'), null);
     }""")
-    expect(readout).to_have_text("Select a row of the heatmap to see how spread out its weights are.")
+    expect(readout).to_have_text(
+        "Select a row of the heatmap to see how spread out its weights are.")

@@ -6,12 +6,13 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded, softmax_rows, wait_settled, working_text
+from tests.browser.helpers import loaded, softmax_rows, working_text
 
 pytestmark = pytest.mark.browser
 
 IN_VIEW = """sel => { const r = document.querySelector(sel).getBoundingClientRect();
-  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth; }"""
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight
+    && r.left >= 0 && r.right <= innerWidth; }"""
 
 
 def in_view(page, selector):
@@ -23,11 +24,12 @@ def test_the_heatmap_and_the_whole_working_open_on_the_first_screen(browser, con
     page = open_page(browser, console, *size)
     loaded(page, server.url)
     assert page.evaluate("() => scrollY") == 0
-    for part in ('#heatmap [role="grid"]', '#working [data-step="dots"]', "#working table.softmax-table",
-                 '#working [data-step="output"]', "#walk"):
+    for part in ('#heatmap [role="grid"]', '#working [data-step="dots"]',
+                 "#working table.softmax-table", '#working [data-step="output"]', "#walk"):
         assert in_view(page, part), (part, size)
     # X and the weights are one scroll away at most: X's figure starts within two screens.
-    assert page.evaluate("() => document.querySelector('figure[data-key=\"X\"]').getBoundingClientRect().top") < 2 * size[1]
+    top = "() => document.querySelector('figure[data-key=\"X\"]').getBoundingClientRect().top"
+    assert page.evaluate(top) < 2 * size[1]
     page.context.close()
 
 
@@ -48,19 +50,23 @@ def test_on_a_phone_selecting_a_row_brings_its_working_into_view_and_back(browse
     page.context.close()
 
 
-def test_present_mode_shows_the_heatmap_working_and_rows_used_on_one_projector_screen(browser, console, server):
+def test_present_mode_shows_the_heatmap_working_and_rows_used_on_one_projector_screen(
+        browser, console, server):
     page = open_page(browser, console, 1280, 720)
     loaded(page, server.url)
     page.get_by_role("button", name="Present").click()
     expect(page.locator("html")).to_have_class("present")
     rows = page.get_by_role("group", name="The rows this query uses")
-    expect(rows.locator('figure[data-key="qq"] tbody td')).to_have_text(["2.000", "2.000"])  # q_3 = x_3·W_Q
+    # q_3 = x_3·W_Q
+    expect(rows.locator('figure[data-key="qq"] tbody td')).to_have_text(["2.000", "2.000"])
     expect(rows.locator('figure[data-key="qx"] tbody td')).to_have_text(["1.000", "1.000"])
     expect(rows.locator('figure[data-key="qk"] tbody tr')).to_have_count(3)
-    for part in ('#heatmap [role="grid"]', '#working [data-step="output"]', "#working table.softmax-table",
-                 '#qkv figure[data-key="qv"]', '#qkv figure[data-key="qx"]'):
+    for part in ('#heatmap [role="grid"]', '#working [data-step="output"]',
+                 "#working table.softmax-table", '#qkv figure[data-key="qv"]',
+                 '#qkv figure[data-key="qx"]'):
         assert in_view(page, part), part
-    assert page.evaluate("() => parseFloat(getComputedStyle(document.querySelector('#working')).fontSize)") >= 19
+    font = "() => parseFloat(getComputedStyle(document.querySelector('#working')).fontSize)"
+    assert page.evaluate(font) >= 19
     expect(page.get_by_role("checkbox", name="Causal mask")).to_be_hidden()
     assert "present=1" in page.url
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
@@ -85,9 +91,12 @@ def walk_texts(page):
     for k in range(8):
         expect(panel).to_contain_text(f"Step {k + 1} of 8")
         texts.append(panel.locator(".walk-text").evaluate(
-            "n => [...n.childNodes].map(c => c.querySelector ? (c.querySelector('.katex-html')?.textContent ?? c.textContent) : c.textContent).join('')"))
+            "n => [...n.childNodes].map(c => c.querySelector"
+            " ? (c.querySelector('.katex-html')?.textContent ?? c.textContent)"
+            " : c.textContent).join('')"))
         page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
-    return ["".join(t.split()).replace("\u200b", "").replace("\u2212", "-").replace("\u22c5", "·") for t in texts]
+    return ["".join(t.split()).replace("\u200b", "").replace("\u2212", "-").replace("\u22c5", "·")
+            for t in texts]
 
 
 def test_the_walk_quotes_the_selected_rows_real_numbers(page, server):
@@ -111,7 +120,8 @@ def test_the_walk_follows_a_custom_scale_masks_heads_and_positions(page, server)
     # Sinusoidal positions: x_1 + PE_1 = (1 + sin 0, 0 + cos 0) = (1, 1).
     loaded(page, server.url + "#positional=1&row=0")
     assert "x1+PE1=(1,1)" in walk_texts(page)[0]
-    loaded(page, server.url + "#heads=2&head=1&W_Q_2=1,0;0,1&W_K_2=1,0;0,1&W_V_2=1,0;0,1&W_O=1,0;0,1;1,0;0,1&row=2")
+    loaded(page, server.url + "#heads=2&head=1&W_Q_2=1,0;0,1&W_K_2=1,0;0,1&W_V_2=1,0;0,1"
+                              "&W_O=1,0;0,1;1,0;0,1&row=2")
     assert "head2'sWQ" in walk_texts(page)[1]
 
 
@@ -154,13 +164,15 @@ def test_a_custom_scale_is_said_wherever_the_scaling_is_named(page, server):
     loaded(page, server.url + "#scale=0.25&row=2")
     expect(page.locator("#weights-sym")).to_have_text("— A = softmax(0.250 · QKᵀ)")
     expect(page.locator("#scores-sym")).to_have_text("— QKᵀ and 0.250 · QKᵀ")
-    expect(page.locator('figure[data-key="SS"] figcaption')).to_have_text("0.250 · QKᵀ × 0.250, instead of 1/√dk = 0.707")
+    expect(page.locator('figure[data-key="SS"] figcaption')).to_have_text(
+        "0.250 · QKᵀ × 0.250, instead of 1/√dk = 0.707")
     expect(page.locator('#working [data-step="softmax"] h3')).to_have_text(
         "2 · Multiply by the scale 0.250, instead of 1/√dk = 0.707, then softmax")
     assert "×0.250=s3,j" in working_text(page)
     # The scaled scores of row 3 are 0.25 · (4, 2, 6).
     assert [r[1] for r in softmax_rows(page)] == ["1.000", "0.500", "1.500"]
-    stage = page.locator(".stage").inner_text() + page.locator(".steps-grid .block-scores").inner_text()
+    stage = (page.locator(".stage").inner_text()
+             + page.locator(".steps-grid .block-scores").inner_text())
     assert "√dk" not in stage.replace("instead of 1/√dk", "").replace("What is this?", "")
 
 
@@ -173,10 +185,13 @@ def test_with_positions_the_page_shows_x_plus_pe_and_what_each_projection_multip
     pe[:, 1::2] = np.cos(pos / 10000 ** (np.arange(0, d, 2) / d))
     xp = np.array([[1, 0], [0, 1], [1, 1]]) + pe
     shown = page.locator('figure[data-key="XP"] tbody tr')
-    assert [shown.nth(i).locator("td").all_inner_texts() for i in range(3)] == [[f"{v:.3f}" for v in r] for r in xp]
-    expect(page.locator('figure[data-key="XP"] figcaption')).to_have_text("X + PE what WQ, WK and WV multiply")
+    assert [shown.nth(i).locator("td").all_inner_texts() for i in range(3)] == \
+        [[f"{v:.3f}" for v in r] for r in xp]
+    expect(page.locator('figure[data-key="XP"] figcaption')).to_have_text(
+        "X + PE what WQ, WK and WV multiply")
     expect(page.locator('figure[data-key="Q"] figcaption')).to_have_text("Q = (X + PE)·WQ")
     expect(page.locator('figure[data-key="V"] figcaption')).to_have_text("V = (X + PE)·WV")
     Q = xp @ np.array([[1, 0], [1, 2]])
     rows = page.locator('figure[data-key="Q"] tbody tr')
-    assert [rows.nth(i).locator("td").all_inner_texts() for i in range(3)] == [[f"{v:.3f}" for v in r] for r in Q]
+    assert [rows.nth(i).locator("td").all_inner_texts() for i in range(3)] == \
+        [[f"{v:.3f}" for v in r] for r in Q]

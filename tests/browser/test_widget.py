@@ -7,8 +7,17 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import (cell, expect_url, heatmap, loaded, matrix, tab_until,
-                                   softmax_rows, wait_settled, working_text)
+from tests.browser.helpers import (
+    cell,
+    expect_url,
+    heatmap,
+    loaded,
+    matrix,
+    softmax_rows,
+    tab_until,
+    wait_settled,
+    working_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +58,8 @@ def test_editing_x_row3_col1_recomputes_a_and_z(page, server):
                            [[1, 0], [0, 2]])
     expected = np.round(A, 3).tolist()
     page.wait_for_function(
-        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')].map(r => [...r.cells].slice(1).map(c => Number(c.textContent))))"
+        "want => JSON.stringify([...document.querySelectorAll('table.grid tbody tr')]"
+        ".map(r => [...r.cells].slice(1).map(c => Number(c.textContent))))"
         " === JSON.stringify(want)", arg=expected)
     assert heatmap(page) == expected
     assert matrix(page, "Z") == np.round(Z, 3).tolist()
@@ -74,7 +84,8 @@ def test_clicking_row3_writes_out_its_working(page, server):
                                   ["6.000", "4.243", "69.59", "0.768"]]
     # The selected row shares one highlight with Q's and Z's rows.
     assert page.locator('figure[data-key="Q"] tbody tr.hl').count() == 1
-    assert page.locator('figure[data-key="Z"] tbody tr').nth(2).evaluate("r => r.classList.contains('hl')")
+    z_row = page.locator('figure[data-key="Z"] tbody tr').nth(2)
+    assert z_row.evaluate("r => r.classList.contains('hl')")
 
 
 def test_causal_mask_zeroes_the_future_and_keeps_row3(page, server):
@@ -153,7 +164,8 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     expect(cell(page, "X row 1 column 2")).to_have_value("0")
     page.go_back()
     expect(cell(page, "W_V row 2 column 2")).to_have_value("2")
-    page.wait_for_function("() => document.querySelector('figure[data-key=Z] tbody tr:nth-child(3) td').textContent === '0.955'")
+    page.wait_for_function("() => document.querySelector('figure[data-key=Z] tbody tr:nth-child(3)"
+                           " td').textContent === '0.955'")
 
 
 def test_label_is_text_never_html(page, server):
@@ -189,8 +201,8 @@ def test_slow_answer_never_overwrites_a_newer_one(page, server):
     x.fill("2")
     A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 2]])
-    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
-                           arg=f"{A[2][0]:.3f}")
+    page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td')"
+                           ".textContent === want", arg=f"{A[2][0]:.3f}")
     held[0].continue_()
     page.wait_for_timeout(500)
     assert heatmap(page) == np.round(A, 3).tolist()
@@ -289,9 +301,11 @@ def test_an_overflow_the_server_refuses_is_said_and_marked(page, server, console
     x = cell(page, "X row 1 column 1")
     x.fill("1e200")
     cell(page, "W_Q row 1 column 1").fill("1e200")
-    expect(page.locator("#input-errors")).to_contain_text("X row 1 column 1: Q = X·W_Q is too large for float64")
+    expect(page.locator("#input-errors")).to_contain_text(
+        "X row 1 column 1: Q = X·W_Q is too large for float64")
     expect(x).to_have_attribute("aria-invalid", "true")  # the input to blame is marked
-    expect(page.locator("#stale-note")).to_have_text("Out of date — fix the marked input and these numbers update.")
+    expect(page.locator("#stale-note")).to_have_text(
+        "Out of date — fix the marked input and these numbers update.")
     assert heatmap(page) == CAT_A
     cell(page, "W_Q row 1 column 1").fill("1")
     x.fill("1")
@@ -307,13 +321,15 @@ def test_a_label_over_64_characters_is_marked_not_sent(page, server):
     label = page.get_by_role("textbox", name="Token 2 label")
     label.fill("x" * 65)
     expect(label).to_have_attribute("aria-invalid", "true")
-    expect(page.locator("#input-errors")).to_contain_text("Token 2 label: Labels have at most 64 characters; this one has 65.")
+    expect(page.locator("#input-errors")).to_contain_text(
+        "Token 2 label: Labels have at most 64 characters; this one has 65.")
     expect(page.locator("#stale-note")).to_be_visible()
 
 
 def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
-    # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/test_lab.py).
-    loaded(page, server.url + "#tokens=a|b|c&X=1,0;1,0;1,1&W_Q=1,0;0,1&W_K=1,0;0,1&W_V=1,0;0,1&row=2")
+    # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/test_scaling.py).
+    loaded(page, server.url + "#tokens=a|b|c&X=1,0;1,0;1,1&W_Q=1,0;0,1&W_K=1,0;0,1&W_V=1,0;0,1"
+                              "&row=2")
     assert heatmap(page)[2] == [0.248, 0.248, 0.503]
     switch = page.get_by_role("checkbox", name="Scale by 1/√dk")
     expect(switch).to_be_checked()
@@ -322,14 +338,16 @@ def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
     expect(scale).to_have_value("0.707")
     switch.uncheck()
     expect(scale).to_have_value("1")
-    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td:last-child').textContent === '0.576'")
+    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3)"
+                           " td:last-child').textContent === '0.576'")
     assert heatmap(page)[2] == [0.212, 0.212, 0.576]
     expect(page.locator("#working")).to_contain_text("Multiply by the scale")
     scale.fill("0.5x")
     expect(scale).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#input-errors")).to_contain_text("Scale: “0.5x” is not a number.")
     scale.fill("0")
-    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === '0.333'")
+    page.wait_for_function("() => document.querySelector('table.grid tbody tr:nth-child(3) td')"
+                           ".textContent === '0.333'")
     expect_url(page, "scale=0")
 
 
@@ -347,7 +365,8 @@ def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, serve
     assert "NaN" not in page.locator("main").inner_text()
     assert heatmap(page)[1:] == CAT_A[1:], "other rows are untouched"
     # By keyboard: M on a focused heatmap cell unmasks it.
-    cell_ = page.get_by_role("grid", name="Attention weights").get_by_role("row").nth(1).get_by_role("gridcell").first
+    grid = page.get_by_role("grid", name="Attention weights")
+    cell_ = grid.get_by_role("row").nth(1).get_by_role("gridcell").first
     cell_.click()
     page.keyboard.press("m")
     page.wait_for_function("() => !location.hash.includes('0-0')")
@@ -387,7 +406,10 @@ def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
     loaded(page, server.url)
     grid = page.get_by_role("grid", name="Attention weights")
     grid.get_by_role("row").nth(3).get_by_role("gridcell").nth(1).hover()  # a_{3,2}: sat → cat
-    lit = lambda sel: page.locator(sel).evaluate("n => n.classList.contains('linked')")  # noqa: E731
+
+    def lit(sel):
+        return page.locator(sel).evaluate("n => n.classList.contains('linked')")
+
     assert lit('figure[data-key="Q"] tbody tr:nth-child(3)')
     assert lit('figure[data-key="K"] tbody tr:nth-child(2)')
     assert lit('figure[data-key="V"] tbody tr:nth-child(2)')
@@ -400,7 +422,8 @@ def test_hovering_or_focusing_a_weight_lights_its_parts(page, server):
     page.mouse.move(0, 0)
     expect(page.locator(".linked")).to_have_count(0)
     grid.get_by_role("row").nth(3).get_by_role("gridcell").first.focus()
-    expect(page.locator('figure[data-key="K"] tbody tr:nth-child(1)')).to_have_class(re.compile("linked"))
+    key_row = page.locator('figure[data-key="K"] tbody tr:nth-child(1)')
+    expect(key_row).to_have_class(re.compile("linked"))
 
 
 def test_shuffling_tokens_moves_rows_without_positions_and_changes_them_with(page, server):
@@ -414,8 +437,8 @@ def test_shuffling_tokens_moves_rows_without_positions_and_changes_them_with(pag
     assert sorted(order) == ["cat", "sat", "the"] and order != ["the", "cat", "sat"]
     # Without positions, the shuffled Z holds exactly the hand-worked rows, moved.
     shuffled = runs.first.locator("figure").nth(1).locator("tbody tr")
-    rows = {shuffled.nth(k).locator("th").inner_text(): [float(t) for t in shuffled.nth(k).locator("td").all_inner_texts()]
-            for k in range(3)}
+    rows = {shuffled.nth(k).locator("th").inner_text():
+            [float(t) for t in shuffled.nth(k).locator("td").all_inner_texts()] for k in range(3)}
     assert rows == {"the": CAT_Z[0], "cat": CAT_Z[1], "sat": CAT_Z[2]}
 
 
@@ -452,7 +475,7 @@ def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
     page.get_by_role("textbox", name="Key token 1 label").fill("le")
     for i, row in enumerate([[1, 0], [0, 1], [1, 1], [2, -1]]):
         for j, v in enumerate(row):
-            page.get_by_role("textbox", name=f"X_kv row {i + 1} column {j + 1}", exact=True).fill(str(v))
+            cell(page, f"X_kv row {i + 1} column {j + 1}").fill(str(v))
     page.wait_for_function("() => location.hash.includes('X_kv=1,0;0,1;1,1;2,-1')")
     wait_settled(page)
     grid = page.get_by_role("grid", name="Attention weights")
@@ -467,7 +490,8 @@ def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
     A /= A.sum(axis=1, keepdims=True)
     assert heatmap(page) == np.round(A, 3).tolist()
     assert matrix(page, "Z") == np.round(A @ V, 3).tolist()
-    expect(page.locator("#cross-note")).to_contain_text("aligned at the top left, as torch's is_causal")
+    expect(page.locator("#cross-note")).to_contain_text(
+        "aligned at the top left, as torch's is_causal")
     expect(page.locator("#working")).to_contain_text("le")
     page.get_by_role("checkbox", name="Cross-attention").uncheck()
     wait_settled(page)
@@ -484,7 +508,8 @@ def canvas_pixels(page, head):
     return page.evaluate("""(k) => {
         const canvas = document.querySelector(`#heatmap [data-head="${k}"] canvas`);
         const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-        return Array.from({ length: data.length / 4 }, (_, p) => [data[4 * p], data[4 * p + 1], data[4 * p + 2]]);
+        return Array.from({ length: data.length / 4 },
+                          (_, p) => [data[4 * p], data[4 * p + 1], data[4 * p + 2]]);
     }""", head)
 
 
@@ -497,7 +522,8 @@ def strongest_keys_text(A, mask_row, i, tokens):
 def colours_within(page, head, A, units):
     """Whether head ``head``'s canvas is the page's colour scale of A to within ``units``."""
     return page.evaluate("""async ([k, A, units]) => {
-        const { weightRGB } = await import(document.querySelector('link[rel=modulepreload][href$="/js/colour.js"]').href);
+        const { weightRGB } = await import(
+            document.querySelector('link[rel=modulepreload][href$="/js/colour.js"]').href);
         const canvas = document.querySelector(`#heatmap [data-head="${k}"] canvas`);
         const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
         let worst = 0;
@@ -514,7 +540,8 @@ def test_many_tokens_and_heads_draw_from_bytes_and_read_out_the_shown_heads_rows
     n = 30
     X = np.array([[(i % 5) / 5, round((i % 3) / 3, 2)] for i in range(n)])
     tokens = [f"w{i}" for i in range(n)]
-    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={';'.join(f'{a:.1f},{b:.2f}' for a, b in X)}"
+    x = ";".join(f"{a:.1f},{b:.2f}" for a, b in X)
+    loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={x}"
                               f"&heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0"
                               f"&W_O=1,0;0,1;1,0;0,1&row={n - 1}")
     A1, _ = numpy_attention(X, [[1, 0], [1, 2]], [[2, 0], [0, 1]], [[1, 0], [0, 2]])
@@ -553,7 +580,7 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     for name, m in W2.items():
         for i, row in enumerate(m):
             for j, v in enumerate(row):
-                page.get_by_role("textbox", name=f"{name} head 2 row {i + 1} column {j + 1}", exact=True).fill(str(v))
+                cell(page, f"{name} head 2 row {i + 1} column {j + 1}").fill(str(v))
     expect(page.get_by_role("textbox", name="W_O row 3 column 1", exact=True)).to_have_value("1")
     page.get_by_role("textbox", name="W_O row 4 column 1", exact=True).fill("0.5")
     page.wait_for_function("() => location.hash.includes('W_O=1,0;0,1;1,0;0.5,1')")
@@ -578,11 +605,13 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     for name in ("Attention weights, head 1", "Attention weights, head 2"):
         masked = page.get_by_role("grid", name=name).locator("td.masked")
         expect(masked).to_have_count(3)
-        assert [td.get_attribute("data-i") + td.get_attribute("data-j") for td in masked.all()] == ["01", "02", "12"]
+        cells = [td.get_attribute("data-i") + td.get_attribute("data-j") for td in masked.all()]
+        assert cells == ["01", "02", "12"]
     page.get_by_role("checkbox", name="Causal mask").uncheck()
     wait_settled(page)
     # Clicking head 1's row 1 shows head 1 again.
-    page.get_by_role("grid", name="Attention weights, head 1").locator("tbody tr").first.locator("td").first.click()
+    head1 = page.get_by_role("grid", name="Attention weights, head 1")
+    head1.locator("tbody tr").first.locator("td").first.click()
     expect(page.locator("#working-sym")).to_have_text("— query 1, “the”, head 1")
     assert matrix(page, "Q") == [[1, 0], [1, 2], [2, 2]]
     # Back to one head: no W_O, the hand-worked numbers again.
@@ -593,7 +622,8 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
 
 
 def test_every_heads_grid_is_reachable_by_tab(page, server):
-    loaded(page, server.url + "#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0&W_O=1,0;0,1;1,0;0,1")
+    loaded(page, server.url + "#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0"
+                              "&W_O=1,0;0,1;1,0;0,1")
     head2 = page.get_by_role("grid", name="Attention weights, head 2")
     tab_until(page, "() => document.activeElement.closest('[data-head]')?.dataset.head", "1",
               "head 2's grid")
@@ -620,7 +650,8 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
     wait_settled(page)
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
     # The inputs on screen are drawn in the frame that reveals them, then left to the browser.
-    page.wait_for_function("() => [...document.querySelectorAll('#inputs figure')].every(f => !f.style.contentVisibility)")
+    page.wait_for_function("() => [...document.querySelectorAll('#inputs figure')]"
+                           ".every(f => !f.style.contentVisibility)")
     expect(page.get_by_role("textbox", name="X row 1 column 1", exact=True)).to_be_visible()
     assert heatmap(page) == [[1, 0], [0.5, 0.5]]  # causal; q·k equal for both keys on row 2
 
@@ -629,10 +660,11 @@ def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
     page.goto(server.url + "#tokens=a|b&X=1,abc;0,1&row=1", wait_until="load")
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')"), \
         "nothing to wait for: the page is shown with the marked input"
-    expect(page.get_by_role("textbox", name="X row 1 column 2", exact=True)).to_have_attribute("aria-invalid", "true")
+    expect(cell(page, "X row 1 column 2")).to_have_attribute("aria-invalid", "true")
 
 
-def test_the_other_heads_inputs_come_right_after_the_first_paint_with_the_links_values(page, server):
+def test_the_other_heads_inputs_come_right_after_the_first_paint_with_the_links_values(
+        page, server):
     # Head 1's inputs are drawn first; those of head 2 and W_O follow the first paint.
     link = ("#heads=2&head=0&W_Q_2=0,1;1,0&W_K_2=1,1;0,1&W_V_2=1,-1;2,0"
             "&W_O=1,0;0,1;1,0;0,0.5&row=2")
@@ -640,13 +672,16 @@ def test_the_other_heads_inputs_come_right_after_the_first_paint_with_the_links_
     expect(cell(page, "W_V head 2 row 1 column 2")).to_have_value("-1")
     expect(cell(page, "W_O row 4 column 2")).to_have_value("0.5")
     grid = page.get_by_role("grid", name="Attention weights, head 2")
-    A2, _ = numpy_attention([[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0]], [[1, 1], [0, 1]], [[1, -1], [2, 0]])
-    assert [[float(c) for c in r.locator("td").all_inner_texts()] for r in grid.locator("tbody tr").all()] \
-        == np.round(A2, 3).tolist()
+    A2, _ = numpy_attention([[1, 0], [0, 1], [1, 1]], [[0, 1], [1, 0]], [[1, 1], [0, 1]],
+                            [[1, -1], [2, 0]])
+    shown = [[float(c) for c in r.locator("td").all_inner_texts()]
+             for r in grid.locator("tbody tr").all()]
+    assert shown == np.round(A2, 3).tolist()
     # An invalid cell of head 2 is marked once its input is there, and nothing is computed.
     page.goto("about:blank")
     page.goto(server.url + link.replace("W_K_2=1,1;", "W_K_2=1,x;"))
     x = cell(page, "W_K head 2 row 1 column 2")
     expect(x).to_have_value("x")
     expect(x).to_have_attribute("aria-invalid", "true")
-    expect(page.locator("#input-errors")).to_contain_text("W_K head 2 row 1 column 2: “x” is not a number.")
+    expect(page.locator("#input-errors")).to_contain_text(
+        "W_K head 2 row 1 column 2: “x” is not a number.")
