@@ -39,7 +39,7 @@ function presetState(preset, seed = 1) {
 const DEFAULT = presetState(presets[0]);
 
 // What the page holds, each part owned by one concern.
-let state = DEFAULT;  // the one state, mirrored by the URL: set by update() and restore() alone
+let state = DEFAULT;  // the one state, mirrored by the URL: set by start(), update() and restore() alone
 const answer = { body: null, answered: null };  // the last good answer, and the state it answers
 // The server's verdict on the newest request: its marks on inputs (field → message), its
 // message when no input is to blame, and whether it cannot be reached (api.js retries).
