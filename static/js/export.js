@@ -64,6 +64,7 @@ export function matrixToNumpy(name, matrix) {
 const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 // Characters XML 1.0 forbids become U+FFFD, so any label gives a well-formed document.
 const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ESCAPES[c])
+  // eslint-disable-next-line no-control-regex -- matching the control characters is the point
   .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, "\uFFFD");
 const hex = (rgb) => "#" + rgb.map((c) => c.toString(16).padStart(2, "0")).join("");
 

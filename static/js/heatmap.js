@@ -29,6 +29,9 @@ export function moveFocus({ i, j }, key, n, ctrl = false, m = n) {
   }
 }
 
+/** The focus ``{i, j}`` kept inside an n × m grid (the grid shrinks when tokens go). */
+export const keptInside = ({ i, j }, n, m) => ({ i: Math.min(i, n - 1), j: Math.min(j, m - 1) });
+
 /** renderHeatmap(host, {weights, weights_u8, strongest, mask, tokens, keys, selected, focus})
  *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across.
  *  Beyond TABLE_MAX tokens, weights_u8 (round(255·a), the API's) may stand in for weights:

@@ -29,11 +29,13 @@ export function hashOf(s) {
   return hashes.get(s);
 }
 
-/** createHistory(current) → {edited, writeNow, restored}; ``current()`` is the page's state.
+/** createHistory(current) → {edited, writeNow, listen}; ``current()`` is the page's state.
  *  edited(drawn, {history, field, now}): the state changed; ``history`` "push" (its own
  *  entry, joined by the next keystrokes in the same ``field``) or "replace"; the URL is
  *  written now for a small view or when ``now``, else once ``drawn`` (the promise of the
- *  answer's drawing) settles. restored(): the state came from the history (popstate). */
+ *  answer's drawing) settles. listen(restore): Back and Forward hand ``restore`` the
+ *  fragment of the entry returned to (the URL is then already written), and a URL waiting
+ *  to be written is written when the page is hidden or left. */
 export function createHistory(current, { history = window.history, location = window.location } = {}) {
   let lastField = null;  // the field of the last edit
   let newEntry = false;  // the URL waiting to be written makes a new history entry
@@ -66,5 +68,16 @@ export function createHistory(current, { history = window.history, location = wi
     lastField = null;
   }
 
-  return { edited, writeNow, restored };
+  function listen(restore) {
+    window.addEventListener("popstate", () => {
+      restored();
+      restore(location.hash);
+    });
+    window.addEventListener("pagehide", () => writeNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "hidden") writeNow();
+    });
+  }
+
+  return { edited, writeNow, listen };
 }

@@ -1,29 +1,34 @@
-// The wiring: every event makes a new state and hands it to update(), which sends its
-// request first (so it travels while the page works), writes the URL (history.js) and
-// redraws the inputs; the answer, when it comes, draws the results. The only module that
-// knows about state, fetching and drawing at once.
+// The page's boot and its one path of an edit. Every event makes a new state and hands it
+// to update(), which sends its request (first, so it travels while the page works), writes
+// the URL (history.js) and redraws the inputs; the answer, when it comes, draws the
+// results. The events are wired where they belong: controls.js (the controls bar),
+// inputevents.js (the inputs), heatmapevents.js (the heatmaps), walkevents.js (the guided
+// walk), shuffletest.js, exportactions.js (the export panel) and history.js (Back and
+// Forward). This is the only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
 import { drawControls, wireControls } from "./controls.js";
 import { setProp } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
-import { mountLab } from "./lab.js";
-import { cellAt, moveFocus, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
-import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
+import { wireHeatmap } from "./heatmapevents.js";
 import { createHistory, settledWithin } from "./history.js";
+import { wireInputs } from "./inputevents.js";
+import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
+import { mountLab } from "./lab.js";
 import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
-import { SHOWN } from "./matrix.js";
-import { turned } from "./pages.js";
-import { cellFromPoint, exactFields, readoutText } from "./readout.js";
+import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
-import { permutation, renderShuffle, shuffledRequest } from "./shuffle.js";
+import { hideUntilAnswered, reveal, REVEAL_MS } from "./reveal.js";
+import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
+import { clearWarning, say } from "./status.js";
 import { fromHash, toHash } from "./url.js";
-import { renderWalk, STEPS, walkContext, walkPanel } from "./walk.js";
+import { walkContext } from "./walk.js";
+import { createWalk } from "./walkevents.js";
 
 const $ = (id) => document.getElementById(id);
-const STACKED = "(max-width: 1023px)";  // app.css: below this width the stage is one column
 const presets = JSON.parse($("presets-data").textContent);
 
 /** A preset as a state, with its last row selected so the working shows from the start. */
@@ -33,25 +38,19 @@ function presetState(preset, seed = 1) {
 }
 const DEFAULT = presetState(presets[0]);
 
-let state = DEFAULT;
-const ui = {
-  body: null,             // the last good answer of the API
-  answered: null,         // the state whose inputs body answers
-  serverErrors: new Map(),
-  focus: { i: DEFAULT.row, j: 0 },
-  statusTimer: 0,
-  link: null,             // the weight {i, j} under the pointer or focus, for linked highlighting
-  tapped: null,           // the weight last tapped, read out under a canvas map (touch has no hover)
-  shuffles: 0,            // how many times "Shuffle tokens" was pressed; 0: the test is not shown
-  walk: null,             // the step of the guided walk on screen, or null
-  exportPanel: null,      // {changed()} of the export panel, told of every redraw
-  offline: false,         // the server cannot be reached (api.js retries on its own)
-  failure: null,          // the server's message for the newest request, when no input is to blame
-  pages: new Map(),       // matrix name → the page of its inputs shown, {row, col} (pages.js)
-};
+// What the page holds, each part owned by one concern.
+let state = DEFAULT;  // the one state, mirrored by the URL: set by start(), update() and restore() alone
+const answer = { body: null, answered: null };  // the last good answer, and the state it answers
+// The server's verdict on the newest request: its marks on inputs (field → message), its
+// message when no input is to blame, and whether it cannot be reached (api.js retries).
+const verdict = { marks: new Map(), failure: null, offline: false };
+// The heatmap's focused cell and lit weight, moved by heatmapevents.js (see there).
+const pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
+const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js)
+let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
 
 const api = createApi({ onConnection: (up) => {
-  ui.offline = !up;
+  verdict.offline = !up;
   if (up) say("Connected again.", { clearAfter: 4000 });
   else {
     say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
@@ -59,21 +58,32 @@ const api = createApi({ onConnection: (up) => {
   }
   markStale();
 } });
+const urls = createHistory(() => state);
 
-// ---- the two entry points of every change ----
+// ---- the one path of every change ----
 
 /** The state is ``next``: the request leaves, the URL is written, the inputs redrawn.
  *  ``history`` and ``field`` say which history entry the edit makes (history.js);
  *  ``urlNow`` writes the URL at once whatever the view's size (an import). */
 function update(next, { history = "push", field = null, urlNow = false } = {}) {
-  state = next;
-  ui.serverErrors = new Map();
-  ui.failure = null;
+  setState(next);
   const drawn = recompute();  // first, so the request travels while the inputs are redrawn
   urls.edited(drawn, { history, field, now: urlNow });
   drawInputs();
 }
-const urls = createHistory(() => state);
+
+/** Back or Forward: the state of that history entry, whose URL is already written. */
+function restore(hash) {
+  setState(fromHash(hash, DEFAULT).state);
+  recompute();
+  drawInputs();
+}
+
+function setState(next) {
+  state = next;
+  verdict.marks = new Map();
+  verdict.failure = null;
+}
 
 async function recompute() {
   const asked = state;
@@ -88,21 +98,21 @@ async function recompute() {
   // Beyond the table's size the shown head's weights come exactly too, while they are few
   // enough (readout.js): its picture and read-out then show the real numbers.
   const exact = Math.max(n, m) > TABLE_MAX ? exactFields(n, m, multi, asked.head) : [];
-  const answer = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
-  if (answer === null) return;  // superseded by a newer edit
+  const answered = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
+  if (answered === null) return;  // superseded by a newer edit
   reveal();  // the first answer, good or bad, shows the page (see start)
-  if (answer.status === 200 && !answer.unreadable) {
-    ui.body = answer.body;
-    ui.answered = asked;
-    if ($("status").classList.contains("is-warning")) say("");
+  if (answered.status === 200 && !answered.unreadable) {
+    answer.body = answered.body;
+    answer.answered = asked;
+    clearWarning();
     drawResults();
-    if (ui.shuffles) shuffleTest();
+    shuffle.refresh();
   } else {
-    const { message, field } = answer.body.error ?? { message: `Error ${answer.status}`, field: null };
+    const { message, field } = answered.body.error ?? { message: `Error ${answered.status}`, field: null };
     const mine = S.uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
-    if (mine && fieldName(mine)) ui.serverErrors.set(mine, message);
+    if (mine && fieldName(mine)) verdict.marks.set(mine, message);
     else {
-      ui.failure = message;
+      verdict.failure = message;
       say(message, { warning: true });
     }
     drawInputs();
@@ -117,8 +127,6 @@ function sameInputs(a, b) {
     .every((key) => a[key] === b[key]);
 }
 
-// ---- drawing ----
-
 // buildRequest parses every cell; at 256 tokens that is worth doing once per state.
 const builtCache = new WeakMap();
 function built(s) {
@@ -126,15 +134,17 @@ function built(s) {
   return builtCache.get(s);
 }
 
+// ---- drawing: from the state and the answer, never back into them ----
+
 function allErrors() {
   const errors = new Map(built(state).errors);
-  for (const [f, m] of ui.serverErrors) errors.set(f, m);
+  for (const [f, m] of verdict.marks) errors.set(f, m);
   return errors;
 }
 
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
-  const waiting = renderInputs($("inputs"), state, errors, { later, pages: ui.pages });
+  const waiting = renderInputs($("inputs"), state, errors, { later, pages });
   renderInputErrors($("input-errors"), errors);
   drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
   exportChanged.schedule();
@@ -142,18 +152,18 @@ function drawInputs({ later = null } = {}) {
 }
 
 // The export panel follows every redraw, once things are quiet.
-const exportChanged = coalesced(() => ui.exportPanel?.changed());
+const exportChanged = coalesced(() => exportPanel?.changed());
 
 function markStale() {
   const { request } = built(state);
-  const marked = request === null || ui.serverErrors.size > 0;
-  const stale = ui.body !== null && (marked || ui.failure !== null || !sameInputs(ui.answered, state));
+  const marked = request === null || verdict.marks.size > 0;
+  const stale = answer.body !== null && (marked || verdict.failure !== null || !sameInputs(answer.answered, state));
   $("results").classList.toggle("is-stale", stale);
   $("stale-note").hidden = !stale;
   // Say why, as it is: an input marked on the page, the server's own message, or no server.
   const why = marked ? "fix the marked input and these numbers update."
-    : ui.failure !== null ? ui.failure
-    : ui.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
+    : verdict.failure !== null ? verdict.failure
+    : verdict.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
     : "these numbers are being recomputed.";
   setProp($("stale-note"), "textContent", `Out of date — ${why}`);
 }
@@ -167,25 +177,26 @@ function isPreset(preset, s) {
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ now = false } = {}) {
-  const { focus, warning } = drawAnswer(ui.body, { row: state.row, head: state.head, focus: ui.focus,
-    link: ui.link, now, d_model: S.shapes(ui.answered).d_model, inputs: built(ui.answered).request,
+  const body = shownHead(answer.body, state.head);
+  pointer.focus = keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length);
+  const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
+    link: pointer.link, now, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
-  ui.focus = focus;
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
-  drawWalk();
+  walk.draw();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
 }
 
 /** Light the parts of the linked weight, and read it out under a canvas heatmap. */
 function drawLink() {
-  renderLink($("page"), ui.link);
-  if (!ui.body) return;
-  const body = shownHead(ui.body, state.head);
+  renderLink($("page"), pointer.link);
+  if (!answer.body) return;
+  const body = shownHead(answer.body, state.head);
   const [n, m] = [body.tokens.length, (body.tokens_kv ?? body.tokens).length];
-  const read = ui.link ?? ui.tapped;
+  const read = pointer.link ?? pointer.tapped;
   const cell = read && read.i < n && read.j < m ? read : null;
   for (const host of $("heatmap").querySelectorAll('.heatmap[data-mode="canvas"]')) {
     const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
@@ -193,224 +204,25 @@ function drawLink() {
   }
 }
 
-function drawWalk() {
-  const panel = $("walk-panel").firstChild;
-  const context = ui.walk === null || !ui.body ? null
-    : walkContext(shownHead(ui.body, state.head), state.row, built(ui.answered).request, Boolean(ui.body.heads));
-  renderWalk($("page"), panel, ui.walk, context);
-}
-
-function walkTo(k) {
-  ui.walk = k;
-  drawWalk();
-  if (k === null) $("walk").focus();
-}
-
-// The shuffle test: the inputs in their order and shuffled, without and with positions.
-let shuffleTicket = 0;
-async function shuffleTest() {
-  const { request } = built(state);
-  const n = state.tokens.length;
-  if (!request || n < 2 || n > SHOWN || state.X_kv) {
-    $("shuffle-result").replaceChildren();
-    $("shuffle-order").textContent = state.X_kv ? "The shuffle test is for self-attention: turn cross-attention off."
-      : n < 2 ? "Add a second token to shuffle." : n > SHOWN ? `Shown for up to ${SHOWN} tokens.` : "";
-    return;
-  }
-  const ticket = ++shuffleTicket;
-  const perm = permutation(n, state.seed + ui.shuffles);
-  const identity = [...Array(n).keys()];
-  const runs = await Promise.all([false, true].map(async (positional) => {
-    const [a, b] = await Promise.all([identity, perm].map((p) => postOnce(shuffledRequest(request, p, positional))));
-    if (a.status !== 200 || b.status !== 200 || a.unreadable || b.unreadable) throw new Error((a.body.error ?? b.body.error).message);
-    return { title: positional ? "With sinusoidal positions" : "Without positions", Z: a.body.output, Zs: b.body.output };
-  })).catch((err) => { say(err.message, { warning: true }); return null; });
-  if (!runs || ticket !== shuffleTicket) return;  // a newer test is on its way
-  $("shuffle-order").textContent = `Shuffled order: ${perm.map((k) => state.tokens[k]).join(", ")}`;
-  renderShuffle($("shuffle-result"), { tokens: state.tokens, perm, runs });
-}
-
-// ---- the status line (an aria-live region) ----
-
-function say(text, { warning = false, clearAfter = 0 } = {}) {
-  const status = $("status");
-  clearTimeout(ui.statusTimer);
-  status.textContent = text;
-  status.classList.toggle("is-warning", warning);
-  if (clearAfter) ui.statusTimer = setTimeout(() => say(""), clearAfter);
-}
-
 // ---- events ----
 
 function selectRow(i, head = state.head) {
   if (state.row === i && state.head === head) return;
   update({ ...state, row: i, head }, { history: "replace" });
-  if (ui.body) drawResults();  // the highlight moves now; the working follows the answer
+  if (answer.body) drawResults();  // the highlight moves now; the working follows the answer
 }
 
-/** The weight {i, j} under a pointer event's point on a canvas heatmap's box ``map``. */
-function pointAt(map, e) {
-  const canvas = map.querySelector("canvas");
-  return cellFromPoint(canvas.getBoundingClientRect(), e.clientX, e.clientY, canvas.height, canvas.width);
-}
-
-/** The heatmap of the head shown in the other blocks (the only one with one head). */
-const shownHeatmap = () => $("heatmap").querySelector(`[data-head="${ui.body?.heads ? state.head : 0}"] .heatmap`);
-
-function focusCell(pos) {
-  ui.focus = pos;
-  ui.link = pos;  // the link follows the focus, drawn with it (focusin comes after the drawing)
-  if (ui.body) drawResults();
-  drawLink();
-  cellAt(shownHeatmap(), pos)?.focus({ preventScroll: false });
-}
+const now = () => state;
+const walk = createWalk({ now, selectRow, context: () => (answer.body
+  ? walkContext(shownHead(answer.body, state.head), state.row, built(answer.answered).request, Boolean(answer.body.heads))
+  : null) });
+const shuffle = createShuffleTest({ now, request: () => built(state).request, say });
 
 function wire() {
-  $("inputs").addEventListener("input", (e) => {
-    const t = e.target;
-    if (t.dataset.matrix) {
-      const field = `${t.dataset.matrix}[${t.dataset.i}][${t.dataset.j}]`;
-      update(S.setCell(state, t.dataset.matrix, Number(t.dataset.i), Number(t.dataset.j), t.value), { field });
-    } else if (t.dataset.label !== undefined) {
-      update(S.setLabel(state, Number(t.dataset.label), t.value), { field: `tokens[${t.dataset.label}]` });
-    } else if (t.dataset.labelKv !== undefined) {
-      const i = Number(t.dataset.labelKv);
-      update(S.setLabel(state, i, t.value, "tokens_kv"), { field: `tokens_kv[${i}]` });
-    }
-  });
-
-  $("inputs").addEventListener("click", (e) => {  // a page of a large matrix's inputs
-    const b = e.target.closest("button[data-turn]");
-    if (!b) return;
-    const name = b.closest("[data-key]").dataset.key;
-    const { turn, step } = b.dataset;
-    ui.pages.set(name, turned(ui.pages.get(name), turn, Number(step), state[name].length, state[name][0].length, SHOWN));
-    drawInputs();
-    // The inputs were rebuilt: focus the same button again, or its twin at the end.
-    const pager = $("inputs").querySelector(`:scope > [data-key="${name}"] .pager-axis[data-axis="${turn}"]`);
-    const [previous, next] = pager.querySelectorAll("button");
-    (Number(step) > 0 ? (next.disabled ? previous : next) : (previous.disabled ? next : previous)).focus();
-  });
-
-  const heatmap = $("heatmap");
-  const headOf = (node) => Number(node.closest("[data-head]")?.dataset.head ?? 0);
-  let tapping = false;  // a finger is on the heatmap, or its tap's click has yet to come
-  heatmap.addEventListener("click", (e) => {
-    const target = e.target.closest("[data-i]");
-    if (target && heatmap.contains(target)) {
-      const i = Number(target.dataset.i);
-      const map = target.closest(".bigmap");  // on a canvas, the key is where the pointer is
-      ui.focus = { i, j: map ? pointAt(map, e)?.j ?? ui.focus.j : Number(target.dataset.j ?? ui.focus.j) };
-      selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
-      cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
-      // On a narrow screen the working stands under the heatmap: bring it into view (its
-      // "Back to the heatmap" button returns). Side by side, nothing moves.
-      if (matchMedia(STACKED).matches && !state.present) $("working-block").scrollIntoView({ block: "start" });
-    }
-    tapping = false;  // the tap's focus has come
-  });
-  const isShown = (node) => !ui.body?.heads || headOf(node) === state.head;
-  /** The weight a cell of the shown head's grid stands for: a canvas row's, the focused key's. */
-  const cellOf = (node) => {
-    const cell = node.closest?.('[role="gridcell"]');
-    if (!cell || !heatmap.contains(cell) || !isShown(cell)) return null;
-    return { i: Number(cell.dataset.i), j: cell.matches("td") ? Number(cell.dataset.j) : ui.focus.j };
-  };
-  /** The weight under the pointer: a table's cell, or the pixel of a canvas. */
-  const pointed = (e) => {
-    const map = e.target.closest?.(".bigmap");
-    if (!map) return cellOf(e.target);
-    return isShown(map) ? pointAt(map, e) : null;
-  };
-  const setLink = (next) => {
-    if (next?.i === ui.link?.i && next?.j === ui.link?.j) return;
-    ui.link = next;
-    drawLink();
-  };
-  // A finger lights a weight while it is down; the focus a tap gives a cell lights nothing,
-  // since no pointer leaves to put it out. A mouse or pen lights what it is over.
-  const unlink = () => setLink(null);
-  heatmap.addEventListener("pointerover", (e) => { if (e.pointerType !== "touch") setLink(pointed(e)); });
-  heatmap.addEventListener("pointermove", (e) => {
-    if (e.pointerType !== "touch" && e.target.closest?.(".bigmap")) setLink(pointed(e));
-  });
-  heatmap.addEventListener("pointerdown", (e) => {
-    if (e.pointerType !== "touch") return;
-    tapping = true;
-    ui.tapped = e.target.closest?.(".bigmap") ? pointed(e) : null;
-    setLink(pointed(e));
-  });
-  document.addEventListener("pointerdown", (e) => {  // a tap elsewhere ends the read-out of the last
-    if (e.pointerType === "touch" && ui.tapped && !heatmap.contains(e.target)) {
-      ui.tapped = null;
-      drawLink();
-    }
-  });
-  document.addEventListener("pointerup", (e) => { if (e.pointerType === "touch" && tapping) unlink(); });
-  document.addEventListener("pointercancel", (e) => { if (e.pointerType === "touch" && tapping) { tapping = false; unlink(); } });
-  heatmap.addEventListener("focusin", (e) => { if (!tapping) setLink(cellOf(e.target)); });
-  heatmap.addEventListener("pointerleave", (e) => { if (e.pointerType !== "touch") unlink(); });
-  heatmap.addEventListener("focusout", (e) => { if (!heatmap.contains(e.relatedTarget)) unlink(); });
-  heatmap.addEventListener("keydown", (e) => {
-    tapping = false;
-    if (!e.target.matches('[role="gridcell"]') || !ui.body) return;
-    const n = ui.body.tokens.length;
-    if (ui.body.heads && headOf(e.target) !== state.head) selectRow(ui.focus.i, headOf(e.target));
-    if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      selectRow(ui.focus.i);
-      return;
-    }
-    if ((e.key === "m" || e.key === "M") && e.target.closest(".heatmap").dataset.mode === "table") {  // mask or unmask this cell
-      e.preventDefault();
-      update(S.toggleBlocked(state, ui.focus.i, ui.focus.j));
-      return;
-    }
-    const next = moveFocus(ui.focus, e.key, n, e.ctrlKey || e.metaKey, (ui.body.tokens_kv ?? ui.body.tokens).length);
-    if (!next) return;
-    e.preventDefault();
-    const rowChanged = next.i !== ui.focus.i;
-    focusCell(next);
-    if (rowChanged) selectRow(next.i);  // selection follows focus up and down
-  });
-
-  wireControls({ now: () => state, update, say, presets, presetState, initial: DEFAULT });
-  $("walk-panel").append(walkPanel());
-  $("walk").addEventListener("click", () => {
-    if (state.row === null) selectRow(state.tokens.length - 1);
-    walkTo(0);
-    $("walk-panel").querySelector(".walk-next").focus({ preventScroll: true });
-  });
-  // Skip links move focus without touching the URL's fragment, which holds the view.
-  $("skip-heatmap").addEventListener("click", (e) => {
-    e.preventDefault();
-    cellAt(shownHeatmap(), ui.focus)?.focus();
-  });
-  $("skip-walk").addEventListener("click", (e) => {
-    e.preventDefault();
-    $("walk").focus();
-  });
-  $("back-to-heatmap").addEventListener("click", () => {
-    cellAt(shownHeatmap(), ui.focus)?.focus({ preventScroll: true });
-    $("heatmap-start").scrollIntoView({ block: "start" });
-  });
-  $("walk-panel").addEventListener("click", (e) => {
-    const b = e.target.closest("button");
-    if (!b) return;
-    if (b.classList.contains("walk-prev")) walkTo(Math.max(0, ui.walk - 1));
-    else if (b.classList.contains("walk-next")) walkTo(ui.walk + 1 < STEPS.length ? ui.walk + 1 : null);
-    else walkTo(null);
-  });
-  $("walk-panel").addEventListener("keydown", (e) => {
-    if (e.key !== "Escape") return;
-    e.preventDefault();  // ends the walk only, not present mode as well
-    walkTo(null);
-  });
-  $("shuffle").addEventListener("click", () => {
-    ui.shuffles += 1;
-    shuffleTest();
-  });
-  $("scores").addEventListener("click", (e) => {
+  wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });
+  wireHeatmap({ now, body: () => answer.body, pointer, selectRow, update, drawResults, drawLink });
+  wireControls({ now, update, say, presets, presetState, initial: DEFAULT });
+  $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
     if (!td) return;
     const i = td.parentElement.sectionRowIndex;
@@ -426,64 +238,13 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
-  window.addEventListener("pagehide", () => urls.writeNow());
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "hidden") urls.writeNow();
-  });
-  window.addEventListener("popstate", () => {
-    urls.restored();
-    state = fromHash(location.hash, DEFAULT).state;
-    ui.serverErrors = new Map();
-    drawInputs();
-    recompute();
-  });
+  urls.listen(restore);
 }
 
-// Until the first answer to a view the server did not send, the page below the controls
-// is not drawn (html.is-loading, see app.css): the inputs and the numbers appear in one
-// frame. It is shown anyway when the server cannot be reached, or after REVEAL_MS.
-const REVEAL_MS = 1500;
-function reveal() {
-  const root = document.documentElement.classList;
-  if (!root.contains("is-loading")) return;
-  root.remove("is-loading");
-  // content-visibility: auto (app.css) finds an input matrix on screen only a frame after
-  // it is first laid out: it would stay blank beside the numbers for that frame. Just
-  // before the frame is drawn, those on screen are drawn regardless, for that one frame.
-  requestAnimationFrame(() => {
-    const onScreen = [...document.querySelectorAll("#inputs .matrix.editable")].filter((figure) => {
-      const { top, bottom } = figure.getBoundingClientRect();
-      return bottom > 0 && top < window.innerHeight;
-    });
-    for (const figure of onScreen) figure.style.contentVisibility = "visible";
-    afterPaint(() => onScreen.forEach((figure) => { figure.style.contentVisibility = ""; }));
-  });
-}
-
-function start() {
-  const select = $("preset");
-  select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
-  select.lastChild.disabled = true;
-  renderLegend($("legend"));
-  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
-  state = loaded;
-  if (problem) say(problem, { warning: true });
-  ui.focus = { i: state.row ?? 0, j: 0 };
-  // The server sent the default view's answer with the page; any other view is fetched,
-  // and its request leaves first, to travel while the page draws its inputs.
-  const initial = JSON.parse($("initial-data").textContent);
-  const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
-  if (!embedded) {
-    document.documentElement.classList.add("is-loading");
-    setTimeout(reveal, REVEAL_MS);
-  }
-  const drawn = embedded ? null : recompute();
-  // The URL in its normal form, in the history entry the page was opened with.
-  urls.edited(drawn, { history: "replace" });
-  wire();
-  mountLab($("lab-panel"));
-  ui.exportPanel = mountExport($("export-panel"), {
-    get: () => ({ state, request: built(state).request, body: ui.body }),
+/** What the export panel may ask of the page (see mountExport). */
+function exportPage() {
+  return {
+    get: () => ({ state, request: built(state).request, body: answer.body }),
     // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
     fetch: async (fields) => {
       const { status, body, unreadable } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
@@ -507,15 +268,37 @@ function start() {
       }
     },
     say,
-  });
+  };
+}
+
+function start() {
+  const select = $("preset");
+  select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
+  select.lastChild.disabled = true;
+  renderLegend($("legend"));
+  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
+  state = loaded;
+  if (problem) say(problem, { warning: true });
+  pointer.focus = { i: state.row ?? 0, j: 0 };
+  // The server sent the default view's answer with the page; any other view is fetched,
+  // and its request leaves first, to travel while the page draws its inputs.
+  const initial = JSON.parse($("initial-data").textContent);
+  const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
+  if (!embedded) hideUntilAnswered();
+  const drawn = embedded ? null : recompute();
+  // The URL in its normal form, in the history entry the page was opened with.
+  urls.edited(drawn, { history: "replace" });
+  wire();
+  mountLab($("lab-panel"));
+  exportPanel = mountExport($("export-panel"), exportPage());
   // Head 1's inputs now; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
   if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
     settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
   }
   if (embedded) {
-    ui.body = initial;
-    ui.answered = state;
+    answer.body = initial;
+    answer.answered = state;
     drawResults({ now: true });
   }
 }

@@ -63,8 +63,8 @@ export function shownHead(answer, head) {
  *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once,
  *  d_model: the width of X, which the corners fetched do not show, inputs: {X, X_kv} as
  *  numbers, the request answered, present: draw the rows the query uses for present mode}.
- *  Returns {focus (kept inside the grid), warning: a sentence for the status line or null}. */
-export function drawAnswer(answer, { row: selected, head, focus: wanted, link, now = false, d_model, inputs, present = false }) {
+ *  Returns {warning: a sentence for the status line, or null}. */
+export function drawAnswer(answer, { row: selected, head, focus, link, now = false, d_model, inputs, present = false }) {
   const body = shownHead(answer, head);
   const multi = Boolean(answer.heads);
   const n = body.tokens.length;
@@ -96,7 +96,6 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   drawHeadings(body, multi);
   drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
   drawScores(body, labels, sel, shape, figure);
-  const focus = { i: Math.min(wanted.i, n - 1), j: Math.min(wanted.j, keyLabels.length - 1) };
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
   // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
   const big = Math.max(n, m) > TABLE_MAX;
@@ -115,7 +114,7 @@ export function drawAnswer(answer, { row: selected, head, focus: wanted, link, n
   const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
   const warning = silent.length
     ? `Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.` : null;
-  return { focus, warning };
+  return { warning };
 }
 
 /** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every

@@ -261,7 +261,7 @@ const HEADS = { tokens: ["a", "b"], X: [[1, 0], [0, 1]],
 
 test("several heads and a second sequence round-trip through a configuration file", () => {
   const text = configToJSON(HEADS);
-  assert.match(text, /"heads": \[\n    \{"W_Q":\[\[1,0\],\[0,1\]\],"W_K"/);
+  assert.match(text, /"heads": \[\n {4}\{"W_Q":\[\[1,0\],\[0,1\]\],"W_K"/);
   assert.deepEqual(readConfig(text), { ok: true, request: HEADS });
 });
 

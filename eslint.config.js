@@ -1,0 +1,17 @@
+// ESLint for the front end (static/js) and its node tests (static/tests); scripts/test runs
+// it and fails on any finding. max-lines-per-function keeps every function readable in one
+// screen (STYLE.md: short functions).
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  { ignores: ["node_modules/", "static/vendor/", "benchmarks/lighthouse/node_modules/"] },
+  js.configs.recommended,
+  {
+    rules: {
+      "max-lines-per-function": ["error", { max: 60, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  { files: ["static/js/**/*.js"], languageOptions: { globals: globals.browser } },
+  { files: ["static/tests/**/*.mjs", "static/tests/**/*.js", "eslint.config.js"], languageOptions: { globals: globals.node } },
+];
