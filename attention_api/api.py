@@ -78,8 +78,9 @@ def scaling_sample():
 
 @bp.get("/api/openapi.json")
 def openapi():
-    """The OpenAPI 3.1 document of this API, with this app's limits in it."""
-    return jsonify(current_app.extensions["openapi"])
+    """The OpenAPI 3.1 document of this API, with this app's limits and URL prefix in it."""
+    # The paths are relative to the server's URL, which includes a prefix the app is mounted under.
+    return jsonify({**current_app.extensions["openapi"], "servers": [{"url": request.script_root or "/"}]})
 
 
 @bp.get("/health")
