@@ -80,7 +80,8 @@ def scaling_sample():
 def openapi():
     """The OpenAPI 3.1 document of this API, with this app's limits and URL prefix in it."""
     # The paths are relative to the server's URL, which includes a prefix the app is mounted under.
-    return jsonify({**current_app.extensions["openapi"], "servers": [{"url": request.script_root or "/"}]})
+    servers = [{"url": request.script_root or "/"}]
+    return jsonify({**current_app.extensions["openapi"], "servers": servers})
 
 
 @bp.get("/health")

@@ -126,18 +126,20 @@ const legend = (x, y, width, items) => svg("g", { class: "legend" },
 const powerTicks = (exponents) => exponents.map((e) => [e, String(dkOf(e))]);
 
 function curveFigure(ui, ids) {
-  const s = ui.curveScales = plotScales([-0.3, maxExponent() + 0.3], [0.5, 1]);
+  const top = maxExponent();
+  const s = ui.curveScales = plotScales([-0.3, top + 0.3], [0.5, 1]);
+  const xTicks = powerTicks(Array.from({ length: Math.floor(top / 2) + 1 }, (_, k) => 2 * k));  // 1, 4, 16 …
   ui.lines = ["unscaled", "scaled"].map((cls) => svg("polyline", { class: cls }));
   ui.cursor = svg("line", { class: "cursor", y1: s.y(0.5), y2: s.y(1) });
   ui.marks = [0, 1].map(() => svg("circle", { class: "mark", r: 4 }));
   ui.markLabels = [0, 1].map(() => svg("text", { class: "mark-label" }));
-  ui.curve = frame(s, powerTicks(Array.from({ length: Math.floor(maxExponent() / 2) + 1 }, (_, k) => 2 * k)), [0.5, 0.6, 0.7, 0.8, 0.9, 1].map((v) => [v, v.toFixed(1)]),
+  ui.curve = frame(s, xTicks, [0.5, 0.6, 0.7, 0.8, 0.9, 1].map((v) => [v, v.toFixed(1)]),
     "d_k (log scale)", "winner's weight");
   ui.curve.setAttribute("aria-label", "Winner's weight against d_k: loading");
   // The legend sits in the empty band below 0.7, drawn over the cursor, under the marks.
   ui.curve.append(...ui.lines, ui.cursor, legend(s.x(4.6), s.y(0.6), 140, [["unscaled", "without scaling", null],
     ["scaled", "with scaling, ÷ √d_k", null]]), ...ui.marks, ...ui.markLabels);
-  ui.slider = el("input", { type: "range", id: ids.dk, min: 0, max: maxExponent(), step: 1, value: START_EXPONENT,
+  ui.slider = el("input", { type: "range", id: ids.dk, min: 0, max: top, step: 1, value: START_EXPONENT,
     "aria-label": "d_k for the scaling lab" });
   ui.dk = el("span", { class: "lab-dk" });
   // Announced as the slider moves; a live span, not <output>, whose role "status" belongs to the page's status line.
