@@ -78,8 +78,10 @@ def scaling_sample():
 
 @bp.get("/api/openapi.json")
 def openapi():
-    """The OpenAPI 3.1 document of this API, with this app's limits in it."""
-    return jsonify(current_app.extensions["openapi"])
+    """The OpenAPI 3.1 document of this API, with this app's limits and URL prefix in it."""
+    # The paths are relative to the server's URL, which includes a prefix the app is mounted under.
+    servers = [{"url": request.script_root or "/"}]
+    return jsonify({**current_app.extensions["openapi"], "servers": servers})
 
 
 @bp.get("/health")

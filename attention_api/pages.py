@@ -5,15 +5,40 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, url_for
 
 from attention_core import __version__, default_request, presets
+from attention_core.multihead import MAX_HEADS
 
+from .api import limits
 from .assets import modules
+from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .request import parse_request
 from .response import compute, response_body
 
 bp = Blueprint("pages", __name__)
+
+
+def page_config() -> dict:
+    """The server's limits and the API's URLs, for the page (static/js/config.js reads them).
+
+    Each value comes from its one Python source (the app's config, Limits, MAX_HEADS, the
+    lab's constants) and each URL from url_for, so it carries the app's prefix. The
+    templates render it as one JSON block and take their own min and max from it.
+    """
+    allowed = limits()
+    return {
+        "limits": {"tokens": allowed.max_tokens, "dim": allowed.max_dim,
+                   "label": allowed.max_label, "heads": MAX_HEADS,
+                   "body_bytes": current_app.config["MAX_CONTENT_LENGTH"]},
+        # GET scaling answers d_k = 1, 2, 4 … up to its default d_k_max when not asked.
+        "lab": {"max_draws": MAX_DRAWS, "curve_d_k_max": CURVE_PARAMS["d_k_max"].default},
+        "urls": {"attention": url_for("api.attention"), "presets": url_for("api.api_presets"),
+                 "scaling": url_for("api.scaling"),
+                 "scaling_sample": url_for("api.scaling_sample"),
+                 "openapi": url_for("api.openapi"), "health": url_for("api.health"),
+                 "docs": url_for("pages.api_docs"), "index": url_for("pages.index")},
+    }
 
 
 def initial_answer() -> dict:
@@ -38,14 +63,14 @@ def index():
     """The interactive page, with the default view's answer already in it."""
     prepared = current_app.extensions["pages"]
     return render_template("index.html", version=__version__, presets=presets(),
-                           initial=prepared["initial"], modules=prepared["modules"])
+                           initial=prepared["initial"], modules=prepared["modules"],
+                           page_config=page_config())
 
 
 @bp.get("/api/docs")
 def api_docs():
     """A human-readable description of the API."""
     example = json.dumps({**default_request(), "scale": None, "mask": None, "row": 2})
-    config = current_app.config
+    defaults = {name: p.default for name, p in {**CURVE_PARAMS, **SAMPLE_PARAMS}.items()}
     return render_template("api_docs.html", version=__version__, example=example,
-                           max_body=config["MAX_CONTENT_LENGTH"],
-                           max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"])
+                           page_config=page_config(), lab_defaults=defaults)

@@ -1,7 +1,17 @@
 """attention_api.pages: the explorer page (its preloads) and the API's description."""
 
+import json
 import re
 from pathlib import Path
+
+from werkzeug.exceptions import NotFound
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
+from werkzeug.test import Client
+
+from app import create_app
+from attention_api.lab import MAX_DRAWS
+from attention_api.request import Limits
+from attention_core.multihead import MAX_HEADS
 
 
 def test_index_serves_a_page(client):
@@ -31,3 +41,74 @@ def test_api_docs_page_describes_the_routes(client):
     for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
                   "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes"):
         assert words in text, words
+
+
+def config_block(html):
+    """The page's one JSON block of limits and URLs (read by static/js/config.js)."""
+    found = re.findall(r'<script type="application/json" id="config">(.*?)</script>', html)
+    assert len(found) == 1, found
+    return json.loads(found[0])
+
+
+def test_the_config_block_holds_the_apps_own_limits():
+    app = create_app({"TESTING": True, "MAX_TOKENS": 64, "MAX_DIM": 8, "MAX_CONTENT_LENGTH": 5000})
+    r = app.test_client().get("/")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    config = config_block(html)
+    assert config["limits"] == {"tokens": 64, "dim": 8, "label": Limits.max_label,
+                                "heads": MAX_HEADS, "body_bytes": 5000}
+    assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
+    assert config["urls"]["attention"] == "/api/attention"
+    # The template's own bounds come from the same values.
+    for dim in ("d_model", "d_k", "d_v"):
+        assert re.search(rf'<input id="{dim}" [^>]*min="1" max="8"', html), dim
+    assert re.search(r'<input id="heads" [^>]*max="16"', html)
+
+
+def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
+    static = Path(__file__).resolve().parents[1] / "static" / "js"
+    for source in static.glob("*.js"):
+        text = source.read_text()
+        assert not re.search(r'["`\'](/api|/health)', text), source.name
+        assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS)\s*=", text), source.name
+
+
+def prefixed(app, prefix="/explorer"):
+    """A client of ``app`` mounted under ``prefix``, as a reverse proxy's path would put it."""
+    return Client(DispatcherMiddleware(NotFound(), {prefix: app}))
+
+
+def status(client, url):
+    """The status of GET ``url``, its body (a file, for an asset) closed."""
+    with client.get(url) as r:
+        return r.status_code
+
+
+def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
+    client = prefixed(app)
+    r = client.get("/explorer/")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    urls = config_block(html)["urls"]
+    assert urls == {"attention": "/explorer/api/attention", "presets": "/explorer/api/presets",
+                    "scaling": "/explorer/api/scaling",
+                    "scaling_sample": "/explorer/api/scaling/sample",
+                    "openapi": "/explorer/api/openapi.json", "health": "/explorer/health",
+                    "docs": "/explorer/api/docs", "index": "/explorer/"}
+    for name in ("presets", "scaling", "openapi", "health", "docs", "index"):
+        assert status(client, urls[name]) == 200, name
+    sample = client.get(urls["scaling_sample"] + "?d_k=4&samples=100&seed=0")
+    assert sample.status_code == 200 and sample.get_json()["d_k"] == 4
+    answer = client.post(urls["attention"], json={**cat_sat, "fields": ["weights"]})
+    assert answer.status_code == 200 and len(answer.get_json()["weights"]) == 3
+    assert client.post(urls["attention"], json={**cat_sat, "fields": []}).get_json() == {}
+    # Every file and link of the page and of the API's docs is under the prefix and answers.
+    docs = client.get(urls["docs"]).get_data(as_text=True)
+    links = set(re.findall(r'(?:href|src)="(/[^"#]*)"', html + docs))
+    assert links and all(link.startswith("/explorer/") for link in links), links
+    for link in links:
+        assert status(client, link) == 200, link
+    assert "<code>POST /explorer/api/attention</code>" in docs
+    openapi = client.get(urls["openapi"]).get_json()
+    assert openapi["servers"] == [{"url": "/explorer"}] and "/api/attention" in openapi["paths"]

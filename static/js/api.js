@@ -4,6 +4,7 @@
 // lost connection: it is delivered once as an error saying what came back.
 
 import { decodeArrays } from "./arrays.js";
+import { urls } from "./config.js";
 
 // An edit changes one row of one matrix; the other rows keep their (parsed, never mutated)
 // arrays, so their JSON is written once and reused: at 256 tokens this halves the time
@@ -53,13 +54,13 @@ async function readAnswer(response, base64) {
   }
 }
 
-/** createApi({fetch, onConnection, url}) → {compute(request)}.
+/** createApi({fetch, onConnection, url}) → {compute(request)}; url is the API's (config.js).
  *  compute resolves to {status, body} for the newest request (an unreadable answer as
  *  readAnswer gives it), or null when a newer call has superseded it (its answer would be
  *  out of date, so it is dropped). onConnection(false) is called once when the server
  *  cannot be reached and onConnection(true) once when it answers again. */
 export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnection = () => {},
-  url = "/api/attention", sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
+  url = urls.attention, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
   let newest = 0;
   let controller = null;
   let connected = true;
@@ -103,7 +104,7 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
 
 /** One request outside the page's main sequence (a demonstration, an import's check, an
  *  export's whole matrix): {status, body} as readAnswer gives it; a network failure throws. */
-export async function postOnce(request, { fetch = globalThis.fetch.bind(globalThis), url = "/api/attention" } = {}) {
+export async function postOnce(request, { fetch = globalThis.fetch.bind(globalThis), url = urls.attention } = {}) {
   const response = await fetch(url, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
   });

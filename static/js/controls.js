@@ -1,6 +1,7 @@
 // The controls bar: drawing it from the state, and its events. Every event hands a new
 // state to update (main.js), which writes the URL and redraws; nothing here keeps state.
 
+import { limits } from "./config.js";
 import { setProp, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import * as S from "./state.js";
@@ -46,7 +47,7 @@ export function drawControls(state, errors, presetMatch) {
   setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
   typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
-  setProp($("add-token"), "disabled", dims.n >= S.LIMITS.tokens);
+  setProp($("add-token"), "disabled", dims.n >= limits.tokens);
   setProp($("preset"), "value", presetMatch >= 0 ? String(presetMatch) : "edited");
 }
 
@@ -63,28 +64,28 @@ function wireCounts({ now, update, say }) {
   $("add-token").addEventListener("click", () => update(S.addToken(now())));
   $("remove-token").addEventListener("click", () => update(S.removeToken(now())));
   $("tokens").addEventListener("change", (e) => {
-    const n = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    const n = wholeIn(e.target.value, 1, limits.tokens);
     if (n !== null) update(S.setTokenCount(now(), n));
-    else say(notWhole("Tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });  // the text stays to be corrected
+    else say(notWhole("Tokens", 1, limits.tokens, e.target.value), { warning: true });  // the text stays to be corrected
   });
   $("add-key").addEventListener("click", () => update(S.addKeyToken(now())));
   $("remove-key").addEventListener("click", () => update(S.removeKeyToken(now())));
   $("tokens-kv").addEventListener("change", (e) => {
-    const m = wholeIn(e.target.value, 1, S.LIMITS.tokens);
+    const m = wholeIn(e.target.value, 1, limits.tokens);
     if (m !== null) update(S.setKeyTokenCount(now(), m));
-    else say(notWhole("Key tokens", 1, S.LIMITS.tokens, e.target.value), { warning: true });
+    else say(notWhole("Key tokens", 1, limits.tokens, e.target.value), { warning: true });
   });
   const setHeads = (h) => {
     let next = now();
-    while (next.heads < h && next.heads < S.MAX_HEADS) next = S.addHead(next);
+    while (next.heads < h && next.heads < limits.heads) next = S.addHead(next);
     while (next.heads > h && next.heads > 1) next = S.removeHead(next);
     update(next);
   };
   $("heads").addEventListener("change", (e) => {
     const h = Number(e.target.value);
-    if (Number.isInteger(h) && h >= 1 && h <= S.MAX_HEADS) setHeads(h);
+    if (Number.isInteger(h) && h >= 1 && h <= limits.heads) setHeads(h);
     else {
-      say(`Heads must be a whole number from 1 to ${S.MAX_HEADS}; “${e.target.value}” is not.`, { warning: true });
+      say(`Heads must be a whole number from 1 to ${limits.heads}; “${e.target.value}” is not.`, { warning: true });
       e.target.value = now().heads;
     }
   });
@@ -129,9 +130,9 @@ function wireSeedAndSizes({ now, update, say, presets, presetState, initial }) {
   for (const dim of ["d_model", "d_k", "d_v"]) {
     $(dim).addEventListener("change", (e) => {
       const size = Number(e.target.value);
-      if (Number.isInteger(size) && size >= 1 && size <= S.LIMITS.dim) update(S.resize(now(), dim, size));
+      if (Number.isInteger(size) && size >= 1 && size <= limits.dim) update(S.resize(now(), dim, size));
       else {
-        say(`${dim} must be a whole number from 1 to ${S.LIMITS.dim}; “${e.target.value}” is not.`, { warning: true });
+        say(`${dim} must be a whole number from 1 to ${limits.dim}; “${e.target.value}” is not.`, { warning: true });
         e.target.value = S.shapes(now())[dim];
       }
     });

@@ -8,19 +8,20 @@
 // moves when the numbers arrive; afterwards only text and a few SVG attributes change.
 // The pure parts are exported and tested in static/tests/lab.test.mjs.
 
+import { lab, urls } from "./config.js";
 import { el, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 
-export const MAX_EXPONENT = 10;        // the slider runs over d_k = 2^0 … 2^10, as /api/scaling answers
 export const START_EXPONENT = 6;       // d_k = 64, each head's width in the original transformer
 export const SAMPLE_DKS = [1, 4, 16, 64, 256];
-export const MAX_DRAWS = 4_000_000;    // the API answers 422 when samples × d_k is larger
 export const BOX = { width: 360, height: 240, left: 46, right: 12, top: 12, bottom: 44 };
 const PROMPT = "Select a row of the heatmap to see how spread out its weights are.";
 
 export const dkOf = (exponent) => 2 ** exponent;
 export const exponentOf = (d_k) => Math.round(Math.log2(d_k));
 export const valueText = (exponent) => `d_k = ${dkOf(exponent)}`;
+/** The slider runs over d_k = 2^0 … 2^maxExponent(), the powers of two GET scaling answers. */
+export const maxExponent = () => Math.floor(Math.log2(lab.curve_d_k_max));
 
 /** Linear map of [d0, d1] onto [r0, r1]; a y range runs downwards (r0 > r1): SVG's y grows down. */
 export const linear = ([d0, d1], [r0, r1]) => (v) => r0 + ((v - d0) / (d1 - d0)) * (r1 - r0);
@@ -47,19 +48,21 @@ export function curveSummary({ unscaled, scaled }) {
 }
 
 /** Samples to ask for at this d_k: what was typed, or fewer when samples × d_k would pass
- *  MAX_DRAWS. Anything but a whole number is sent as typed, so the API's message names it. */
+ *  the server's lab.max_draws. Anything but a whole number is sent as typed, so the API's
+ *  message names it. */
 export function samplesFor(text, d_k) {
-  return /^\d+$/.test(text) && Number(text) * d_k > MAX_DRAWS ? String(Math.floor(MAX_DRAWS / d_k)) : text;
+  const most = lab.max_draws;
+  return /^\d+$/.test(text) && Number(text) * d_k > most ? String(Math.floor(most / d_k)) : text;
 }
 
 export const sampleUrl = (d_k, samples, seed) =>
-  `/api/scaling/sample?d_k=${d_k}&samples=${encodeURIComponent(samplesFor(samples, d_k))}&seed=${encodeURIComponent(seed)}`;
+  `${urls.scaling_sample}?d_k=${d_k}&samples=${encodeURIComponent(samplesFor(samples, d_k))}&seed=${encodeURIComponent(seed)}`;
 
 /** "10000 samples, seed 0", naming every d_k whose samples were capped. (d_k = 1 never is.) */
 export function sampleCaption(rows) {
   const asked = rows[0].samples;
   const capped = rows.filter((r) => r.samples !== asked).map((r) => `${r.samples} at d_k = ${r.d_k}`);
-  const note = capped.length ? ` (${capped.join(", ")}: samples × d_k is at most ${MAX_DRAWS.toLocaleString("en")})` : "";
+  const note = capped.length ? ` (${capped.join(", ")}: samples × d_k is at most ${lab.max_draws.toLocaleString("en")})` : "";
   return `${asked} samples${note}, seed ${rows[0].seed}`;
 }
 
@@ -123,18 +126,20 @@ const legend = (x, y, width, items) => svg("g", { class: "legend" },
 const powerTicks = (exponents) => exponents.map((e) => [e, String(dkOf(e))]);
 
 function curveFigure(ui, ids) {
-  const s = ui.curveScales = plotScales([-0.3, MAX_EXPONENT + 0.3], [0.5, 1]);
+  const top = maxExponent();
+  const s = ui.curveScales = plotScales([-0.3, top + 0.3], [0.5, 1]);
+  const xTicks = powerTicks(Array.from({ length: Math.floor(top / 2) + 1 }, (_, k) => 2 * k));  // 1, 4, 16 …
   ui.lines = ["unscaled", "scaled"].map((cls) => svg("polyline", { class: cls }));
   ui.cursor = svg("line", { class: "cursor", y1: s.y(0.5), y2: s.y(1) });
   ui.marks = [0, 1].map(() => svg("circle", { class: "mark", r: 4 }));
   ui.markLabels = [0, 1].map(() => svg("text", { class: "mark-label" }));
-  ui.curve = frame(s, powerTicks([0, 2, 4, 6, 8, 10]), [0.5, 0.6, 0.7, 0.8, 0.9, 1].map((v) => [v, v.toFixed(1)]),
+  ui.curve = frame(s, xTicks, [0.5, 0.6, 0.7, 0.8, 0.9, 1].map((v) => [v, v.toFixed(1)]),
     "d_k (log scale)", "winner's weight");
   ui.curve.setAttribute("aria-label", "Winner's weight against d_k: loading");
   // The legend sits in the empty band below 0.7, drawn over the cursor, under the marks.
   ui.curve.append(...ui.lines, ui.cursor, legend(s.x(4.6), s.y(0.6), 140, [["unscaled", "without scaling", null],
     ["scaled", "with scaling, ÷ √d_k", null]]), ...ui.marks, ...ui.markLabels);
-  ui.slider = el("input", { type: "range", id: ids.dk, min: 0, max: MAX_EXPONENT, step: 1, value: START_EXPONENT,
+  ui.slider = el("input", { type: "range", id: ids.dk, min: 0, max: top, step: 1, value: START_EXPONENT,
     "aria-label": "d_k for the scaling lab" });
   ui.dk = el("span", { class: "lab-dk" });
   // Announced as the slider moves; a live span, not <output>, whose role "status" belongs to the page's status line.
@@ -171,7 +176,7 @@ async function loadCurve(ui) {
   if (ui.loading) return;
   ui.loading = true;
   try {
-    const response = await fetch("/api/scaling");
+    const response = await fetch(urls.scaling);
     const body = await response.json();
     if (!response.ok) throw new Error(body.error?.message ?? `the server answered ${response.status}`);
     ui.curveData = body;

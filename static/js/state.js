@@ -11,18 +11,18 @@
 //   blocked: [[i, j], …] score cells masked by hand (query i may not read key j),
 //   X_kv: m × d_model or null, tokens_kv: [m labels] or null — with X_kv the keys and
 //      values come from this second sequence (cross-attention),
-//   heads: h (1 to 16); with h > 1 the k-th head's projections are W_Q_k, W_K_k, W_V_k
+//   heads: h (1 to limits.heads); with h > 1 the k-th head's projections are W_Q_k, W_K_k, W_V_k
 //      (k = 2 … h; W_Q, W_K, W_V are head 1's) and W_O is (h·d_v) × d_model,
 //   head: the head (0-based) whose matrices and working are shown,
 //   present: boolean (present mode: large type, the heatmap and the working alone),
 // }
-// Every transition returns a new object; nothing here touches the DOM.
+// Every transition returns a new object; nothing here touches the DOM. The limits (on
+// tokens, dimensions, label length and heads) are the server's, from config.js.
 
+import { limits } from "./config.js";
 import { parseCell } from "./format.js";
 
 export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
-
-export const MAX_HEADS = 16;
 
 /** The state keys of head k's projections (k from 0): W_Q, W_K, W_V, then W_Q_2, … */
 export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => (k === 0 ? p : `${p}_${k + 1}`));
@@ -43,7 +43,6 @@ export function uiField(field) {
   const k = Number(m[1]);
   return `${k === 0 ? m[2] : `${m[2]}_${k + 1}`}${m[3]}`;
 }
-export const LIMITS = { tokens: 512, dim: 256, label: 64 };
 
 // ---- shapes ----
 
@@ -85,7 +84,7 @@ export function checkShapes(state) {
   if (state.heads > 1 && (state.W_O.length !== state.heads * d_v || state.W_O[0].length !== d_model)) {
     throw new Error(`W_O must be ${state.heads * d_v} × ${d_model}`);
   }
-  if (Math.max(n, m) > LIMITS.tokens || Math.max(d_model, d_k, d_v) > LIMITS.dim) throw new Error("too large");
+  if (Math.max(n, m) > limits.tokens || Math.max(d_model, d_k, d_v) > limits.dim) throw new Error("too large");
   if (state.row !== null && state.row >= n) state.row = null;
   if (state.blocked.some(([i, j]) => i >= n || j >= m)) throw new Error("a masked cell is outside the matrix");
 }
@@ -125,8 +124,8 @@ export function buildRequest(state) {
   }
   for (const key of ["tokens", "tokens_kv"]) {
     (state[key] ?? []).forEach((label, i) => {
-      if (label.length > LIMITS.label) {
-        errors.set(`${key}[${i}]`, `Labels have at most ${LIMITS.label} characters; this one has ${label.length}.`);
+      if (label.length > limits.label) {
+        errors.set(`${key}[${i}]`, `Labels have at most ${limits.label} characters; this one has ${label.length}.`);
       }
     });
   }
@@ -246,7 +245,7 @@ function nextLabel(tokens) {
  *  the same token twice gives different rows). */
 export function addToken(state) {
   const { n, d_model } = shapes(state);
-  if (n >= LIMITS.tokens) return state;
+  if (n >= limits.tokens) return state;
   const next = rng(state.seed * 7919 + n);
   const row = Array.from({ length: d_model }, () => draw(next));
   return { ...state, tokens: [...state.tokens, nextLabel(state.tokens)], X: [...state.X, row] };
@@ -268,7 +267,7 @@ export function removeToken(state, i = state.tokens.length - 1) {
 /** Add or remove tokens at the end until there are ``n`` (kept within 1 and the limit):
  *  the same rows as pressing "Add token" or "Remove token" that many times. */
 export function setTokenCount(state, n) {
-  const want = Math.max(1, Math.min(LIMITS.tokens, n));
+  const want = Math.max(1, Math.min(limits.tokens, n));
   let out = state;
   while (out.tokens.length < want) out = addToken(out);
   while (out.tokens.length > want) out = removeToken(out);
@@ -291,7 +290,7 @@ export function setCross(state, on) {
 /** Add or remove the last token of the key/value sequence. */
 export function addKeyToken(state) {
   const { m, d_model } = shapes(state);
-  if (!state.X_kv || m >= LIMITS.tokens) return state;
+  if (!state.X_kv || m >= limits.tokens) return state;
   const next = rng(state.seed * 104729 + m + 1);
   const row = Array.from({ length: d_model }, () => draw(next));
   return { ...state, X_kv: [...state.X_kv, row], tokens_kv: [...state.tokens_kv, `s${m + 1}`] };
@@ -309,7 +308,7 @@ export function removeKeyToken(state) {
 /** Add or remove key tokens at the end until there are ``m`` (within 1 and the limit). */
 export function setKeyTokenCount(state, m) {
   if (!state.X_kv) return state;
-  const want = Math.max(1, Math.min(LIMITS.tokens, m));
+  const want = Math.max(1, Math.min(limits.tokens, m));
   let out = state;
   while (out.X_kv.length < want) out = addKeyToken(out);
   while (out.X_kv.length > want) out = removeKeyToken(out);
@@ -331,7 +330,7 @@ const blocks = (d_v) => (r, c) => (r % d_v === c ? "1" : "0");
 
 /** One more head, its projections drawn from the seed; W_O grows by its block of rows. */
 export function addHead(state) {
-  if (state.heads >= MAX_HEADS) return state;
+  if (state.heads >= limits.heads) return state;
   const { d_model, d_k, d_v } = shapes(state);
   const h = state.heads + 1;
   const next = rng(state.seed * 7907 + h);
@@ -366,7 +365,7 @@ function resizeMatrix(m, rows, cols, fill, keepRows = m.length) {
  *  outputs do not change) and new cells of a W continue the identity pattern. */
 export function resize(state, dim, size) {
   const s = shapes(state);
-  if (!(size >= 1 && size <= LIMITS.dim) || s[dim] === undefined) return state;
+  if (!(size >= 1 && size <= limits.dim) || s[dim] === undefined) return state;
   const d = { ...s, [dim]: size };
   const out = {
     ...state,

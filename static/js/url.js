@@ -1,7 +1,8 @@
 // The state's URL form: the fragment "#tokens=…&X=…" that reproduces a view exactly.
 // One table of properties drives both directions. Pure functions, unit-tested.
 
-import { MATRICES, MAX_HEADS, checkShapes, extraHeadKeys } from "./state.js";
+import { limits } from "./config.js";
+import { MATRICES, checkShapes, extraHeadKeys } from "./state.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
@@ -89,7 +90,7 @@ export function fromHash(hash, fallback) {
   const state = { ...fallback };
   try {
     const heads = params.has("heads") ? wholeNumber(params.get("heads")) : fallback.heads;
-    if (heads < 1 || heads > MAX_HEADS) throw new Error(`${heads} heads; there may be 1 to ${MAX_HEADS}`);
+    if (heads < 1 || heads > limits.heads) throw new Error(`${heads} heads; there may be 1 to ${limits.heads}`);
     for (const { key, codec } of properties(heads)) {
       if (params.has(key)) state[key] = CODECS[codec].decode(params.get(key));
     }

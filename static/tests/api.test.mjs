@@ -1,6 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createApi, postOnce, requestJSON } from "../js/api.js";
+import { urls } from "../js/config.js";
+
+// The API's URL comes from the server (config.js), with the prefix the app is mounted under.
+urls.attention = "/explorer/api/attention";
 
 const reply = (status, body) => ({ status, json: async () => body });
 
@@ -14,7 +18,7 @@ test("posts the request as JSON and returns status and body", async () => {
   const seen = [];
   const api = createApi({ fetch: async (url, init) => { seen.push([url, init]); return reply(200, { ok: 1 }); } });
   assert.deepEqual(await api.compute({ X: [[1]] }), { status: 200, body: { ok: 1 } });
-  assert.equal(seen[0][0], "/api/attention");
+  assert.equal(seen[0][0], "/explorer/api/attention");
   assert.equal(seen[0][1].headers["Content-Type"], "application/json");
   assert.deepEqual(JSON.parse(seen[0][1].body), { X: [[1]] });
 });
@@ -143,7 +147,9 @@ test("postOnce reads an answer as compute does: an HTML page is unreadable", asy
   const result = await postOnce({ X: [[1]], fields: [] }, { fetch: async () => raw(504, "text/html; charset=utf-8", "<p>timeout</p>") });
   assert.equal(result.unreadable, true);
   assert.match(result.body.error.message, /status 504, text\/html; charset=utf-8/);
-  assert.deepEqual(await postOnce({}, { fetch: async () => reply(200, {}) }), { status: 200, body: {} });
+  const seen = [];
+  assert.deepEqual(await postOnce({}, { fetch: async (url) => { seen.push(url); return reply(200, {}); } }), { status: 200, body: {} });
+  assert.deepEqual(seen, ["/explorer/api/attention"]);
 });
 
 test("requestJSON writes what JSON.stringify writes, and reuses a row's text", () => {

@@ -1,9 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  BOX, MAX_DRAWS, MAX_EXPONENT, SAMPLE_DKS, START_EXPONENT, curveSummary, dkOf, exponentOf, linear,
+  BOX, SAMPLE_DKS, START_EXPONENT, curveSummary, dkOf, exponentOf, linear, maxExponent,
   plotScales, points, rowText, sampleCaption, sampleSummary, sampleUrl, samplesFor, valueText, winnerText,
 } from "../js/lab.js";
+import { lab, urls } from "../js/config.js";
+
+// What the server sends the page (config.js): attention_api.lab's MAX_DRAWS and the default
+// d_k_max of GET scaling, and its URL under a prefix the app may be mounted at.
+Object.assign(lab, { max_draws: 4_000_000, curve_d_k_max: 1024 });
+urls.scaling_sample = "/explorer/api/scaling/sample";
+const MAX_EXPONENT = 10;  // 2^10 = 1024
 
 // What GET /api/scaling answers, computed here independently: σ(√d_k) and σ(1).
 const sigma = (x) => 1 / (1 + Math.exp(-x));
@@ -11,6 +18,7 @@ const D_K = [...Array(MAX_EXPONENT + 1).keys()].map((e) => 2 ** e);
 const CURVE = { d_k: D_K, unscaled: D_K.map((d) => sigma(Math.sqrt(d))), scaled: D_K.map(() => sigma(1)) };
 
 test("the slider's exponent steps over the powers of two 1 … 1024", () => {
+  assert.equal(maxExponent(), MAX_EXPONENT);
   assert.deepEqual([...Array(MAX_EXPONENT + 1).keys()].map(dkOf), D_K);
   for (const d of D_K) assert.equal(dkOf(exponentOf(d)), d);
   assert.equal(valueText(6), "d_k = 64");
@@ -61,26 +69,28 @@ test("points are 'x,y' pairs to a tenth of a unit", () => {
 });
 
 test("samples are capped so that samples × d_k stays within the API's 4,000,000", () => {
-  assert.equal(MAX_DRAWS, 4_000_000);
   assert.equal(samplesFor("10000", 256), "10000");
   assert.equal(samplesFor("100000", 64), "62500");
   assert.equal(samplesFor("100000", 256), "15625");
-  for (const d of SAMPLE_DKS) assert.ok(Number(samplesFor("100000", d)) * d <= MAX_DRAWS, `d_k = ${d}`);
+  for (const d of SAMPLE_DKS) assert.ok(Number(samplesFor("100000", d)) * d <= lab.max_draws, `d_k = ${d}`);
   // What is not a whole number goes as typed: the API's message says what is wrong with it.
   assert.equal(samplesFor("abc", 256), "abc");
   assert.equal(samplesFor("1e9", 256), "1e9");
   assert.equal(samplesFor("", 4), "");
+  // The cap is the server's, whatever it is.
+  lab.max_draws = 1000;
+  try { assert.equal(samplesFor("10000", 4), "250"); } finally { lab.max_draws = 4_000_000; }
 });
 
 test("sample URLs: five d_k, the typed text encoded, never spliced in raw", () => {
   assert.deepEqual(SAMPLE_DKS, [1, 4, 16, 64, 256]);
-  assert.equal(sampleUrl(16, "10000", "0"), "/api/scaling/sample?d_k=16&samples=10000&seed=0");
-  assert.equal(sampleUrl(256, "100000", "7"), "/api/scaling/sample?d_k=256&samples=15625&seed=7");
-  assert.equal(sampleUrl(1, "1&d_k=9", "a b"), "/api/scaling/sample?d_k=1&samples=1%26d_k%3D9&seed=a%20b");
+  assert.equal(sampleUrl(16, "10000", "0"), "/explorer/api/scaling/sample?d_k=16&samples=10000&seed=0");
+  assert.equal(sampleUrl(256, "100000", "7"), "/explorer/api/scaling/sample?d_k=256&samples=15625&seed=7");
+  assert.equal(sampleUrl(1, "1&d_k=9", "a b"), "/explorer/api/scaling/sample?d_k=1&samples=1%26d_k%3D9&seed=a%20b");
 });
 
 const rows = (samples, seed) => SAMPLE_DKS.map((d) => ({
-  d_k: d, samples: Math.min(samples, Math.floor(MAX_DRAWS / d)), seed, variance_raw: d * 1.01, variance_scaled: 1.01,
+  d_k: d, samples: Math.min(samples, Math.floor(lab.max_draws / d)), seed, variance_raw: d * 1.01, variance_scaled: 1.01,
 }));
 
 test("the caption names the sample size and seed, and any capped d_k", () => {

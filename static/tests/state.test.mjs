@@ -5,7 +5,19 @@ import {
   removeKeyToken, removeToken, resize, rng, setCell, setCross, setKeyTokenCount, setLabel, setTokenCount, shapes,
   toggleBlocked, uiField,
 } from "../js/state.js";
+import { limits } from "../js/config.js";
 import { fromHash, toHash } from "../js/url.js";
+
+// The page learns its limits from the server (config.js); outside a page a test gives them.
+// These are the app's defaults: attention_api.request.Limits and multihead.MAX_HEADS.
+const SERVER = { tokens: 512, dim: 256, label: 64, heads: 16 };
+Object.assign(limits, SERVER);
+
+/** Run ``body`` with the limits ``lowered``, as a server configured so sends them. */
+function withLimits(lowered, body) {
+  Object.assign(limits, lowered);
+  try { body(); } finally { Object.assign(limits, SERVER); }
+}
 
 const CAT = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],
@@ -221,4 +233,26 @@ test("setKeyTokenCount sets the key sequence's length, and only in cross-attenti
   assert.deepEqual(five.X_kv, addKeyToken(addKeyToken(cross)).X_kv);
   assert.equal(setKeyTokenCount(five, 1).X_kv.length, 1);
   assert.equal(setKeyTokenCount(base(), 5).X_kv, null);
+});
+
+test("every transition keeps within the server's limits as config.js gives them", () => {
+  withLimits({ tokens: 4, dim: 3, label: 5, heads: 2 }, () => {
+    const four = addToken(base());
+    assert.equal(four.tokens.length, 4);
+    assert.equal(addToken(four), four, "a fifth token is refused");
+    assert.equal(setTokenCount(base(), 64).tokens.length, 4);
+    const cross = setCross(base(), true);
+    assert.equal(setKeyTokenCount(cross, 64).X_kv.length, 4);
+    assert.equal(shapes(resize(base(), "d_k", 3)).d_k, 3);
+    assert.deepEqual(shapes(resize(base(), "d_k", 4)), shapes(base()), "d_k = 4 is over 3");
+    const two = addHead(base());
+    assert.equal(addHead(two), two, "a third head is refused");
+    assert.equal(buildRequest(setLabel(base(), 0, "abcdef")).errors.get("tokens[0]"),
+      "Labels have at most 5 characters; this one has 6.");
+    assert.match(fromHash("#heads=3", base()).problem, /3 heads; there may be 1 to 2/);
+    assert.equal(fromHash(toHash(setTokenCount(base(), 4)), base()).problem, null);
+  });
+  withLimits({ tokens: 3 }, () => {
+    assert.match(fromHash("#tokens=a|b|c|d&X=1,0;0,1;1,1;1,1", base()).problem, /too large/);
+  });
 });

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
+from werkzeug.exceptions import NotFound
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.serving import make_server
 
 from app import create_app
@@ -21,15 +23,22 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 class Server:
-    """The app served by werkzeug in a thread; stop() and start() again on the same port."""
+    """The app served by werkzeug in a thread; stop() and start() again on the same port.
 
-    def __init__(self, port=0):
-        self.app = create_app({"TESTING": True})
+    ``config`` is added to the app's test config; with a ``prefix`` ("/explorer") the app
+    is mounted under it, as behind a reverse proxy that serves it at a path, and every
+    other path is a 404.
+    """
+
+    def __init__(self, port=0, config=None, prefix=""):
+        self.app = create_app({"TESTING": True, **(config or {})})
+        self.prefix = prefix
         self.port = port
         self.start()
 
     def start(self):
-        self.httpd = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        wsgi = DispatcherMiddleware(NotFound(), {self.prefix: self.app}) if self.prefix else self.app
+        self.httpd = make_server("127.0.0.1", self.port, wsgi, threaded=True)
         self.port = self.httpd.server_port
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
@@ -41,7 +50,7 @@ class Server:
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}/"
+        return f"http://127.0.0.1:{self.port}{self.prefix}/"
 
 
 @pytest.fixture(scope="session")

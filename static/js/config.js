@@ -1,0 +1,18 @@
+// The server's limits and the API's URLs, as the page was sent them: the JSON block
+// <script id="config"> of templates/index.html, built by attention_api/pages.py
+// (page_config) from the app's configuration and url_for. This module is the one place the
+// page learns them, so nothing here has a value of its own: outside a page (node's unit
+// tests) the three objects are empty, and a test fills in the values it means to test.
+//
+// limits = {tokens: n and m at most, dim: d_model, d_k and d_v at most, label: characters
+//           in one token label, heads: at most, body_bytes: a request body at most}
+// lab    = {max_draws: samples × d_k of one sample at most,
+//           curve_d_k_max: the widest d_k GET scaling answers (d_k = 1, 2, 4 … up to it)}
+// urls   = {attention, scaling, scaling_sample, …}: the API's routes, with the app's prefix
+
+const block = globalThis.document?.getElementById("config");
+const sent = block ? JSON.parse(block.textContent) : {};
+
+export const limits = { ...sent.limits };
+export const lab = { ...sent.lab };
+export const urls = { ...sent.urls };
