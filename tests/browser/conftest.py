@@ -37,7 +37,9 @@ class Server:
         self.start()
 
     def start(self):
-        wsgi = DispatcherMiddleware(NotFound(), {self.prefix: self.app}) if self.prefix else self.app
+        wsgi = self.app
+        if self.prefix:
+            wsgi = DispatcherMiddleware(NotFound(), {self.prefix: self.app})
         self.httpd = make_server("127.0.0.1", self.port, wsgi, threaded=True)
         self.port = self.httpd.server_port
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
