@@ -10,10 +10,12 @@ from flask import Blueprint, current_app, render_template
 from attention_core import __version__, default_request, presets
 
 from .assets import modules
+from .compression import gzip_page
 from .request import parse_request
 from .response import compute, response_body
 
 bp = Blueprint("pages", __name__)
+bp.after_request(gzip_page)
 
 
 def initial_answer() -> dict:
