@@ -34,9 +34,10 @@ def contents_hash(folder: Path) -> str:
 
 def modules(static: Path) -> list[str]:
     """Every module main.js may import, for the page to preload at once (not as a waterfall
-    of imports). Read from the folder, so a new module cannot be forgotten."""
+    of imports). Read from the folder, so a new module cannot be forgotten. (KaTeX is a
+    classic script of its own: see index.html.)"""
     return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
-                  if p.name != "main.js") + ["vendor/katex/katex.mjs"]
+                  if p.name != "main.js")
 
 
 @bp.record_once
