@@ -439,9 +439,11 @@ function wire() {
   });
 }
 
-// Until the first answer to a view the server did not send, the page below the controls
-// is not drawn (html.is-loading, see app.css): the inputs and the numbers appear in one
-// frame. It is shown anyway when the server cannot be reached, or after REVEAL_MS.
+// Until the page has drawn its first view, the page below the controls is not drawn
+// (index.html comes with html.is-loading, see app.css): the first paint needs no script,
+// and the inputs and the numbers appear in one frame. For the default view that is at
+// once (its answer came with the page); for any other, when its first answer is in, or
+// anyway when the server cannot be reached, or after REVEAL_MS.
 const REVEAL_MS = 1500;
 function reveal() {
   const root = document.documentElement.classList;
@@ -461,9 +463,6 @@ function reveal() {
 }
 
 function start() {
-  const select = $("preset");
-  select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
-  select.lastChild.disabled = true;
   renderLegend($("legend"));
   const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
   state = loaded;
@@ -473,10 +472,7 @@ function start() {
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
-  if (!embedded) {
-    document.documentElement.classList.add("is-loading");
-    setTimeout(reveal, REVEAL_MS);
-  }
+  if (!embedded) setTimeout(reveal, REVEAL_MS);  // (index.html comes with html.is-loading)
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, in the history entry the page was opened with.
   urls.edited(drawn, { history: "replace" });
@@ -517,6 +513,7 @@ function start() {
     ui.body = initial;
     ui.answered = state;
     drawResults({ now: true });
+    reveal();
   }
 }
 
