@@ -54,8 +54,7 @@ def _version(state) -> None:
 
 @bp.get("/assets/<version>/<path:filename>")
 def asset(version: str, filename: str):
-    """A static file, gzipped when the browser takes it; cached for a year when its
-    version is the current one."""
+    """A static file, gzipped if the client takes it; kept a year if its version is today's."""
     today = current_app.extensions["assets_version"]
     max_age = ONE_YEAR if version == today else 0  # an old link gets today's file
     packed = current_app.extensions["assets_gzip"].get(filename)
