@@ -3,15 +3,20 @@
 A browser keeps them for a year without asking again (otherwise each of ~25 modules is
 revalidated on every visit), and a new release has new URLs. Module imports are relative,
 so a page's whole module graph shares its version. Templates link a file with
-``asset("css/app.css")``.
+``asset("css/app.css")``. Text files are also kept gzipped (compression.py), and sent so
+to a browser that takes gzip.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import mimetypes
 from pathlib import Path
 
-from flask import Blueprint, current_app, send_from_directory, url_for
+from flask import Blueprint, current_app, send_file, send_from_directory, url_for
+
+from .compression import accepts_gzip, precompress
 
 bp = Blueprint("assets", __name__)
 
@@ -29,23 +34,38 @@ def contents_hash(folder: Path) -> str:
 
 def modules(static: Path) -> list[str]:
     """Every module main.js may import, for the page to preload at once (not as a waterfall
-    of imports). Read from the folder, so a new module cannot be forgotten."""
+    of imports). Read from the folder, so a new module cannot be forgotten. (KaTeX is a
+    classic script of its own: see index.html.)"""
     return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
-                  if p.name != "main.js") + ["vendor/katex/katex.mjs"]
+                  if p.name != "main.js")
 
 
 @bp.record_once
 def _version(state) -> None:
-    """Hash the static folder once, when the app registers this blueprint."""
-    version = contents_hash(Path(state.app.static_folder))
+    """Hash the static folder, and gzip its text files, once, when the app registers this
+    blueprint."""
+    static = Path(state.app.static_folder)
+    version = contents_hash(static)
     state.app.extensions["assets_version"] = version
+    state.app.extensions["assets_gzip"] = precompress(static)
     state.app.jinja_env.globals["asset"] = lambda filename: url_for(
         "assets.asset", version=version, filename=filename)
 
 
 @bp.get("/assets/<version>/<path:filename>")
 def asset(version: str, filename: str):
-    """A static file; cached for a year when its version is the current one."""
-    current = version == current_app.extensions["assets_version"]  # an old link gets today's file
-    return send_from_directory(current_app.static_folder, filename,
-                               max_age=ONE_YEAR if current else 0)
+    """A static file, gzipped if the client takes it; kept a year if its version is today's."""
+    today = current_app.extensions["assets_version"]
+    max_age = ONE_YEAR if version == today else 0  # an old link gets today's file
+    packed = current_app.extensions["assets_gzip"].get(filename)
+    if packed is not None and accepts_gzip():
+        mimetype = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+        response = send_file(io.BytesIO(packed), mimetype=mimetype, max_age=max_age,
+                             etag=f"{today}-{filename}-gzip", conditional=True)
+        response.headers["Content-Encoding"] = "gzip"
+    else:
+        response = send_from_directory(current_app.static_folder, filename, max_age=max_age)
+    # One URL, two encodings: a shared cache must not hand the gzipped bytes to a client
+    # that did not ask for them.
+    response.vary.add("Accept-Encoding")
+    return response

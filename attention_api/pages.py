@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from flask import Blueprint, current_app, render_template, url_for
@@ -12,11 +13,13 @@ from attention_core.multihead import MAX_HEADS
 
 from .api import limits
 from .assets import modules
+from .compression import gzip_page
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .request import parse_request
 from .response import compute, response_body
 
 bp = Blueprint("pages", __name__)
+bp.after_request(gzip_page)
 
 
 def page_config() -> dict:
@@ -51,11 +54,21 @@ def initial_answer() -> dict:
     return response_body(request, compute(request))
 
 
+def first_controls() -> dict:
+    """The controls' values in the page's first view (the default example, seed 1), written
+    into the HTML so the first paint shows them before any script has run."""
+    default = default_request()
+    d_k = len(default["W_Q"][0])
+    return {"seed": 1, "n": len(default["X"]), "d_model": len(default["X"][0]), "d_k": d_k,
+            "d_v": len(default["W_V"][0]), "heads": 1, "scale": f"{1 / math.sqrt(d_k):.3f}"}
+
+
 @bp.record_once
 def _prepare(state) -> None:
     """Compute the first view's answer and list the modules once, at registration."""
     state.app.extensions["pages"] = {
-        "initial": initial_answer(), "modules": modules(Path(state.app.static_folder))}
+        "initial": initial_answer(), "first": first_controls(),
+        "modules": modules(Path(state.app.static_folder))}
 
 
 @bp.get("/")
@@ -63,8 +76,8 @@ def index():
     """The interactive page, with the default view's answer already in it."""
     prepared = current_app.extensions["pages"]
     return render_template("index.html", version=__version__, presets=presets(),
-                           initial=prepared["initial"], modules=prepared["modules"],
-                           page_config=page_config())
+                           initial=prepared["initial"], first=prepared["first"],
+                           modules=prepared["modules"], page_config=page_config())
 
 
 @bp.get("/api/docs")

@@ -20,7 +20,7 @@ import { afterPaint, coalesced } from "./later.js";
 import { renderLink } from "./link.js";
 import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
-import { hideUntilAnswered, reveal, REVEAL_MS } from "./reveal.js";
+import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
 import { clearWarning, say } from "./status.js";
@@ -272,9 +272,6 @@ function exportPage() {
 }
 
 function start() {
-  const select = $("preset");
-  select.replaceChildren(...presets.map((p, k) => new Option(p.name, String(k))), new Option("(edited)", "edited"));
-  select.lastChild.disabled = true;
   renderLegend($("legend"));
   const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
   state = loaded;
@@ -284,7 +281,7 @@ function start() {
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
-  if (!embedded) hideUntilAnswered();
+  if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, in the history entry the page was opened with.
   urls.edited(drawn, { history: "replace" });
@@ -299,7 +296,11 @@ function start() {
   if (embedded) {
     answer.body = initial;
     answer.answered = state;
-    drawResults({ now: true });
+    // The working is typeset in a task of its own after this one (results.js), and the
+    // view is shown once it is (afterPaint keeps the order): no long task on a phone's
+    // first load (benchmarks/bench_lighthouse.py), and the view appears whole.
+    drawResults();
+    afterPaint(reveal);
   }
 }
 

@@ -1,14 +1,15 @@
-// Until the first answer to a view the server did not send, the page below the controls
-// is not drawn (html.is-loading, see app.css): the inputs and the numbers appear in one
-// frame. It is shown anyway when the server cannot be reached, or after REVEAL_MS.
+// Until the page has drawn its first view, the page below the controls is not drawn
+// (index.html comes with html.is-loading, see app.css): the first paint needs no script,
+// and the inputs and the numbers appear in one frame. For the default view that is at
+// once (its answer came with the page); for any other, when its first answer is in, or
+// anyway when the server cannot be reached, or after REVEAL_MS.
 
 import { afterPaint } from "./later.js";
 
 export const REVEAL_MS = 1500;
 
-/** Hide the page below the controls until reveal(), or REVEAL_MS at the latest. */
-export function hideUntilAnswered() {
-  document.documentElement.classList.add("is-loading");
+/** Show the page REVEAL_MS from now at the latest, whatever has come. */
+export function revealByDeadline() {
   setTimeout(reveal, REVEAL_MS);
 }
 

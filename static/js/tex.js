@@ -1,6 +1,5 @@
 // Maths in the page: a span that holds TeX until KaTeX typesets it in place.
 
-import katex from "../vendor/katex/katex.mjs";
 import { el } from "./dom.js";
 import { untypeset } from "./morph.js";
 
@@ -12,6 +11,9 @@ export function math(tex) {
 
 /** Typeset every maths span under ``host`` that is not typeset yet. */
 export function typeset(host) {
+  // KaTeX's minified build is a classic script, run before the page's modules (index.html
+  // loads it deferred, ahead of main.js): it defines the global katex.
+  const { katex } = globalThis;
   for (const span of untypeset(host)) {
     katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
   }

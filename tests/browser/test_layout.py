@@ -6,7 +6,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded, softmax_rows, working_text
+from tests.browser.helpers import loaded, softmax_rows, wait_settled, working_text
 
 pytestmark = pytest.mark.browser
 
@@ -195,3 +195,46 @@ def test_with_positions_the_page_shows_x_plus_pe_and_what_each_projection_multip
     rows = page.locator('figure[data-key="Q"] tbody tr')
     assert [rows.nth(i).locator("td").all_inner_texts() for i in range(3)] == \
         [[f"{v:.3f}" for v in r] for r in Q]
+
+
+def test_the_first_paint_waits_for_no_script(browser, console, server):
+    # main.js is held: the masthead and the controls, with the first view's values, are
+    # painted all the same; the blocks main.js draws wait, undrawn, so nothing moves later.
+    page = open_page(browser, console, 390, 844)
+    held = []
+    page.route("**/js/main.js", lambda route: held.append(route))
+    page.goto(server.url, wait_until="commit")
+    page.wait_for_function(
+        "() => performance.getEntriesByName('first-contentful-paint').length === 1")
+    assert held, "main.js is still held at the first paint"
+    expect(page.get_by_role("heading", name="Attention Explorer")).to_be_visible()
+    assert page.get_by_label("Example").input_value() == "0"
+    expect(page.get_by_role("option", name="the cat sat")).to_have_count(1)
+    controls = ("seed", "tokens", "d_model", "d_k", "d_v", "heads", "scale")
+    assert [page.locator(f"#{k}").input_value() for k in controls] \
+        == ["1", "3", "2", "2", "2", "1", "0.707"]
+    expect(page.get_by_role("checkbox", name="Scale by 1/√dk")).to_be_checked()
+    assert page.evaluate("document.documentElement.classList.contains('is-loading')")
+    held[0].continue_()
+    wait_settled(page)
+    assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
+    assert page.get_by_label("Example").input_value() == "0"
+    page.context.close()
+
+
+def test_with_scripts_off_the_page_shows_the_first_example_computed_on_the_server(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server.url)
+    answer = page.get_by_role("region", name="The example “the cat sat”, computed on the server")
+    expect(answer).to_be_visible()
+    weights = answer.get_by_role("table", name="Weights A")
+    # Row 3 "sat" of the default example: softmax((4, 2, 6) / √2), worked in test_widget's CAT_A.
+    expect(weights.get_by_role("row").nth(3).get_by_role("cell")) \
+        .to_have_text(["0.187", "0.045", "0.768"])
+    output = answer.get_by_role("table", name="Output Z")
+    expect(output.get_by_role("row").nth(3).get_by_role("cell")).to_have_text(["0.955", "1.627"])
+    expect(page.locator("#page")).to_be_hidden()  # the blocks only the script can fill
+    expect(page.get_by_role("region", name="Controls")).to_be_hidden()
+    context.close()
