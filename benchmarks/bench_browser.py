@@ -163,6 +163,7 @@ def serving(kind: str):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=("gunicorn", "werkzeug"), default="gunicorn")
+    parser.add_argument("--small", action="store_true", help="only the 3-token cases")
     args = parser.parse_args()
     with serving(args.server) as url, sync_playwright() as p:
         print(f"served by {args.server}")
@@ -176,7 +177,7 @@ def main() -> int:
         cases = (("3 tokens (default)", "", 50, 1.5), ("3 tokens, 4 heads", fragment(3, 2, heads=4), 50, None),
                  ("256 tokens, d = 64", fragment(256, 64), 250, None),
                  ("256 tokens, 4 heads", fragment(256, 64, heads=4), 250, None))
-        for label, frag, goal, ratio_goal in cases:
+        for label, frag, goal, ratio_goal in cases[:2] if args.small else cases:
             page.goto(url + frag)
             settle(page)
             baseline_for(page, baseline, url)
@@ -187,6 +188,9 @@ def main() -> int:
             print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
                   f"{pct(working, 95):>9.1f} ms {statistics.median(base):>6.1f} ms {b95:>6.1f} ms"
                   f" {p95 / b95:>5.2f}×  {goals}: {'meets' if meets else 'misses'}")
+        if args.small:
+            browser.close()
+            return 0
 
         for label, frag in (("512 tokens, d = 64", fragment(512, 64)),
                             ("512 tokens, 4 heads", fragment(512, 64, heads=4))):
