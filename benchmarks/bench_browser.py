@@ -103,15 +103,21 @@ def baseline_for(app, baseline, url):
 
 
 def edits(app, baseline):
-    """(numbers painted, working painted, baseline painted) in ms, the pages in turn."""
+    """(numbers painted, working painted, baseline painted) in ms. The pages take turns,
+    each going first every other time, and each edit is followed by a pause in which the
+    page's work after the paint (the working, the export panel) is done."""
     numbers, working, base = [], [], []
     for k in range(EDITS):
-        a, b = edit(app, k + 1, True)
-        numbers.append(a)
-        working.append(b)
-        if baseline is not None:
-            base.append(edit(baseline, k + 1, False)[0])
-        app.wait_for_timeout(20)
+        turns = ("app", "baseline") if k % 2 == 0 else ("baseline", "app")
+        for turn in turns:
+            if turn == "app":
+                a, b = edit(app, k + 1, True)
+                numbers.append(a)
+                working.append(b)
+                app.wait_for_timeout(20)
+            elif baseline is not None:
+                base.append(edit(baseline, k + 1, False)[0])
+                baseline.wait_for_timeout(20)
     return numbers, working, base
 
 
