@@ -36,6 +36,7 @@ function drawCanvas(k, bytes) {
     image.data[4 * (i * m + j) + 3] = 255;
   }));
   canvas.getContext("2d").putImageData(image, 0, 0);
+  canvas.dataset.drawn = String(newest);  // a canvas's pixels are no DOM change: say it is drawn
 }
 
 document.querySelector("input").addEventListener("input", async (e) => {
