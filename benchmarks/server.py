@@ -1,7 +1,10 @@
-"""The production server for the load benchmarks: the Dockerfile's CMD on a loopback port.
+"""The production server for the benchmarks: the Dockerfile's CMD on a loopback port.
 
-Also reads what the benchmarks report about its processes from /proc: worker pids,
-resident memory, CPU time, and which client ports each worker holds.
+With ``baseline=True`` it serves, beside the app, the browser benchmark's baseline page
+(benchmarks/baseline/) under BASELINE_PATH: the same command and settings, with the app
+wrapped by ``create_app_with_baseline``. Also reads what the benchmarks report about its
+processes from /proc: worker pids, resident memory, CPU time, and which client ports each
+worker holds.
 """
 
 import os
@@ -17,6 +20,8 @@ sys.path.insert(0, str(ROOT))
 # The Dockerfile is read by the deployment tests' parser, so the two cannot disagree.
 from tests.test_deploy import arguments, exec_form, free_port
 
+BASELINE_DIR = Path(__file__).resolve().parent / "baseline"
+BASELINE_PATH = "/benchmark-baseline/"  # no path of the app's starts so
 TICKS = os.sysconf("SC_CLK_TCK")  # /proc/<pid>/stat counts CPU time in these
 
 
@@ -30,14 +35,44 @@ def health(port: int, timeout: float = 1) -> int:
         return r.status
 
 
+def create_app_with_baseline():
+    """The app, with the files of benchmarks/baseline/ answered under BASELINE_PATH.
+
+    A WSGI wrapper rather than a route: the app itself is left exactly as it is served.
+    """
+    from app import create_app
+    app = create_app()
+    types = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
+    def serve(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if not path.startswith(BASELINE_PATH):
+            return app(environ, start_response)
+        name = path[len(BASELINE_PATH):] or "index.html"
+        file = BASELINE_DIR / name
+        if "/" in name or file.suffix not in types or not file.is_file():
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [f"no baseline file {name!r}".encode()]
+        body = file.read_bytes()
+        start_response("200 OK", [("Content-Type", types[file.suffix]),
+                                  ("Content-Length", str(len(body))),
+                                  ("Cache-Control", "no-store")])
+        return [body]
+
+    return serve
+
+
 class Gunicorn:
     """``with Gunicorn(log_dir) as server:`` runs the server until the block ends."""
 
-    def __init__(self, log_dir: Path, env: dict[str, str] | None = None):
+    def __init__(self, log_dir: Path, env: dict[str, str] | None = None, baseline: bool = False):
         self.port = free_port()
         self.log_path = log_dir / "gunicorn.log"  # access log and error log together
         self.env = {**os.environ, **(env or {}), "HOST": "127.0.0.1", "PORT": str(self.port)}
         cmd = dockerfile_cmd()
+        if baseline:
+            assert cmd[-1] == "app:create_app()", f"the Dockerfile's CMD ends {cmd[-1]!r}"
+            cmd = [*cmd[:-1], "benchmarks.server:create_app_with_baseline()"]
         self.command = [str(Path(sys.executable).parent / cmd[0]), *cmd[1:]]
         self.process = None
 

@@ -1,7 +1,7 @@
 // Draw a read-only matrix: bracketed, right-aligned, 3 decimals, token labels beside rows.
 // Re-drawing a matrix of the same size only rewrites the numbers, so nothing jumps.
 
-import { el, symbols } from "./dom.js";
+import { el, setProp, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 
 // Beyond this many rows or columns a matrix shows its top-left corner and says so:
@@ -34,10 +34,8 @@ export function renderMatrix(figure, spec) {
   }
   const note = figure.querySelector(".truncated");
   const hidden = allRows > rows || allCols > cols;
-  note.hidden = !hidden;
-  if (hidden) {
-    note.textContent = `Showing ${rows} of ${allRows} rows and ${cols} of ${allCols} columns.`;
-  }
+  setProp(note, "hidden", !hidden);  // an attribute written again, even unchanged, costs a style pass
+  if (hidden) setText(note, `Showing ${rows} of ${allRows} rows and ${cols} of ${allCols} columns.`);
 
   const labels = figure.querySelector(".row-labels").children;
   const trs = figure.querySelector("tbody").rows;

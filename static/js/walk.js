@@ -110,10 +110,13 @@ const LIT = "walk-lit";
 const BLOCK = "walk-block";
 
 /** Draw step ``k`` (0-based) for the context ``c`` (see STEPS), or clear the walk when
- *  ``k`` is null. The first lit part that is shown is scrolled into view. */
+ *  ``k`` is null. The first lit part that is shown is scrolled into view. The html
+ *  element's class "walking" says the panel is shown, for the page's layout (app.css). */
 export function renderWalk(root, panel, k, c = null) {
   for (const node of root.querySelectorAll(`.${LIT}, .${BLOCK}`)) node.classList.remove(LIT, BLOCK);
-  if (k === null || c === null) {
+  const shown = k !== null && c !== null;
+  document.documentElement.classList.toggle("walking", shown);
+  if (!shown) {
     panel.hidden = true;
     return;
   }

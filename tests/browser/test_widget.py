@@ -451,6 +451,9 @@ def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
     expect(panel).to_contain_text("“sat” starts as its embedding: row 3 of X")
     expect(page.locator('.block-inputs.walk-block')).to_have_count(1)
     expect(page.locator('figure[data-key="X"] tbody tr:nth-child(3).walk-lit')).to_have_count(1)
+    # While the bar is shown the page's end keeps 9rem (144 px) clear of it.
+    padding = "() => getComputedStyle(document.body).paddingBottom"
+    assert page.evaluate(padding) == "144px"
     for step in range(2, 9):
         page.keyboard.press("Enter")  # focus stays on Next
         expect(panel).to_contain_text(f"Step {step} of 8")
@@ -464,6 +467,7 @@ def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     expect(page.locator(".walk-lit, .walk-block")).to_have_count(0)
+    assert page.evaluate(padding) == "0px"
 
 
 def test_cross_attention_reads_keys_from_a_second_sequence(page, server):

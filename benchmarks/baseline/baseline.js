@@ -1,0 +1,55 @@
+// The baseline page's one job: on each edit of its input, POST window.baselineRequest
+// (set by the benchmark: the app's own request body) with X[0][0] set to the input's
+// value, and write the weights of the answer into #heatmap, one table per head, or a canvas
+// when the answer sends the weights as bytes (the app asks for bytes beyond 24 tokens).
+
+import { decodeArray } from "/static/js/arrays.js";
+
+const host = document.getElementById("heatmap");
+let newest = 0;
+
+/** Write one head's weights (n × m, numbers) into the k-th table, cell by cell. */
+function drawTable(k, weights) {
+  let table = host.children[k];
+  if (!table || table.tagName !== "TABLE") {
+    table = document.createElement("table");
+    for (const row of weights) {
+      const tr = table.insertRow();
+      for (let j = 0; j < row.length; j++) tr.insertCell();
+    }
+    host.append(table);
+  }
+  weights.forEach((row, i) => row.forEach((w, j) => { table.rows[i].cells[j].textContent = w.toFixed(2); }));
+}
+
+/** Paint one head's weights as bytes (n × m, 0–255), one grey pixel per weight. */
+function drawCanvas(k, bytes) {
+  const [n, m] = [bytes.length, bytes[0].length];
+  let canvas = host.children[k];
+  if (!canvas) {
+    canvas = Object.assign(document.createElement("canvas"), { width: m, height: n });
+    host.append(canvas);
+  }
+  const image = new ImageData(m, n);
+  bytes.forEach((row, i) => row.forEach((b, j) => {
+    image.data.fill(255 - b, 4 * (i * m + j), 4 * (i * m + j) + 3);
+    image.data[4 * (i * m + j) + 3] = 255;
+  }));
+  canvas.getContext("2d").putImageData(image, 0, 0);
+  canvas.dataset.drawn = String(newest);  // a canvas's pixels are no DOM change: say it is drawn
+}
+
+document.querySelector("input").addEventListener("input", async (e) => {
+  const seq = ++newest;
+  const request = window.baselineRequest;
+  request.X[0][0] = Number(e.target.value);
+  const response = await fetch("/api/attention", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
+  });
+  const answer = await response.json();
+  if (seq !== newest) return;
+  (answer.heads ?? [answer]).forEach((head, k) => {
+    if (head.weights) drawTable(k, decodeArray(head.weights));
+    else drawCanvas(k, decodeArray(head.weights_u8));
+  });
+});
