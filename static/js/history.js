@@ -7,15 +7,17 @@
 // median of 30): 3 tokens (18 cells) 0.03 ms; 64 tokens × 16 (1,800 cells) 0.4 ms; 256 tokens × 16
 // (4,900 cells) 0.8 ms; 256 × 64 (29,000 cells) 4.8 ms; 256 × 64 with 4 heads (82,000
 // cells) 13 ms. Up to SYNC_CELLS the write costs about a millisecond; beyond it the URL
-// is written once the edit's answer has painted (or URL_WAIT_MS has passed without one),
-// and at once when the page is hidden or left, or before a link is copied.
+// is written once the edit's frame has painted (while the request is at the server), and
+// at once when the page is hidden or left, or before a link is copied. It does not wait
+// for the answer: a reload takes the URL it loads before the page hears of it (neither
+// beforeunload nor pagehide can change it, measured in chromium), so a reload while an
+// answer was awaited lost the edit; now only a reload within that one frame would.
 
 import { coalesced } from "./later.js";
 import { matricesOf } from "./state.js";
 import { toHash } from "./url.js";
 
 export const SYNC_CELLS = 5000;
-const URL_WAIT_MS = 1000;
 
 /** How many inputs a view holds: what encoding its URL costs grows with. */
 export const cellCount = (s) => matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
@@ -32,8 +34,9 @@ export function hashOf(s) {
 /** createHistory(current) → {edited, writeNow, restored}; ``current()`` is the page's state.
  *  edited(drawn, {history, field, now}): the state changed; ``history`` "push" (its own
  *  entry, joined by the next keystrokes in the same ``field``) or "replace"; the URL is
- *  written now for a small view or when ``now``, else once ``drawn`` (the promise of the
- *  answer's drawing) settles. restored(): the state came from the history (popstate). */
+ *  written now for a small view or when ``now``, else after the next paint (``drawn``,
+ *  the promise of the answer's drawing, is not waited for: see above). restored(): the
+ *  state came from the history (popstate). */
 export function createHistory(current, { history = window.history, location = window.location } = {}) {
   let lastField = null;  // the field of the last edit
   let newEntry = false;  // the URL waiting to be written makes a new history entry
@@ -57,7 +60,7 @@ export function createHistory(current, { history = window.history, location = wi
     if (kind === "push" && !(field !== null && field === lastField)) newEntry = true;
     lastField = field;
     if (now || cellCount(current()) <= SYNC_CELLS) writeNow();
-    else settledWithin(drawn, URL_WAIT_MS).then(later.schedule);
+    else later.schedule();
   }
 
   function restored() {

@@ -4,6 +4,7 @@
 // knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
+import { createBusy } from "./busy.js";
 import { drawControls, wireControls } from "./controls.js";
 import { setProp } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
@@ -74,13 +75,16 @@ function update(next, { history = "push", field = null, urlNow = false } = {}) {
   drawInputs();
 }
 const urls = createHistory(() => state);
+const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
 
 async function recompute() {
   const asked = state;
   const { request } = built(asked);
+  busy.start();
   if (!request) {
     reveal();  // nothing to wait for: the marked inputs are what there is to see
     markStale();
+    busy.done();
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
@@ -108,6 +112,7 @@ async function recompute() {
     drawInputs();
   }
   markStale();
+  busy.done();
 }
 
 // The answer still describes the inputs when they are the very same arrays: every

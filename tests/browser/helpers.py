@@ -5,6 +5,9 @@ import re
 from playwright.sync_api import expect
 
 MINUS = "\u2212"
+# How long an answer may take on a busy machine (a 320-token view took 3 s with both cores
+# loaded): a ceiling on the wait, never a time waited.
+SETTLE_MS = 30_000
 
 
 def number(text):
@@ -37,10 +40,12 @@ def loaded(page, url):
 
 
 def wait_settled(page):
-    """Wait until the numbers on screen answer the inputs on screen."""
-    expect(page.locator('#heatmap [role="grid"]').first).to_be_visible()
-    page.wait_for_function("() => !document.getElementById('results').classList.contains('is-stale')")
-    page.wait_for_load_state("networkidle")
+    """Wait until the numbers on screen answer the inputs on screen: the results are not
+    busy (main.js sets aria-busy in the edit's own event and clears it once the answer and
+    the working are drawn) and not marked out of date."""
+    expect(page.locator('#heatmap [role="grid"]').first).to_be_visible(timeout=SETTLE_MS)
+    expect(page.locator("#results")).not_to_have_attribute("aria-busy", "true", timeout=SETTLE_MS)
+    expect(page.locator("#results")).not_to_have_class(re.compile(r"\bis-stale\b"), timeout=SETTLE_MS)
 
 
 def expect_url(page, *parts):

@@ -167,14 +167,15 @@ def test_export_then_import_reproduces_the_view(page, server, tmp_path):
 
 def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_path):
     # 320 tokens × 16: 5,888 inputs, beyond what an edit's keystroke writes to the URL at
-    # once (history.js). An import writes it at once all the same; a reload right after
-    # it, its answer still held back, loads the imported view.
+    # once (history.js). An import writes it at once all the same; a link copied or a
+    # reload right after it, its answer still held back, carries the imported view.
     n, d = 320, 16
     X = [[round(((i * 7 + j) % 11) / 10 - 0.5, 1) for j in range(d)] for i in range(n)]
     eye = [[1 if i == j else 0 for j in range(d)] for i in range(d)]
     config = {"tokens": [f"w{i}" for i in range(n)], "X": X, "W_Q": eye, "W_K": eye, "W_V": eye}
     path = tmp_path / "large.json"
     path.write_text(json.dumps(config))
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url[:-1])
     loaded(page, server.url)
     held = []
 
@@ -190,6 +191,10 @@ def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_
     params = page.evaluate("Object.fromEntries(new URLSearchParams(location.hash.slice(1)))")
     assert params["tokens"].split("|") == config["tokens"]
     assert params["X"].split(";")[5] == ",".join(f"{v:g}" for v in X[5])
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator("#status")).to_contain_text("Link copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.url and "#tokens=w0|w1|" in copied
     assert held, "the answer is still held back"
     page.unroute("**/api/attention")
     page.reload()

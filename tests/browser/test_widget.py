@@ -156,6 +156,42 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     page.wait_for_function("() => document.querySelector('figure[data-key=Z] tbody tr:nth-child(3) td').textContent === '0.955'")
 
 
+def large_view(n=320, d=16):
+    """A link to n tokens × d: 5,888 inputs, beyond the view history.js writes to the URL in
+    the edit's own event (SYNC_CELLS)."""
+    X = ";".join(",".join(f"{((i * 7 + j) % 11) / 10 - 0.5:g}" for j in range(d)) for i in range(n))
+    eye = ";".join(",".join("1" if i == j else "0" for j in range(d)) for i in range(d))
+    return f"#tokens={'|'.join(f'w{i}' for i in range(n))}&X={X}&W_Q={eye}&W_K={eye}&W_V={eye}"
+
+
+def test_a_large_views_edit_is_in_the_url_before_its_answer_and_a_reload_keeps_it(page, server):
+    # A reload loads the URL the page had when it was asked for: pagehide comes too late
+    # to write it. So a large view's URL is written after the edit's frame, not after its
+    # answer. The page's clock is stopped (its frames and timers run only when told), the
+    # answers held back.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url[:-1])
+    loaded(page, server.url + large_view())
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    held = []
+    page.route("**/api/attention", lambda route: held.append(route))
+    # No frame yet: the URL still waits, and "Copy link" writes it first.
+    cell(page, "Token 1 label").fill("edited")
+    assert "tokens=w0|" in page.evaluate("location.hash")
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.get_by_role("status")).to_contain_text("Link copied")
+    assert "tokens=edited|w1|" in page.evaluate("navigator.clipboard.readText()")
+    # One frame later the next edit is in the URL, its answer still held back.
+    cell(page, "Token 2 label").fill("again")
+    page.clock.run_for(100)
+    expect_url(page, "tokens=edited|again|w2|")
+    assert held, "the answer is still held back"
+    page.unroute("**/api/attention")
+    page.reload()
+    expect(cell(page, "Token 1 label")).to_have_value("edited")
+    expect(cell(page, "Token 2 label")).to_have_value("again")
+
+
 def test_label_is_text_never_html(page, server):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
