@@ -1,6 +1,7 @@
 """Reading the page as a person would: the numbers in the heatmap, matrices and working."""
 
 import re
+import time
 
 from playwright.sync_api import expect
 
@@ -46,6 +47,17 @@ def wait_settled(page):
     expect(page.locator('#heatmap [role="grid"]').first).to_be_visible(timeout=SETTLE_MS)
     expect(page.locator("#results")).not_to_have_attribute("aria-busy", "true", timeout=SETTLE_MS)
     expect(page.locator("#results")).not_to_have_class(re.compile(r"\bis-stale\b"), timeout=SETTLE_MS)
+
+
+def wait_until(page, condition, what, seconds=SETTLE_MS / 1000):
+    """Wait until ``condition()`` (a test-side fact, such as a request a route handler
+    holds) is true: Playwright runs route handlers as it reads its events, so each try
+    is a round trip to the page, never a sleep. Fails naming ``what``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not so after {seconds:g} s")
+        page.evaluate("0")
 
 
 def expect_url(page, *parts):

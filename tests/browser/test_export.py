@@ -255,8 +255,14 @@ def test_an_invalid_input_exports_nothing(page, server):
     expect(page.locator("#status")).to_contain_text("not a number yet")
     panel(page).get_by_role("button", name="Download", exact=True).click()
     expect(preview(page)).to_have_value("An input on the page is not a number yet: fix the marked cell, then export.")
-    page.wait_for_timeout(300)
-    assert downloads == []
+    # Fixed, the configuration downloads: the clicks before it are handled before it, so
+    # had either of them downloaded a file it would come first.
+    cell(page, "W_K row 1 column 2").fill("0")
+    expect(page.locator("#stale-note")).to_be_hidden()
+    with page.expect_download() as d:
+        panel(page).get_by_role("button", name="Export configuration").click()
+    assert d.value.suggested_filename == "attention.json"
+    assert [x.suggested_filename for x in downloads] == ["attention.json"]
 
 
 def test_every_control_is_reached_by_tab_in_order(page, server):
@@ -377,7 +383,7 @@ def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
     cell(page, "X row 1 column 1").fill("2")
     wait_heatmap(page, np.round(numpy_attention([[2, 0], [0, 1], [1, 1]], CAT["W_Q"], CAT["W_K"],
                                                 CAT["W_V"])[0], 3).tolist())
-    page.wait_for_timeout(100)  # the panel follows a redraw after the next paint
+    wait_settled(page)  # the panel follows a redraw after the next paint, before the page is idle
     assert page.evaluate("[...document.querySelectorAll('#export-matrix option')].every(o => o.__kept)")
     page.get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
     expect(page.get_by_label("Matrix", exact=True).locator("option", has_text=re.compile("^Concat"))).to_have_count(1)

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (cell, expect_url, heatmap, loaded, matrix, tab_until,
-                                   softmax_rows, wait_settled, working_text)
+                                   softmax_rows, wait_settled, wait_until, working_text)
 
 pytestmark = pytest.mark.browser
 
@@ -201,7 +201,7 @@ def test_label_is_text_never_html(page, server):
     grid = page.get_by_role("grid", name="Attention weights")
     expect(grid.get_by_role("rowheader").first).to_have_text(evil)
     expect(grid.get_by_role("columnheader").nth(1)).to_have_text(evil)
-    page.wait_for_timeout(300)
+    wait_settled(page)  # every place the label is drawn, the working's typesetting included
     assert page.locator("img").count() == 0
     assert dialogs == []
 
@@ -220,15 +220,18 @@ def test_slow_answer_never_overwrites_a_newer_one(page, server):
     page.route("**/api/attention", hold_first)
     x = cell(page, "X row 3 column 1")
     x.fill("5")
-    page.wait_for_function("() => true")
-    assert held, "the first request was held"
+    wait_until(page, lambda: held, "the first request is held")
     x.fill("2")
     A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 2]])
     page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td').textContent === want",
                            arg=f"{A[2][0]:.3f}")
     held[0].continue_()
-    page.wait_for_timeout(500)
+    held[0].request.response()  # its answer came (or, aborted by the page, never will)
+    # A newer round trip through the page: anything the old answer set off is done by then.
+    page.get_by_role("grid", name="Attention weights").get_by_role("row").nth(1).get_by_role("gridcell").first.click()
+    expect(page.locator("#working-sym")).to_contain_text("query 1")
+    wait_settled(page)
     assert heatmap(page) == np.round(A, 3).tolist()
 
 
@@ -287,13 +290,22 @@ def test_nothing_moves_while_the_page_loads(page, server):
     page.on("request", lambda r: requests.append(r.url) if "/api/attention" in r.url else None)
     page.add_init_script("""
         window.__shift = 0;
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
-        }).observe({ type: 'layout-shift', buffered: true });
+        const add = (entries) => { for (const e of entries) if (!e.hadRecentInput) window.__shift += e.value; };
+        window.__layout = new PerformanceObserver((list) => add(list.getEntries()));
+        window.__layout.observe({ type: 'layout-shift', buffered: true });
+        window.__shiftNow = () => { add(window.__layout.takeRecords()); return window.__shift; };
     """)
     loaded(page, server.url)
-    page.wait_for_timeout(500)
-    assert page.evaluate("window.__shift") < 0.01
+    # What the page does after its first paint is queued by then (later.js: after a frame,
+    # at background priority): once the fonts are in, and a task queued behind that work
+    # has run and two more frames have been laid out, every shift it made is recorded.
+    shift = page.evaluate("""async () => {
+        await document.fonts.ready;
+        await new Promise((r) => requestAnimationFrame(() => scheduler.postTask(r, { priority: 'background' })));
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return window.__shiftNow();
+    }""")
+    assert shift < 0.01
     assert requests == []
     assert heatmap(page) == CAT_A
 
@@ -647,11 +659,8 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
     page.wait_for_function("() => document.readyState === 'complete'")
     assert page.evaluate("document.documentElement.classList.contains('is-loading')")
     expect(page.get_by_role("textbox", name="X row 1 column 1", exact=True)).to_be_hidden()
-    for _ in range(100):  # the route handler runs as Playwright reads its events
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert len(held) == 1, "the first request is held"
+    wait_until(page, lambda: held, "the first request is held")
+    assert len(held) == 1
     held[0].continue_()
     wait_settled(page)
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
