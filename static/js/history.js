@@ -10,8 +10,8 @@
 // is written once the edit's frame has painted (while the request is at the server), and
 // at once when the page is hidden or left, or before a link is copied. It does not wait
 // for the answer: a reload takes the URL it loads before the page hears of it (neither
-// beforeunload nor pagehide can change it, measured in chromium), so a reload while an
-// answer was awaited lost the edit; now only a reload within that one frame would.
+// beforeunload nor pagehide can change it, measured in chromium), so only a reload within
+// that one frame loses the edit, not one while the answer is awaited.
 
 import { coalesced } from "./later.js";
 import { matricesOf } from "./state.js";

@@ -134,6 +134,7 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     with page.expect_request("**/api/attention"):
         cell(page, "X row 1 column 2").fill("1")
     assert "X=1,1;" in page.evaluate("location.hash"), "the URL does not wait for the answer"
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "true")  # until it is drawn
     page.unroute("**/api/attention")
     page.reload()
     wait_settled(page)
