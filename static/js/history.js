@@ -7,15 +7,17 @@
 // median of 30): 3 tokens (18 cells) 0.03 ms; 64 tokens × 16 (1,800 cells) 0.4 ms; 256 tokens × 16
 // (4,900 cells) 0.8 ms; 256 × 64 (29,000 cells) 4.8 ms; 256 × 64 with 4 heads (82,000
 // cells) 13 ms. Up to SYNC_CELLS the write costs about a millisecond; beyond it the URL
-// is written once the edit's answer has painted (or URL_WAIT_MS has passed without one),
-// and at once when the page is hidden or left, or before a link is copied.
+// is written once the edit's frame has painted (while the request is at the server), and
+// at once when the page is hidden or left, or before a link is copied. It does not wait
+// for the answer: a reload takes the URL it loads before the page hears of it (neither
+// beforeunload nor pagehide can change it, measured in chromium), so only a reload within
+// that one frame loses the edit, not one while the answer is awaited.
 
 import { coalesced } from "./later.js";
 import { matricesOf } from "./state.js";
 import { toHash } from "./url.js";
 
 export const SYNC_CELLS = 5000;
-const URL_WAIT_MS = 1000;
 
 /** How many inputs a view holds: what encoding its URL costs grows with. */
 export const cellCount = (s) => matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
@@ -30,10 +32,9 @@ export function hashOf(s) {
 }
 
 /** createHistory(current) → {edited, writeNow, listen}; ``current()`` is the page's state.
- *  edited(drawn, {history, field, now}): the state changed; ``history`` "push" (its own
- *  entry, joined by the next keystrokes in the same ``field``) or "replace"; the URL is
- *  written now for a small view or when ``now``, else once ``drawn`` (the promise of the
- *  answer's drawing) settles. listen(restore): Back and Forward hand ``restore`` the
+ *  edited({history, field, now}): the state changed; ``history`` "push" (its own entry,
+ *  joined by the next keystrokes in the same ``field``) or "replace"; the URL is written
+ *  now for a small view or when ``now``, else after the next paint. listen(restore): Back and Forward hand ``restore`` the
  *  fragment of the entry returned to (the URL is then already written), and a URL waiting
  *  to be written is written when the page is hidden or left. */
 export function createHistory(current, { history = window.history, location = window.location } = {}) {
@@ -55,11 +56,11 @@ export function createHistory(current, { history = window.history, location = wi
     newEntry = false;
   }
 
-  function edited(drawn, { history: kind = "push", field = null, now = false } = {}) {
+  function edited({ history: kind = "push", field = null, now = false } = {}) {
     if (kind === "push" && !(field !== null && field === lastField)) newEntry = true;
     lastField = field;
     if (now || cellCount(current()) <= SYNC_CELLS) writeNow();
-    else settledWithin(drawn, URL_WAIT_MS).then(later.schedule);
+    else later.schedule();
   }
 
   function restored() {

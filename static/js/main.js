@@ -7,6 +7,7 @@
 // Forward). This is the only module that knows about state, fetching and drawing at once.
 
 import { createApi, postOnce } from "./api.js";
+import { createBusy } from "./busy.js";
 import { drawControls, wireControls } from "./controls.js";
 import { setProp } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
@@ -59,6 +60,7 @@ const api = createApi({ onConnection: (up) => {
   markStale();
 } });
 const urls = createHistory(() => state);
+const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
 
 // ---- the one path of every change ----
 
@@ -67,8 +69,8 @@ const urls = createHistory(() => state);
  *  ``urlNow`` writes the URL at once whatever the view's size (an import). */
 function update(next, { history = "push", field = null, urlNow = false } = {}) {
   setState(next);
-  const drawn = recompute();  // first, so the request travels while the inputs are redrawn
-  urls.edited(drawn, { history, field, now: urlNow });
+  recompute();  // first, so the request travels while the inputs are redrawn
+  urls.edited({ history, field, now: urlNow });
   drawInputs();
 }
 
@@ -88,9 +90,11 @@ function setState(next) {
 async function recompute() {
   const asked = state;
   const { request } = built(asked);
+  busy.start();
   if (!request) {
     reveal();  // nothing to wait for: the marked inputs are what there is to see
     markStale();
+    busy.done();
     return;
   }
   // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
@@ -118,6 +122,7 @@ async function recompute() {
     drawInputs();
   }
   markStale();
+  busy.done();
 }
 
 // The answer still describes the inputs when they are the very same arrays: every
@@ -284,7 +289,7 @@ function start() {
   if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, in the history entry the page was opened with.
-  urls.edited(drawn, { history: "replace" });
+  urls.edited({ history: "replace" });
   wire();
   mountLab($("lab-panel"));
   exportPanel = mountExport($("export-panel"), exportPage());

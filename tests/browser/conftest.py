@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 from werkzeug.exceptions import NotFound
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.serving import make_server
@@ -20,6 +20,10 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+# expect() waits for its condition; 5 s, its default, is short for an answer on a machine
+# whose two cores other processes keep busy. A ceiling, not a time any test waits.
+expect.set_options(timeout=15_000)
 
 
 class Server:

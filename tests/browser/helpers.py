@@ -1,11 +1,15 @@
 """Reading the page as a person would: the numbers in the heatmap, matrices and working."""
 
 import re
+import time
 
 import numpy as np
 from playwright.sync_api import expect
 
 MINUS = "\u2212"
+# How long an answer may take on a busy machine (a 320-token view took 3 s with both cores
+# loaded): a ceiling on the wait, never a time waited.
+SETTLE_MS = 30_000
 
 
 def number(text):
@@ -44,11 +48,24 @@ def loaded(page, url):
 
 
 def wait_settled(page):
-    """Wait until the numbers on screen answer the inputs on screen."""
-    expect(page.locator('#heatmap [role="grid"]').first).to_be_visible()
-    page.wait_for_function(
-        "() => !document.getElementById('results').classList.contains('is-stale')")
-    page.wait_for_load_state("networkidle")
+    """Wait until the numbers on screen answer the inputs on screen: the results are not
+    busy (main.js sets aria-busy in the edit's own event and clears it once the answer and
+    the working are drawn) and not marked out of date."""
+    results = page.locator("#results")
+    expect(page.locator('#heatmap [role="grid"]').first).to_be_visible(timeout=SETTLE_MS)
+    expect(results).not_to_have_attribute("aria-busy", "true", timeout=SETTLE_MS)
+    expect(results).not_to_have_class(re.compile(r"\bis-stale\b"), timeout=SETTLE_MS)
+
+
+def wait_until(page, condition, what, seconds=SETTLE_MS / 1000):
+    """Wait until ``condition()`` (a test-side fact, such as a request a route handler
+    holds) is true: Playwright runs route handlers as it reads its events, so each try
+    is a round trip to the page, never a sleep. Fails naming ``what``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not so after {seconds:g} s")
+        page.evaluate("0")
 
 
 def expect_url(page, *parts):

@@ -167,14 +167,15 @@ def test_export_then_import_reproduces_the_view(page, server, tmp_path):
 
 def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_path):
     # 320 tokens × 16: 5,888 inputs, beyond what an edit's keystroke writes to the URL at
-    # once (history.js). An import writes it at once all the same; a reload right after
-    # it, its answer still held back, loads the imported view.
+    # once (history.js). An import writes it at once all the same; a link copied or a
+    # reload right after it, its answer still held back, carries the imported view.
     n, d = 320, 16
     X = [[round(((i * 7 + j) % 11) / 10 - 0.5, 1) for j in range(d)] for i in range(n)]
     eye = [[1 if i == j else 0 for j in range(d)] for i in range(d)]
     config = {"tokens": [f"w{i}" for i in range(n)], "X": X, "W_Q": eye, "W_K": eye, "W_V": eye}
     path = tmp_path / "large.json"
     path.write_text(json.dumps(config))
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url[:-1])
     loaded(page, server.url)
     held = []
 
@@ -190,6 +191,10 @@ def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_
     params = page.evaluate("Object.fromEntries(new URLSearchParams(location.hash.slice(1)))")
     assert params["tokens"].split("|") == config["tokens"]
     assert params["X"].split(";")[5] == ",".join(f"{v:g}" for v in X[5])
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator("#status")).to_contain_text("Link copied")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.url and "#tokens=w0|w1|" in copied
     assert held, "the answer is still held back"
     page.unroute("**/api/attention")
     page.reload()
@@ -254,8 +259,14 @@ def test_an_invalid_input_exports_nothing(page, server):
     panel(page).get_by_role("button", name="Download", exact=True).click()
     expect(preview(page)).to_have_value(
         "An input on the page is not a number yet: fix the marked cell, then export.")
-    page.wait_for_timeout(300)
-    assert downloads == []
+    # Fixed, the configuration downloads: the clicks before it are handled before it, so
+    # had either of them downloaded a file it would come first.
+    cell(page, "W_K row 1 column 2").fill("0")
+    expect(page.locator("#stale-note")).to_be_hidden()
+    with page.expect_download() as d:
+        panel(page).get_by_role("button", name="Export configuration").click()
+    assert d.value.suggested_filename == "attention.json"
+    assert [x.suggested_filename for x in downloads] == ["attention.json"]
 
 
 def test_every_control_is_reached_by_tab_in_order(page, server):
@@ -390,7 +401,7 @@ def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
     cell(page, "X row 1 column 1").fill("2")
     wait_heatmap(page, np.round(numpy_attention([[2, 0], [0, 1], [1, 1]], CAT["W_Q"], CAT["W_K"],
                                                 CAT["W_V"])[0], 3).tolist())
-    page.wait_for_timeout(100)  # the panel follows a redraw after the next paint
+    wait_settled(page)  # the panel follows a redraw after the next paint, before it is idle
     assert page.evaluate(f"{options}.every(o => o.__kept)")
     page.get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
     choices = page.get_by_label("Matrix", exact=True).locator("option")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import loaded
+from tests.browser.helpers import loaded, wait_settled
 from tests.browser.test_widget import numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -41,8 +41,7 @@ def test_arrow_keys_move_the_linked_highlight_with_the_focus(page, server):
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"() => {LINKED_K}?.rowIndex === 1")
     # After the answer's working has been typeset, the link is still the focused cell's.
-    page.wait_for_load_state("networkidle")
-    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50)))")
+    wait_settled(page)
     assert lit_rows(page, "K") == [1]
 
 

@@ -181,28 +181,31 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     expect(readout).to_contain_text("Query 3 “sat”")
     # The page passes null while a newly selected row is fetched: a row right after it
     # means the prompt never shows; null alone shows it. (The page's own module: its URL
-    # carries the assets' version.)
-    shown = page.evaluate("""async () => {
+    # carries the assets' version.) The page's clock is stopped and moved on by hand,
+    # past the prompt's wait (lab.js), so nothing here depends on how fast the machine is.
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    page.evaluate("""async () => {
         const { updateLabRow } = await import(
             document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         const host = document.getElementById('lab-panel');
-        const seen = [];
-        const watch = new MutationObserver(
-            () => seen.push(host.querySelector('.lab-row-text').textContent));
-        watch.observe(host, { subtree: true, childList: true, characterData: true });
+        window.__seen = [];
+        new MutationObserver(
+            () => window.__seen.push(host.querySelector('.lab-row-text').textContent))
+          .observe(host, { subtree: true, childList: true, characterData: true });
         updateLabRow(host, null);
         updateLabRow(host, { row: 1, token: 'cat', weights: [0.5, 0.5], allowed: [true, true],
                              entropy: Math.log(2), jacobian_norm: 0.5 });
-        await new Promise((r) => setTimeout(r, 400));
-        watch.disconnect();
-        return seen;
     }""")
-    assert shown == ["Query 2 “cat”: entropy 0.693 nats of at most 0.693 (ln 2); "
-                     "softmax Jacobian size 0.500"]
+    page.clock.run_for(1000)
+    assert page.evaluate("window.__seen") == [
+        "Query 2 “cat”: entropy 0.693 nats of at most 0.693 (ln 2); "
+        "softmax Jacobian size 0.500"]
     page.evaluate("""async () => {
         const { updateLabRow } = await import(
             document.querySelector('link[rel=modulepreload][href$="/js/lab.js"]').href);
         updateLabRow(document.getElementById('lab-panel'), null);
     }""")
+    page.clock.run_for(1000)
     expect(readout).to_have_text(
         "Select a row of the heatmap to see how spread out its weights are.")

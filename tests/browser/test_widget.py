@@ -16,6 +16,7 @@ from tests.browser.helpers import (
     softmax_rows,
     tab_until,
     wait_settled,
+    wait_until,
     working_text,
 )
 
@@ -129,8 +130,11 @@ def test_invalid_cell_is_marked_and_results_kept_until_fixed(page, server):
     page.reload()
     expect(cell(page, "W_K row 1 column 2")).to_have_value("abc")
     cell(page, "W_K row 1 column 2").fill("0")
-    expect(page.locator("#stale-note")).to_be_hidden()
     expect(page.locator("#input-errors .field-error")).to_have_count(0)
+    # Reloaded with the marked cell, the page had no answer and no stale note to hide: the
+    # numbers are read once the fixed cell's answer is drawn.
+    wait_settled(page)
+    expect(page.locator("#stale-note")).to_be_hidden()
     assert heatmap(page) == CAT_A
 
 
@@ -145,6 +149,7 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     with page.expect_request("**/api/attention"):
         cell(page, "X row 1 column 2").fill("1")
     assert "X=1,1;" in page.evaluate("location.hash"), "the URL does not wait for the answer"
+    expect(page.locator("#results")).to_have_attribute("aria-busy", "true")  # until it is drawn
     page.unroute("**/api/attention")
     page.reload()
     wait_settled(page)
@@ -168,6 +173,42 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
                            " td').textContent === '0.955'")
 
 
+def large_view(n=320, d=16):
+    """A link to n tokens × d: 5,888 inputs, beyond the view history.js writes to the URL in
+    the edit's own event (SYNC_CELLS)."""
+    X = ";".join(",".join(f"{((i * 7 + j) % 11) / 10 - 0.5:g}" for j in range(d)) for i in range(n))
+    eye = ";".join(",".join("1" if i == j else "0" for j in range(d)) for i in range(d))
+    return f"#tokens={'|'.join(f'w{i}' for i in range(n))}&X={X}&W_Q={eye}&W_K={eye}&W_V={eye}"
+
+
+def test_a_large_views_edit_is_in_the_url_before_its_answer_and_a_reload_keeps_it(page, server):
+    # A reload loads the URL the page had when it was asked for: pagehide comes too late
+    # to write it. So a large view's URL is written after the edit's frame, not after its
+    # answer. The page's clock is stopped (its frames and timers run only when told), the
+    # answers held back.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url[:-1])
+    loaded(page, server.url + large_view())
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    held = []
+    page.route("**/api/attention", lambda route: held.append(route))
+    # No frame yet: the URL still waits, and "Copy link" writes it first.
+    cell(page, "Token 1 label").fill("edited")
+    assert "tokens=w0|" in page.evaluate("location.hash")
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.get_by_role("status")).to_contain_text("Link copied")
+    assert "tokens=edited|w1|" in page.evaluate("navigator.clipboard.readText()")
+    # One frame later the next edit is in the URL, its answer still held back.
+    cell(page, "Token 2 label").fill("again")
+    page.clock.run_for(100)
+    expect_url(page, "tokens=edited|again|w2|")
+    assert held, "the answer is still held back"
+    page.unroute("**/api/attention")
+    page.reload()
+    expect(cell(page, "Token 1 label")).to_have_value("edited")
+    expect(cell(page, "Token 2 label")).to_have_value("again")
+
+
 def test_label_is_text_never_html(page, server):
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -177,7 +218,7 @@ def test_label_is_text_never_html(page, server):
     grid = page.get_by_role("grid", name="Attention weights")
     expect(grid.get_by_role("rowheader").first).to_have_text(evil)
     expect(grid.get_by_role("columnheader").nth(1)).to_have_text(evil)
-    page.wait_for_timeout(300)
+    wait_settled(page)  # every place the label is drawn, the working's typesetting included
     assert page.locator("img").count() == 0
     assert dialogs == []
 
@@ -196,15 +237,19 @@ def test_slow_answer_never_overwrites_a_newer_one(page, server):
     page.route("**/api/attention", hold_first)
     x = cell(page, "X row 3 column 1")
     x.fill("5")
-    page.wait_for_function("() => true")
-    assert held, "the first request was held"
+    wait_until(page, lambda: held, "the first request is held")
     x.fill("2")
     A, _ = numpy_attention([[1, 0], [0, 1], [2, 1]], [[1, 0], [1, 2]], [[2, 0], [0, 1]],
                            [[1, 0], [0, 2]])
     page.wait_for_function("want => document.querySelector('table.grid tbody tr:nth-child(3) td')"
                            ".textContent === want", arg=f"{A[2][0]:.3f}")
     held[0].continue_()
-    page.wait_for_timeout(500)
+    held[0].request.response()  # its answer came (or, aborted by the page, never will)
+    # A newer round trip through the page: anything the old answer set off is done by then.
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(1).get_by_role("gridcell").first.click()
+    expect(page.locator("#working-sym")).to_contain_text("query 1")
+    wait_settled(page)
     assert heatmap(page) == np.round(A, 3).tolist()
 
 
@@ -263,13 +308,25 @@ def test_nothing_moves_while_the_page_loads(page, server):
     page.on("request", lambda r: requests.append(r.url) if "/api/attention" in r.url else None)
     page.add_init_script("""
         window.__shift = 0;
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
-        }).observe({ type: 'layout-shift', buffered: true });
+        const add = (entries) => {
+          for (const e of entries) if (!e.hadRecentInput) window.__shift += e.value;
+        };
+        window.__layout = new PerformanceObserver((list) => add(list.getEntries()));
+        window.__layout.observe({ type: 'layout-shift', buffered: true });
+        window.__shiftNow = () => { add(window.__layout.takeRecords()); return window.__shift; };
     """)
     loaded(page, server.url)
-    page.wait_for_timeout(500)
-    assert page.evaluate("window.__shift") < 0.01
+    # What the page does after its first paint is queued by then (later.js: after a frame,
+    # at background priority): once the fonts are in, and a task queued behind that work
+    # has run and two more frames have been laid out, every shift it made is recorded.
+    shift = page.evaluate("""async () => {
+        await document.fonts.ready;
+        await new Promise((r) => requestAnimationFrame(
+          () => scheduler.postTask(r, { priority: 'background' })));
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return window.__shiftNow();
+    }""")
+    assert shift < 0.01
     assert requests == []
     assert heatmap(page) == CAT_A
 
@@ -309,6 +366,7 @@ def test_an_overflow_the_server_refuses_is_said_and_marked(page, server, console
     assert heatmap(page) == CAT_A
     cell(page, "W_Q row 1 column 1").fill("1")
     x.fill("1")
+    wait_settled(page)
     expect(page.locator("#stale-note")).to_be_hidden()
     expect(page.get_by_role("status")).to_have_text("")
     assert heatmap(page) == CAT_A
@@ -357,7 +415,9 @@ def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, serve
     for j in range(3):
         row1.nth(j).click()
         page.wait_for_function(f"() => location.hash.includes('0-{j}')")
-    wait_settled(page)
+        # The next click aims at a table that is no longer redrawn (a masked score's "−∞"
+        # is wider than its number: a redraw between aim and click could move the cells).
+        wait_settled(page)
     assert heatmap(page)[0] == [0, 0, 0]
     assert page.locator("table.grid tbody tr").first.locator("td.masked").count() == 3
     expect(page.get_by_role("status")).to_contain_text("Query 1 “the” may read no key")
@@ -645,11 +705,8 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
     page.wait_for_function("() => document.readyState === 'complete'")
     assert page.evaluate("document.documentElement.classList.contains('is-loading')")
     expect(page.get_by_role("textbox", name="X row 1 column 1", exact=True)).to_be_hidden()
-    for _ in range(100):  # the route handler runs as Playwright reads its events
-        if held:
-            break
-        page.wait_for_timeout(50)
-    assert len(held) == 1, "the first request is held"
+    wait_until(page, lambda: held, "the first request is held")
+    assert len(held) == 1
     held[0].continue_()
     wait_settled(page)
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
