@@ -323,7 +323,8 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     panel(page).scroll_into_view_if_needed()  # on screen, the choices follow the page
     choices = page.get_by_label("Matrix", exact=True).locator("option")
     expect(choices.filter(has_text="head 2")).to_have_count(10)
-    options = choices.all_inner_texts()
+    # textContent: innerText is empty until content-visibility (app.css) draws the block.
+    options = choices.all_text_contents()
     want = {"W_Q, head 2", "A (weights), head 2", "W_O", "Output = Concat·W_O"}
     assert want <= set(options), options
     choose(page, "A (weights), head 2", "CSV")
