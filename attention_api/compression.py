@@ -1,9 +1,10 @@
 """gzip for the text the page is made of: its static files, compressed once at start-up,
 and its HTML, compressed per response.
 
-On a phone's connection the bytes are the first load's cost: the static folder's ~590 KiB of text
-are ~190 KiB gzipped. Fonts (woff2) are compressed already and are sent as they are. The
-API's JSON answers are left alone: they are computed per request, and most are small.
+On a phone's connection the bytes are the first load's cost: the static folder's ~590 KiB
+of text are ~190 KiB gzipped. Fonts (woff2) are compressed already and are sent as they
+are. The API's JSON answers are left alone: they are computed per request, and most are
+small.
 """
 
 from __future__ import annotations
