@@ -22,9 +22,6 @@ export const SYNC_CELLS = 5000;
 /** How many inputs a view holds: what encoding its URL costs grows with. */
 export const cellCount = (s) => matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
 
-/** ``promise`` settled, or ``ms`` passed without it (a lost connection retries forever). */
-export const settledWithin = (promise, ms) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
-
 const hashes = new WeakMap();  // the fragment of a state, encoded once
 export function hashOf(s) {
   if (!hashes.has(s)) hashes.set(s, toHash(s));

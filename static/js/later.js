@@ -30,3 +30,6 @@ export function coalesced(fn) {
     },
   };
 }
+
+/** ``promise`` settled, or ``ms`` passed without it (a lost connection retries forever). */
+export const settledWithin = (promise, ms) => Promise.race([promise, new Promise((r) => setTimeout(r, ms))]);
