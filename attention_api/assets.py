@@ -34,10 +34,10 @@ def contents_hash(folder: Path) -> str:
 
 def modules(static: Path) -> list[str]:
     """Every module main.js may import, for the page to preload at once (not as a waterfall
-    of imports). Read from the folder, so a new module cannot be forgotten. (KaTeX is a
-    classic script of its own: see index.html.)"""
+    of imports). Read from the folder, so a new module cannot be forgotten. (boot.js, which
+    preloads them, and KaTeX's build are classic scripts: see boot.js.)"""
     return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
-                  if p.name != "main.js")
+                  if p.name not in ("main.js", "boot.js"))
 
 
 @bp.record_once
@@ -48,8 +48,13 @@ def _version(state) -> None:
     version = contents_hash(static)
     state.app.extensions["assets_version"] = version
     state.app.extensions["assets_gzip"] = precompress(static)
-    state.app.jinja_env.globals["asset"] = lambda filename: url_for(
-        "assets.asset", version=version, filename=filename)
+    state.app.jinja_env.globals["asset"] = asset_url
+
+
+def asset_url(filename: str) -> str:
+    """The URL of a file of the static folder, at today's version."""
+    return url_for("assets.asset", version=current_app.extensions["assets_version"],
+                   filename=filename)
 
 
 @bp.get("/assets/<version>/<path:filename>")

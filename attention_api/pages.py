@@ -12,7 +12,7 @@ from attention_core import __version__, default_request, presets
 from attention_core.multihead import MAX_HEADS
 
 from .api import limits
-from .assets import modules
+from .assets import asset_url, modules
 from .compression import gzip_page
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .request import parse_request
@@ -40,7 +40,8 @@ def page_config() -> dict:
                  "scaling": url_for("api.scaling"),
                  "scaling_sample": url_for("api.scaling_sample"),
                  "openapi": url_for("api.openapi"), "health": url_for("api.health"),
-                 "docs": url_for("pages.api_docs"), "index": url_for("pages.index")},
+                 "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
+                 "katex": asset_url("vendor/katex/katex.min.js")},
     }
 
 
@@ -77,7 +78,8 @@ def index():
     prepared = current_app.extensions["pages"]
     return render_template("index.html", version=__version__, presets=presets(),
                            initial=prepared["initial"], first=prepared["first"],
-                           modules=prepared["modules"], page_config=page_config())
+                           modules=[asset_url(m) for m in prepared["modules"]],
+                           page_config=page_config())
 
 
 @bp.get("/api/docs")

@@ -80,7 +80,7 @@ def test_the_installed_app_serves_its_page_and_files(installed):
     p = run(installed, str(venv / "bin/python"), "-c",
             "import re; from app import create_app; c = create_app().test_client(); "
             "page = c.get('/'); "
-            "files = re.findall(r'(?:href|src)=\"(/assets/[^\"]+)\"', page.text); "
+            "files = re.findall(r'/assets/[0-9a-f]{12}/[^\"\\'\\s]+', page.text); "
             "print(page.status_code, c.get('/api/docs').status_code, len(files), "
             "sorted({c.get(f).status_code for f in files}))")
     assert p.returncode == 0, p.stderr

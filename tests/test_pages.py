@@ -29,13 +29,15 @@ def test_the_page_preloads_every_module_main_js_can_import(client):
             imported.add(f"js/{name}")
     assert {"js/api.js", "js/later.js", "js/morph.js", "js/arrays.js"} <= imported
     page = client.get("/").get_data(as_text=True)
-    preloaded = set(re.findall(r'rel="modulepreload" href="/assets/[0-9a-f]{12}/([^"]+)"', page))
-    assert imported <= preloaded
-    assert "js/main.js" not in preloaded  # the entry point is the script itself
-    # KaTeX is its minified build, a classic script deferred ahead of the modules.
+    # The one script of the head is boot.js, async; it preloads the modules and starts
+    # main.js, whose URLs its tag holds.
     scripts = re.findall(r'<script ([^>]*)src="/assets/[0-9a-f]{12}/([^"]+)"', page)
-    assert [name for _, name in scripts] == ["vendor/katex/katex.min.js", "js/main.js"]
-    assert "defer" in scripts[0][0] and 'type="module"' in scripts[1][0]
+    assert [name for _, name in scripts] == ["js/boot.js"] and "async" in scripts[0][0]
+    hrefs = json.loads(re.search(r"data-modules='([^']+)'", page).group(1))
+    preloaded = {re.fullmatch(r"/assets/[0-9a-f]{12}/(js/[a-z]+\.js)", h).group(1) for h in hrefs}
+    assert imported <= preloaded
+    assert not {"js/main.js", "js/boot.js"} & preloaded  # the entry point and the loader
+    assert re.search(r'data-main="/assets/[0-9a-f]{12}/js/main.js"', page)
 
 
 def test_api_docs_page_describes_the_routes(client):
@@ -99,8 +101,10 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "scaling": "/explorer/api/scaling",
                     "scaling_sample": "/explorer/api/scaling/sample",
                     "openapi": "/explorer/api/openapi.json", "health": "/explorer/health",
-                    "docs": "/explorer/api/docs", "index": "/explorer/"}
-    for name in ("presets", "scaling", "openapi", "health", "docs", "index"):
+                    "docs": "/explorer/api/docs", "index": "/explorer/",
+                    "katex": f"/explorer/assets/{app.extensions['assets_version']}"
+                             "/vendor/katex/katex.min.js"}
+    for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex"):
         assert status(client, urls[name]) == 200, name
     sample = client.get(urls["scaling_sample"] + "?d_k=4&samples=100&seed=0")
     assert sample.status_code == 200 and sample.get_json()["d_k"] == 4
@@ -109,7 +113,8 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
     assert client.post(urls["attention"], json={**cat_sat, "fields": []}).get_json() == {}
     # Every file and link of the page and of the API's docs is under the prefix and answers.
     docs = client.get(urls["docs"]).get_data(as_text=True)
-    links = set(re.findall(r'(?:href|src)="(/[^"#]*)"', html + docs))
+    links = set(re.findall(r'(?:href|src|data-main)="(/[^"#]*)"', html + docs))
+    links |= set(json.loads(re.search(r"data-modules='([^']+)'", html).group(1)))
     assert links and all(link.startswith("/explorer/") for link in links), links
     for link in links:
         assert status(client, link) == 200, link

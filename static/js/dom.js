@@ -1,5 +1,8 @@
 // Tiny DOM helpers shared by the rendering modules. Text always goes in as text, never HTML.
 
+/** app.css: below this width the stage is one column, the working under the heatmap. */
+export const STACKED = "(max-width: 1023px)";
+
 /** el("td", {class: "x", "aria-label": "…"}, child or text, …) */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

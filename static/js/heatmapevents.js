@@ -3,12 +3,12 @@
 // across the page. The focus and the lit weight are the page's pointer object; the
 // drawing (main.js) only receives them.
 
+import { STACKED } from "./dom.js";
 import { cellAt, moveFocus } from "./heatmap.js";
 import { cellFromPoint } from "./readout.js";
 import * as S from "./state.js";
 
 const $ = (id) => document.getElementById(id);
-const STACKED = "(max-width: 1023px)";  // app.css: below this width the stage is one column
 
 /** Which head's heatmap ``node`` is in (0 with one head). */
 const headOf = (node) => Number(node.closest("[data-head]")?.dataset.head ?? 0);

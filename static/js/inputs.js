@@ -24,6 +24,10 @@ function split(name) {
   return m ? { base: m[1], head: Number(m[2]) } : { base: name, head: null };
 }
 
+/** Whether a matrix's inputs come after head 1's X, W_Q, W_K, W_V (and X_kv): those of the
+ *  other heads and W_O, below the first screen (app.css draws them as they near it). */
+const isBelow = (name) => split(name).head !== null || name === "W_O";
+
 /** The words before "row i column j" in a cell's accessible name: "W_Q", "W_Q head 2". */
 const cellPrefix = (name) => {
   const { base, head } = split(name);
@@ -63,7 +67,7 @@ export function renderInputs(host, state, errors, { later = null, pages = null }
     if (!names.includes(figure.dataset.key)) figure.remove();  // a removed head, X_kv off
   }
   for (const name of names) {
-    const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
+    const figure = keyed(host, name, () => el("figure", { class: isBelow(name) ? "matrix editable below" : "matrix editable" }));
     const m = state[name];
     const w = windowOf(pages?.get(name), m.length, m[0].length, SHOWN);
     const rows = w.r1 - w.r0;

@@ -286,15 +286,22 @@ export function mountLab(host) {
   ui.form.addEventListener("submit", (e) => { e.preventDefault(); sample(ui); });
   showExponent(ui, START_EXPONENT);
   loadCurve(ui);
+  const given = labRows.get(host)?.row;  // the page may select a row before the lab is mounted
   labRows.set(host, { node: row, timer: 0 });
+  if (given !== undefined) updateLabRow(host, given);
 }
 
-const labRows = new WeakMap();  // host → its readout paragraph, so an update is one text write
+// host → its readout paragraph, so an update is one text write; or, until mountLab,
+// {row}: the row it is to show.
+const labRows = new WeakMap();
 
 /** Show the selected row's entropy and softmax-Jacobian size, or a prompt for null. */
 export function updateLabRow(host, row) {
   const r = labRows.get(host);
-  if (!r) return;
+  if (!r?.node) {
+    labRows.set(host, { row });
+    return;
+  }
   clearTimeout(r.timer);
   // The page passes null for a moment while a newly selected row's numbers are fetched;
   // the prompt waits, so the old row's readout (which names its row) does not flicker.

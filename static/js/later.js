@@ -10,6 +10,12 @@ export const inBackground = globalThis.scheduler?.postTask
  *  alone may run before that frame, while the browser waits for its moment to paint.) */
 export const afterPaint = (task) => void requestAnimationFrame(() => inBackground(task));
 
+/** Run ``tasks`` one after another, each after the frame that follows the one before (so
+ *  that each one's drawing is laid out in a frame of its own). */
+export function oneAFrame(...tasks) {
+  if (tasks.length) afterPaint(() => { tasks[0](); oneAFrame(...tasks.slice(1)); });
+}
+
 /** coalesced(fn) → {schedule(), cancel()}: schedule runs fn once, after the next paint,
  *  however often it is called before fn runs; cancel forgets a scheduled run. */
 export function coalesced(fn) {

@@ -9,7 +9,7 @@
 import { createApi, postOnce } from "./api.js";
 import { createBusy } from "./busy.js";
 import { drawControls, wireControls } from "./controls.js";
-import { setProp } from "./dom.js";
+import { setProp, STACKED } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
@@ -17,7 +17,7 @@ import { createHistory } from "./history.js";
 import { wireInputs } from "./inputevents.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
-import { afterPaint, coalesced, settledWithin } from "./later.js";
+import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from "./later.js";
 import { renderLink } from "./link.js";
 import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
@@ -25,6 +25,7 @@ import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
 import { clearWarning, say } from "./status.js";
+import { katexReady } from "./tex.js";
 import { fromHash, toHash } from "./url.js";
 import { walkContext } from "./walk.js";
 import { createWalk } from "./walkevents.js";
@@ -181,11 +182,11 @@ function isPreset(preset, s) {
 }
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
-function drawResults({ now = false } = {}) {
+function drawResults({ byFrames = false } = {}) {
   const body = shownHead(answer.body, state.head);
   pointer.focus = keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length);
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
-    link: pointer.link, now, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
+    link: pointer.link, byFrames, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
@@ -286,27 +287,43 @@ function start() {
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
   const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
+  // KaTeX's build (tex.js), at once where the working is on the first screen.
+  const stacked = matchMedia(STACKED).matches;
+  const katex = stacked ? Promise.resolve() : katexReady().catch(() => {});
   if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, in the history entry the page was opened with.
   urls.edited({ history: "replace" });
   wire();
-  mountLab($("lab-panel"));
-  exportPanel = mountExport($("export-panel"), exportPage());
-  // Head 1's inputs now; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
+  // Head 1's inputs first; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
-  if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
-    settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
+  const firstInputs = () => {
+    if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
+      settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
+    }
+  };
+  if (!embedded) {  // the page may be shown at once, marked inputs and all (recompute)
+    firstInputs();
+    afterPaint(mountBelow);
+    return;
   }
-  if (embedded) {
-    answer.body = initial;
-    answer.answered = state;
-    // The working is typeset in a task of its own after this one (results.js), and the
-    // view is shown once it is (afterPaint keeps the order): no long task on a phone's
-    // first load (benchmarks/bench_lighthouse.py), and the view appears whole.
-    drawResults();
-    afterPaint(reveal);
-  }
+  answer.body = initial;
+  answer.answered = state;
+  // The default view's answer: the rest comes in tasks and frames of their own, as one
+  // task it was a phone's longest (benchmarks/bench_lighthouse.py). The inputs; the
+  // results, with the working typeset before where it stands beside the heatmap, and
+  // when it nears the screen where it is under it, below the first screen (results.js);
+  // then the page is shown.
+  inBackground(firstInputs);
+  katex.then(() => inBackground(() => {
+    drawResults({ byFrames: stacked });
+    oneAFrame(reveal, mountBelow);
+  }));
 }
+
+/** The lab and the export panel, at the bottom of the page, a frame apart: once the page is
+ *  laid out, the browser leaves them undrawn until they near the screen (app.css). */
+const mountBelow = () => oneAFrame(() => mountLab($("lab-panel")),
+  () => { exportPanel = mountExport($("export-panel"), exportPage()); });
 
 start();

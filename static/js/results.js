@@ -10,6 +10,7 @@ import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
 import { enteringRow } from "./walk.js";
+import { typeset, typesetWhenNear } from "./tex.js";
 import { renderWorking, scaleWords } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
@@ -60,11 +61,13 @@ export function shownHead(answer, head) {
 }
 
 /** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).
- *  view: {row, head, focus: {i, j}, link: {i, j} or null, now: typeset the working at once,
+ *  view: {row, head, focus: {i, j}, link: {i, j} or null, byFrames: write the working out at
+ *  once and typeset it when it nears the screen, a few lines a frame (below the first
+ *  screen, as the page opens),
  *  d_model: the width of X, which the corners fetched do not show, inputs: {X, X_kv} as
  *  numbers, the request answered, present: draw the rows the query uses for present mode}.
  *  Returns {warning: a sentence for the status line, or null}. */
-export function drawAnswer(answer, { row: selected, head, focus, link, now = false, d_model, inputs, present = false }) {
+export function drawAnswer(answer, { row: selected, head, focus, link, byFrames = false, d_model, inputs, present = false }) {
   const body = shownHead(answer, head);
   const multi = Boolean(answer.heads);
   const n = body.tokens.length;
@@ -106,7 +109,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, now = fal
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
   drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
-  drawWorkingOf(body, row, { now, link, labels, keyLabels, of });
+  drawWorkingOf(body, row, { byFrames, link, labels, keyLabels, of });
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
     : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
@@ -153,25 +156,30 @@ function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
 }
 
 /** The working of the selected row, once its answer holds it (see the comment inside). */
-function drawWorkingOf(body, row, { now, link, labels, keyLabels, of }) {
+function drawWorkingOf(body, row, { byFrames, link, labels, keyLabels, of }) {
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
   // theirs and then runs at background priority: the new numbers paint first, and a
   // key the person presses meanwhile is handled before the working, not after it.
-  // (The first drawing, before the first paint, typesets at once.)
   if (row === null || body.working?.row === row) {
     const ticket = ++workingTicket;
     const draw = () => {
       if (ticket !== workingTicket) return;  // a newer draw has its own
       renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
+      if (byFrames) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
+      else typeset($("working"));
       $("working").dataset.row = row ?? "";
       $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
       renderLink($("page"), link);
     };
-    if (now) draw();
+    if (byFrames) draw();
     else afterPaint(draw);
   }
 }
+
+// Eight frames for the default example's 16 maths spans, each of them then under 10 ms of a
+// phone's time once KaTeX has warmed up.
+const WORKING_SPANS_PER_FRAME = 2;
 
 /** With positions: PE and X + PE (and for X_kv), the matrices the projections multiply.
  *  X + PE is added here from the request's X: a float64 sum, the same the engine makes. */

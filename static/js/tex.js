@@ -1,7 +1,26 @@
 // Maths in the page: a span that holds TeX until KaTeX typesets it in place.
 
+import { urls } from "./config.js";
 import { el } from "./dom.js";
+import { afterPaint } from "./later.js";
 import { untypeset } from "./morph.js";
+
+// KaTeX's minified build is a classic script that defines the global katex, loaded once,
+// when maths is first to be typeset (or asked for ahead by katexReady): a phone's first
+// screen has none, and running the build took it ~25 ms (benchmarks/bench_lighthouse.py).
+let loading = null;
+
+/** A promise of KaTeX's build, loaded; it starts loading it if it was not (again, if it
+ *  failed: the page's maths then stays blank until it can be loaded). */
+export function katexReady() {
+  loading ??= new Promise((resolve, reject) => {
+    document.head.append(Object.assign(document.createElement("script"), { src: urls.katex, onload: resolve, onerror: reject }));
+  }).catch((err) => {
+    loading = null;
+    throw err;
+  });
+  return loading;
+}
 
 /** A span for typeset maths, typeset by ``typeset`` once it is on the page (and only if
  *  the line is new: see morph.js). */
@@ -9,14 +28,34 @@ export function math(tex) {
   return el("span", { class: "math", "data-tex": tex });
 }
 
-/** Typeset every maths span under ``host`` that is not typeset yet. */
+/** Typeset every maths span under ``host`` that is not typeset yet: now if KaTeX is
+ *  loaded, else when it is. */
 export function typeset(host) {
-  // KaTeX's minified build is a classic script, run before the page's modules (index.html
-  // loads it deferred, ahead of main.js): it defines the global katex.
-  const { katex } = globalThis;
-  for (const span of untypeset(host)) {
-    katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
-  }
+  if (globalThis.katex) untypeset(host).forEach(render);
+  else katexReady().then(() => typeset(host), () => {});
+}
+
+/** typeset(host) once ``host`` nears the screen, ``perFrame`` spans at a time, each batch
+ *  after the frame that drew the last. For a working below the first screen as the page
+ *  opens (results.js): on a phone, KaTeX's first formula took ~40 ms, and the working's
+ *  ~850 elements of KaTeX, styled and laid out in one frame, made that frame the longest
+ *  task (benchmarks/bench_lighthouse.py). A span a newer drawing replaced is left alone. */
+export function typesetWhenNear(host, perFrame) {
+  const near = new IntersectionObserver((entries) => {
+    if (!entries.some((entry) => entry.isIntersecting)) return;
+    near.disconnect();
+    const spans = untypeset(host);
+    const next = () => {
+      spans.splice(0, perFrame).filter((span) => span.isConnected && !span.firstChild).forEach(render);
+      if (spans.length) afterPaint(next);
+    };
+    katexReady().then(next, () => {});
+  }, { rootMargin: "50% 0px" });  // half a screen ahead of it
+  near.observe(host);
+}
+
+function render(span) {
+  globalThis.katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
 }
 
 /** Prose with maths: "text $tex$ text" → text nodes and maths spans. */

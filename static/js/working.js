@@ -1,10 +1,11 @@
-// Write out one query row's calculation with the real numbers, typeset with KaTeX,
-// one line per step, from the ``working`` object of the API's answer.
+// Write out one query row's calculation with the real numbers, one line per step, from
+// the ``working`` object of the API's answer; its maths spans are typeset by the caller
+// with KaTeX (tex.js), once they are in place.
 
 import { el, symbols } from "./dom.js";
 import { FIXED_LIMIT, formatNumber, superscript, texNumber } from "./format.js";
 import { morph } from "./morph.js";
-import { math, typeset } from "./tex.js";
+import { math } from "./tex.js";
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
@@ -149,7 +150,6 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
       el("ol", {}, sum)),
     step("3 · Output: z is the weighted sum of the values", "output", el("ol", {}, ...output)),
   ]);
-  typeset(host);
 }
 
 /** How the scores are scaled, in words for a heading and as TeX after q·k: divided by

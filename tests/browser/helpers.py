@@ -43,8 +43,11 @@ def cell(page, name):
 
 
 def loaded(page, url):
+    """Open ``url`` and wait until its view is settled and the page has mounted the blocks
+    it builds after showing the view (the lab, then the export panel: main.js)."""
     page.goto(url)
     wait_settled(page)
+    expect(page.locator("#export-panel > *").first).to_be_attached(timeout=SETTLE_MS)
 
 
 def wait_settled(page):

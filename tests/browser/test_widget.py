@@ -204,6 +204,7 @@ def test_a_large_views_edit_is_in_the_url_before_its_answer_and_a_reload_keeps_i
     expect_url(page, "tokens=edited|again|w2|")
     assert held, "the answer is still held back"
     page.unroute("**/api/attention")
+    page.clock.resume()  # the reloaded page's timers run: boot.js starts its scripts after one
     page.reload()
     expect(cell(page, "Token 1 label")).to_have_value("edited")
     expect(cell(page, "Token 2 label")).to_have_value("again")
@@ -718,10 +719,20 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
 
 
 def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
-    page.goto(server.url + "#tokens=a|b&X=1,abc;0,1&row=1", wait_until="load")
-    assert not page.evaluate("document.documentElement.classList.contains('is-loading')"), \
-        "nothing to wait for: the page is shown with the marked input"
+    # Nothing to wait for: the page is shown with the marked input as soon as main.js has
+    # run, not at the deadline for an answer (REVEAL_MS, 1.5 s after it started).
+    page.add_init_script("""new MutationObserver((_, watch) => {
+      if (document.documentElement.classList.contains('is-loading')) return;
+      window.__shownAt = performance.now();
+      watch.disconnect();
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['class'] });""")
+    page.goto(server.url + "#tokens=a|b&X=1,abc;0,1&row=1")
+    page.wait_for_function("() => window.__shownAt !== undefined")
     expect(cell(page, "X row 1 column 2")).to_have_attribute("aria-invalid", "true")
+    after_main = page.evaluate("window.__shownAt - performance.getEntriesByName("
+                               "[...document.scripts].find(s => s.src.endsWith('/js/main.js')).src"
+                               ")[0].responseEnd")
+    assert after_main < 1000, f"shown {after_main:.0f} ms after main.js arrived"
 
 
 def test_the_other_heads_inputs_come_right_after_the_first_paint_with_the_links_values(
