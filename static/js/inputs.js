@@ -24,9 +24,13 @@ function split(name) {
   return m ? { base: m[1], head: Number(m[2]) } : { base: name, head: null };
 }
 
-/** Whether a matrix's inputs come after head 1's X, W_Q, W_K, W_V (and X_kv): those of the
- *  other heads and W_O, below the first screen (app.css draws them as they near it). */
-const isBelow = (name) => split(name).head !== null || name === "W_O";
+/** Whether the browser may leave a matrix's inputs undrawn while they are off screen
+ *  (app.css): those of the other heads and W_O, below the first screen, and any page of
+ *  more than SKIPPABLE_CELLS inputs. Not the default example's few: content-visibility
+ *  draws a block only in the frame after its first layout, and making up for that
+ *  (reveal.js) cost a phone's first load a forced layout. */
+const SKIPPABLE_CELLS = 64;
+const isSkippable = (name, cells) => split(name).head !== null || name === "W_O" || cells > SKIPPABLE_CELLS;
 
 /** The words before "row i column j" in a cell's accessible name: "W_Q", "W_Q head 2". */
 const cellPrefix = (name) => {
@@ -67,10 +71,11 @@ export function renderInputs(host, state, errors, { later = null, pages = null }
     if (!names.includes(figure.dataset.key)) figure.remove();  // a removed head, X_kv off
   }
   for (const name of names) {
-    const figure = keyed(host, name, () => el("figure", { class: isBelow(name) ? "matrix editable below" : "matrix editable" }));
+    const figure = keyed(host, name, () => el("figure", { class: "matrix editable" }));
     const m = state[name];
     const w = windowOf(pages?.get(name), m.length, m[0].length, SHOWN);
     const rows = w.r1 - w.r0;
+    figure.classList.toggle("skippable", isSkippable(name, rows * (w.c1 - w.c0)));
     const size = `${rows}×${w.c1 - w.c0} at ${w.r0},${w.c0}`;
     const wait = figure.dataset.size !== size && Boolean(later?.has(name));
     const want = wait ? "later" : size;

@@ -302,9 +302,10 @@ function start() {
       settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
     }
   };
-  if (!embedded) {  // the page may be shown at once, marked inputs and all (recompute)
+  if (!embedded) {  // its request has left; the page may be shown at once, marked inputs and all
     firstInputs();
-    afterPaint(mountBelow);
+    mountLab($("lab-panel"));
+    exportPanel = mountExport($("export-panel"), exportPage());
     return;
   }
   answer.body = initial;
