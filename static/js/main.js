@@ -182,11 +182,11 @@ function isPreset(preset, s) {
 }
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
-function drawResults({ byFrames = false } = {}) {
+function drawResults({ workingWhenNear = false } = {}) {
   const body = shownHead(answer.body, state.head);
   pointer.focus = keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length);
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
-    link: pointer.link, byFrames, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
+    link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
@@ -317,7 +317,7 @@ function start() {
   // then the page is shown.
   inBackground(firstInputs);
   katex.then(() => inBackground(() => {
-    drawResults({ byFrames: stacked });
+    drawResults({ workingWhenNear: stacked });
     oneAFrame(reveal, mountBelow);
   }));
 }

@@ -9,8 +9,8 @@ import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "./matrix.js";
-import { enteringRow } from "./walk.js";
 import { typeset, typesetWhenNear } from "./tex.js";
+import { enteringRow } from "./walk.js";
 import { renderWorking, scaleWords } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
@@ -61,13 +61,13 @@ export function shownHead(answer, head) {
 }
 
 /** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).
- *  view: {row, head, focus: {i, j}, link: {i, j} or null, byFrames: write the working out at
- *  once and typeset it when it nears the screen, a few lines a frame (below the first
- *  screen, as the page opens),
+ *  view: {row, head, focus: {i, j}, link: {i, j} or null, workingWhenNear: write the
+ *  working out at once and typeset it when it nears the screen, two spans a frame (below
+ *  the first screen, as the page opens),
  *  d_model: the width of X, which the corners fetched do not show, inputs: {X, X_kv} as
  *  numbers, the request answered, present: draw the rows the query uses for present mode}.
  *  Returns {warning: a sentence for the status line, or null}. */
-export function drawAnswer(answer, { row: selected, head, focus, link, byFrames = false, d_model, inputs, present = false }) {
+export function drawAnswer(answer, { row: selected, head, focus, link, workingWhenNear = false, d_model, inputs, present = false }) {
   const body = shownHead(answer, head);
   const multi = Boolean(answer.heads);
   const n = body.tokens.length;
@@ -109,7 +109,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, byFrames 
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
   drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
-  drawWorkingOf(body, row, { byFrames, link, labels, keyLabels, of });
+  drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of });
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
     : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
@@ -156,7 +156,7 @@ function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
 }
 
 /** The working of the selected row, once its answer holds it (see the comment inside). */
-function drawWorkingOf(body, row, { byFrames, link, labels, keyLabels, of }) {
+function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of }) {
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
   // theirs and then runs at background priority: the new numbers paint first, and a
@@ -166,13 +166,13 @@ function drawWorkingOf(body, row, { byFrames, link, labels, keyLabels, of }) {
     const draw = () => {
       if (ticket !== workingTicket) return;  // a newer draw has its own
       renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
-      if (byFrames) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
+      if (workingWhenNear) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
       else typeset($("working"));
       $("working").dataset.row = row ?? "";
       $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
       renderLink($("page"), link);
     };
-    if (byFrames) draw();
+    if (workingWhenNear) draw();
     else afterPaint(draw);
   }
 }
