@@ -35,7 +35,7 @@ def contents_hash(folder: Path) -> str:
 def modules(static: Path) -> list[str]:
     """Every module main.js may import, for the page to preload at once (not as a waterfall
     of imports). Read from the folder, so a new module cannot be forgotten. (boot.js, which
-    preloads them, and KaTeX's build are classic scripts: see boot.js.)"""
+    preloads them, is a classic script; so is KaTeX's build, which tex.js loads.)"""
     return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
                   if p.name not in ("main.js", "boot.js"))
 
