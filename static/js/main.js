@@ -304,8 +304,7 @@ function start() {
   };
   if (!embedded) {  // its request has left; the page may be shown at once, marked inputs and all
     firstInputs();
-    mountLab($("lab-panel"));
-    exportPanel = mountExport($("export-panel"), exportPage());
+    mountsBelow.forEach((mount) => mount());
     return;
   }
   answer.body = initial;
@@ -314,17 +313,18 @@ function start() {
   // task it was a phone's longest (benchmarks/bench_lighthouse.py). The inputs; the
   // results, with the working typeset before where it stands beside the heatmap, and
   // when it nears the screen where it is under it, below the first screen (results.js);
-  // then the page is shown.
+  // then the page is shown, and the lab and the export panel follow a frame apart: once
+  // the page is laid out, the browser leaves them undrawn until they near the screen
+  // (app.css).
   inBackground(firstInputs);
   katex.then(() => inBackground(() => {
     drawResults({ workingWhenNear: stacked });
-    oneAFrame(reveal, mountBelow);
+    oneAFrame(reveal, ...mountsBelow);
   }));
 }
 
-/** The lab and the export panel, at the bottom of the page, a frame apart: once the page is
- *  laid out, the browser leaves them undrawn until they near the screen (app.css). */
-const mountBelow = () => oneAFrame(() => mountLab($("lab-panel")),
-  () => { exportPanel = mountExport($("export-panel"), exportPage()); });
+/** The blocks at the bottom of the page, mounted once start() has drawn the view. */
+const mountsBelow = [() => mountLab($("lab-panel")),
+  () => { exportPanel = mountExport($("export-panel"), exportPage()); }];
 
 start();
