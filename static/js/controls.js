@@ -2,7 +2,7 @@
 // state to update (main.js), which writes the URL and redraws; nothing here keeps state.
 
 import { limits } from "./config.js";
-import { setProp, symbols } from "./dom.js";
+import { setAttr, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
@@ -31,8 +31,8 @@ export function drawControls(state, errors, presetMatch) {
     $("inputs-sym").replaceChildren(...symbols(inputs));
   }
   document.documentElement.classList.toggle("present", state.present);
-  setProp($("present"), "textContent", state.present ? "Exit present mode" : "Present");
-  $("present").setAttribute("aria-pressed", String(state.present));
+  setText($("present"), state.present ? "Exit present mode" : "Present");
+  setAttr($("present"), "aria-pressed", String(state.present));
   const scale = $("scale");
   setProp($("scale-default"), "checked", state.scale === "");
   setProp(scale, "disabled", state.scale === "");
@@ -44,7 +44,7 @@ export function drawControls(state, errors, presetMatch) {
     else scale.removeAttribute("aria-describedby");
   }
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
-  setProp($("mask-count"), "textContent", `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  setText($("mask-count"), `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
   typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= limits.tokens);

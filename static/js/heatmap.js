@@ -5,7 +5,7 @@
 // fit and a read-out of one weight under it. This module only draws: which row is
 // selected, which cell has focus and which weight is read out are given to it.
 
-import { el } from "./dom.js";
+import { el, setAttr, setText } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { rgbCss, textRGB, weightRGB, writeWeightRGB } from "./colour.js";
 import { labelStep } from "./readout.js";
@@ -50,7 +50,7 @@ export function renderHeatmap(host, view) {
     host.dataset.mode = mode;
     host.dataset.size = size;
   }
-  host.querySelector('[role="grid"]').setAttribute("aria-label", view.name ?? "Attention weights");
+  setAttr(host.querySelector('[role="grid"]'), "aria-label", view.name ?? "Attention weights");
   if (mode === "table") fillTable(host, view);
   else fillCanvas(host, view);
 }
@@ -74,9 +74,7 @@ function buildTable(n, m) {
 
 // Only what changed is written, here and in fillCanvas: a text, title or attribute
 // written again with the same value still costs the frame its style and layout.
-const put = (node, text) => { if (node.textContent !== text) node.textContent = text; };
 const titled = (node, text) => { if (node.title !== text) node.title = text; };
-const attr = (node, name, value) => { if (node.getAttribute(name) !== value) node.setAttribute(name, value); };
 const tab = (node, index) => { if (node.tabIndex !== index) node.tabIndex = index; };
 
 function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
@@ -85,13 +83,13 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
   const heads = host.querySelector("thead tr").cells;
   const rows = host.querySelector("tbody").rows;
   for (let j = 0; j < m; j++) {
-    put(heads[j + 1], keys[j]);
+    setText(heads[j + 1], keys[j]);
     titled(heads[j + 1], keys[j]);
   }
   for (let i = 0; i < n; i++) {
     const tr = rows[i];
-    attr(tr, "aria-selected", String(i === selected));
-    put(tr.cells[0], tokens[i]);
+    setAttr(tr, "aria-selected", String(i === selected));
+    setText(tr.cells[0], tokens[i]);
     titled(tr.cells[0], tokens[i]);
     for (let j = 0; j < m; j++) {
       const td = tr.cells[j + 1];
@@ -103,7 +101,7 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
           const bg = weightRGB(weights[i][j]);
           td.style.backgroundColor = rgbCss(bg);
           td.style.color = rgbCss(textRGB(bg));
-          td.textContent = text;
+          setText(td, text);
         }
       } else if (td.childElementCount === 0) {  // not yet drawn masked
         td.style.backgroundColor = "";
@@ -181,7 +179,7 @@ function writeLabels(labels, texts) {
   for (const node of labels.children) {
     if (node.classList.contains("on")) continue;
     const text = texts[Number(node.dataset.k)];
-    put(node, text);
+    setText(node, text);
     titled(node, text);
   }
 }
@@ -222,10 +220,10 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
   // (2,048 transparent strings took ~150 ms of layout with 4 heads at 512 tokens).
   for (let i = 0; i < n; i++) {
     const row = rows[i];
-    attr(row, "aria-selected", String(i === selected));
-    put(row.firstChild, tokens[i]);
+    setAttr(row, "aria-selected", String(i === selected));
+    setText(row.firstChild, tokens[i]);
     const cell = row.lastChild;
-    attr(cell, "aria-label", strongest ? keysText(strongest[i], keys) : NOT_SHOWN);
+    setAttr(cell, "aria-label", strongest ? keysText(strongest[i], keys) : NOT_SHOWN);
     tab(cell, i === focus.i ? 0 : -1);
   }
 }
@@ -237,7 +235,7 @@ export function showCell(host, cell, text) {
   if (!canvas) return;
   const n = canvas.height;
   const m = canvas.width;
-  put(host.querySelector(".readout"), text);
+  setText(host.querySelector(".readout"), text);
   const marker = host.querySelector(".cell-marker");
   const on = cell !== null && cell.i < n && cell.j < m;
   marker.hidden = !on;
@@ -253,7 +251,7 @@ export function showCell(host, cell, text) {
     lit.hidden = !on;
     if (!on) continue;
     lit.style[at] = `${(100 * (k + 0.5)) / count}%`;
-    put(lit, axisTexts.get(labels)?.[k] ?? "");
+    setText(lit, axisTexts.get(labels)?.[k] ?? "");
   }
 }
 

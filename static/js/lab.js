@@ -9,7 +9,7 @@
 // The pure parts are exported and tested in static/tests/lab.test.mjs.
 
 import { lab, urls } from "./config.js";
-import { el, symbols } from "./dom.js";
+import { el, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 
 export const START_EXPONENT = 6;       // d_k = 64, each head's width in the original transformer
@@ -305,7 +305,7 @@ export function updateLabRow(host, row) {
   clearTimeout(r.timer);
   // The page passes null for a moment while a newly selected row's numbers are fetched;
   // the prompt waits, so the old row's readout (which names its row) does not flicker.
-  const show = () => { const text = rowText(row); if (r.node.textContent !== text) r.node.textContent = text; };
+  const show = () => setText(r.node, rowText(row));
   if (row === null) r.timer = setTimeout(show, 250);
   else show();
 }

@@ -9,7 +9,7 @@
 import { createApi, postOnce } from "./api.js";
 import { createBusy } from "./busy.js";
 import { drawControls, wireControls } from "./controls.js";
-import { setProp, STACKED } from "./dom.js";
+import { setProp, setText, STACKED } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
@@ -165,13 +165,13 @@ function markStale() {
   const marked = request === null || verdict.marks.size > 0;
   const stale = answer.body !== null && (marked || verdict.failure !== null || !sameInputs(answer.answered, state));
   $("results").classList.toggle("is-stale", stale);
-  $("stale-note").hidden = !stale;
+  setProp($("stale-note"), "hidden", !stale);
   // Say why, as it is: an input marked on the page, the server's own message, or no server.
   const why = marked ? "fix the marked input and these numbers update."
     : verdict.failure !== null ? verdict.failure
     : verdict.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
     : "these numbers are being recomputed.";
-  setProp($("stale-note"), "textContent", `Out of date — ${why}`);
+  setText($("stale-note"), `Out of date — ${why}`);
 }
 
 function isPreset(preset, s) {

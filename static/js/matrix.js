@@ -1,7 +1,7 @@
 // Draw a read-only matrix: bracketed, right-aligned, 3 decimals, token labels beside rows.
 // Re-drawing a matrix of the same size only rewrites the numbers, so nothing jumps.
 
-import { el, setProp, symbols } from "./dom.js";
+import { el, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 
 // Beyond this many rows or columns a matrix shows its top-left corner and says so:
@@ -52,11 +52,6 @@ export function renderMatrix(figure, spec) {
       cells[j + 1].classList.toggle("masked", Boolean(masked && masked(i, j)));
     }
   }
-}
-
-// Writing only what changed keeps the browser's layout work to the cells that changed.
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
 }
 
 function build(figure, rows, cols) {

@@ -2,7 +2,7 @@
 // scores, one heatmap per head, the output and the working. It only draws: what is
 // selected, focused and lit is given to it by main.js.
 
-import { el, keyed, symbols } from "./dom.js";
+import { el, keyed, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
 import { afterPaint } from "./later.js";
@@ -104,8 +104,8 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   const big = Math.max(n, m) > TABLE_MAX;
   const how = "Each row is one query token; it spreads a total weight of 1 over the keys across the top. Darker means more attention. Click a row, or use the arrow keys, to see its working"
     + (big ? "." : "; press M on a cell to mask or unmask it.");
-  if ($("how-to-read").textContent !== how) $("how-to-read").textContent = how;
-  $("cross-note").hidden = !body.tokens_kv;
+  setText($("how-to-read"), how);
+  setProp($("cross-note"), "hidden", !body.tokens_kv);
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
   drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
@@ -133,7 +133,7 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
     box.classList.toggle("shown", heads.length > 1 && shown);
     const caption = box.querySelector(".head-caption");
     const words = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
-    if (caption.textContent !== words) caption.textContent = words;
+    setText(caption, words);
     renderHeatmap(box.querySelector(".heatmap"), {
       weights: answer.weights, weights_u8: answer.weights_u8, strongest: answer.strongest_keys,
       mask, tokens: labels, keys: keyLabels, selected: row,
@@ -168,8 +168,8 @@ function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of
       renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
       if (workingWhenNear) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
       else typeset($("working"));
-      $("working").dataset.row = row ?? "";
-      $("working-sym").textContent = row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`;
+      setProp($("working").dataset, "row", String(row ?? ""));
+      setText($("working-sym"), row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`);
       renderLink($("page"), link);
     };
     if (workingWhenNear) draw();

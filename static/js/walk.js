@@ -2,7 +2,7 @@
 // quoting the real numbers of the selected row and lighting the parts it uses. Steps are
 // data; drawing is one function.
 
-import { el } from "./dom.js";
+import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { prose, typeset } from "./tex.js";
 import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
@@ -117,7 +117,7 @@ export function renderWalk(root, panel, k, c = null) {
   const shown = k !== null && c !== null;
   document.documentElement.classList.toggle("walking", shown);
   if (!shown) {
-    panel.hidden = true;
+    setProp(panel, "hidden", true);  // drawn on every edit: an unchanged write still restyles
     return;
   }
   const step = STEPS[k];
