@@ -39,6 +39,22 @@ export function writeWeightRGB(out, k, w) {
   out[k + 2] = table[s + 2];
 }
 
+// A canvas drawn from the API's weights_u8 (round(255·a)) needs only 256 colours: each is
+// weightRGB(b / 255) exactly, and a pixel is three bytes copied (at 512 tokens with 4
+// heads, 1,048,576 pixels for the first paint).
+let BYTES = null;
+
+/** weightRGB(b / 255) of byte ``b`` (0–255), written into out[k … k + 2]. */
+export function writeByteRGB(out, k, b) {
+  if (BYTES === null) {
+    BYTES = new Uint8Array(3 * 256);
+    for (let v = 0; v < 256; v++) BYTES.set(weightRGB(v / 255), 3 * v);
+  }
+  out[k] = BYTES[3 * b];
+  out[k + 1] = BYTES[3 * b + 1];
+  out[k + 2] = BYTES[3 * b + 2];
+}
+
 export function rgbCss([r, g, b]) {
   return `rgb(${r} ${g} ${b})`;
 }

@@ -7,7 +7,7 @@
 
 import { el, setAttr, setText } from "./dom.js";
 import { formatNumber } from "./format.js";
-import { rgbCss, textRGB, weightRGB, writeWeightRGB } from "./colour.js";
+import { rgbCss, textRGB, weightRGB, writeByteRGB, writeWeightRGB } from "./colour.js";
 import { labelStep } from "./readout.js";
 
 export const TABLE_MAX = 24;
@@ -118,14 +118,16 @@ function buildCanvas(n, m) {
   // The tokens along the axes, for the eye only (the grid's rows name them to screen readers).
   const queryLabels = el("div", { class: "axis-queries", "aria-hidden": "true" });
   const keyLabels = el("div", { class: "axis-keys", "aria-hidden": "true" });
-  const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n },
-    ...Array.from({ length: n }, (_, i) => el("div", { role: "row", "data-i": i, "aria-selected": "false", "aria-rowindex": i + 1 },
-      el("span", { role: "rowheader" }),
-      el("span", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": 0 }))));
-  const rows = grid.children;
+  const grid = el("div", { role: "grid", "aria-label": "Attention weights", "aria-rowcount": n });
+  // Each row a copy of one: at 512 tokens with 4 heads, 2,048 rows for the first paint.
+  const model = el("div", { role: "row", "aria-selected": "false" },
+    el("span", { role: "rowheader" }), el("span", { role: "gridcell", tabindex: "-1", "data-j": 0 }));
   for (let i = 0; i < n; i++) {
-    rows[i].style.top = `${(100 * i) / n}%`;
-    rows[i].style.height = `${100 / n}%`;
+    const row = model.cloneNode(true);
+    row.dataset.i = i;
+    row.setAttribute("aria-rowindex", i + 1);
+    row.lastChild.dataset.i = i;
+    grid.append(row);
   }
   const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }),
     el("div", { class: "cell-marker", hidden: true }), grid);
@@ -195,13 +197,13 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
   const ctx = canvas.getContext("2d");
   const image = ctx.createImageData(m, n);
   const px = image.data;
+  const write = exact ? writeWeightRGB : writeByteRGB;
   for (let i = 0; i < n; i++) {
     const wi = exact ? weights[i] : bytes[i];
-    const scale = exact ? 1 : 1 / 255;
     const mi = mask[i];
     for (let j = 0; j < m; j++) {
       const k = 4 * (i * m + j);
-      if (mi[j]) writeWeightRGB(px, k, wi[j] * scale);
+      if (mi[j]) write(px, k, wi[j]);
       else px[k] = px[k + 1] = px[k + 2] = (i + j) % 2 ? 150 : 200;  // masked: a grey checker, never the colour of 0
       px[k + 3] = 255;
     }
@@ -216,12 +218,13 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
   writeLabels(host.querySelector(".axis-queries"), tokens);
   writeLabels(host.querySelector(".axis-keys"), keys);
   const rows = host.querySelectorAll('[role="row"]');
-  // A row's strongest keys are its cell's accessible name, not text: nothing to lay out
-  // (2,048 transparent strings took ~150 ms of layout with 4 heads at 512 tokens).
+  // A row's token and strongest keys are the accessible names of its header and cell, not
+  // text: nothing to lay out (2,048 transparent strings took ~150 ms of layout with 4
+  // heads at 512 tokens).
   for (let i = 0; i < n; i++) {
     const row = rows[i];
     setAttr(row, "aria-selected", String(i === selected));
-    setText(row.firstChild, tokens[i]);
+    setAttr(row.firstChild, "aria-label", tokens[i]);
     const cell = row.lastChild;
     setAttr(cell, "aria-label", strongest ? keysText(strongest[i], keys) : NOT_SHOWN);
     tab(cell, i === focus.i ? 0 : -1);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { contrast, luminance, textRGB, weightRGB, writeWeightRGB, rgbCss } from "../js/colour.js";
+import { contrast, luminance, textRGB, weightRGB, writeByteRGB, writeWeightRGB, rgbCss } from "../js/colour.js";
 
 test("light is low, dark is high (viridis reversed)", () => {
   assert.deepEqual(weightRGB(0), [253, 231, 37]);
@@ -48,5 +48,18 @@ test("the canvas's colour table is within one unit of weightRGB for any weight",
   for (const [w, end] of [[0, 0], [1, 1], [-2, 0], [9, 1], [NaN, 0]]) {
     writeWeightRGB(px, 0, w);
     assert.deepEqual([...px], weightRGB(end), String(w));
+  }
+});
+
+test("a byte of weights_u8 is drawn in the colour of its weight, b / 255, exactly", () => {
+  const px = new Uint8ClampedArray(3);
+  // Hand-worked: byte 0 is weight 0 and byte 255 weight 1, the scale's two ends.
+  writeByteRGB(px, 0, 0);
+  assert.deepEqual([...px], [253, 231, 37]);
+  writeByteRGB(px, 0, 255);
+  assert.deepEqual([...px], [68, 1, 84]);
+  for (let b = 0; b < 256; b++) {
+    writeByteRGB(px, 0, b);
+    assert.deepEqual([...px], weightRGB(b / 255), `byte ${b}`);
   }
 });

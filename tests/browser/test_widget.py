@@ -343,6 +343,17 @@ def test_many_tokens_draw_a_canvas_under_an_accessible_grid(page, server):
     expect(page.locator("#heatmap canvas")).to_have_count(1)
     # Row 1 may read only key 1 under the causal mask.
     expect(rows.first.get_by_role("gridcell")).to_have_accessible_name("strongest keys: w0 1.000")
+    expect(rows.nth(3).get_by_role("rowheader")).to_have_accessible_name("w3")
+    expect(rows.nth(n - 1)).to_have_attribute("aria-selected", "true")
+    # The rows share the canvas's height, row i in the i-th n-th of it: a click on the
+    # middle of the canvas's row 10 selects query 11.
+    box = page.locator("#heatmap canvas").bounding_box()
+    tops = [rows.nth(i).bounding_box()["y"] for i in (0, 10, n - 1)]
+    assert tops == pytest.approx([box["y"] + i * box["height"] / n for i in (0, 10, n - 1)], abs=0.5)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 10.5 * box["height"] / n)
+    expect(rows.nth(10)).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#working-sym")).to_have_text("— query 11, “w10”")
+    rows.nth(n - 1).get_by_role("gridcell").click()
     expect(rows.nth(n - 1)).to_have_attribute("aria-selected", "true")
     rows.nth(n - 1).get_by_role("gridcell").focus()
     page.keyboard.press("ArrowUp")
