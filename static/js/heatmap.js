@@ -5,7 +5,7 @@
 // fit and a read-out of one weight under it. This module only draws: which row is
 // selected, which cell has focus and which weight is read out are given to it.
 
-import { el, setAttr, setText } from "./dom.js";
+import { el, setAttr, setProp, setText } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { rgbCss, textRGB, weightRGB, writeByteRGB, writeWeightRGB } from "./colour.js";
 import { labelStep } from "./readout.js";
@@ -72,11 +72,9 @@ function buildTable(n, m) {
     el("thead", {}, head), el("tbody", {}, ...body));
 }
 
-// Only what changed is written, here and in fillCanvas: a text, title or attribute
-// written again with the same value still costs the frame its style and layout.
-const titled = (node, text) => { if (node.title !== text) node.title = text; };
-const tab = (node, index) => { if (node.tabIndex !== index) node.tabIndex = index; };
-
+// Only what changed is written (setText, setAttr, setProp), here and in fillCanvas: a text,
+// title or attribute written again with the same value still costs the frame its style and
+// layout.
 function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
   const n = weights.length;
   const m = weights[0].length;
@@ -84,13 +82,13 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
   const rows = host.querySelector("tbody").rows;
   for (let j = 0; j < m; j++) {
     setText(heads[j + 1], keys[j]);
-    titled(heads[j + 1], keys[j]);
+    setProp(heads[j + 1], "title", keys[j]);
   }
   for (let i = 0; i < n; i++) {
     const tr = rows[i];
     setAttr(tr, "aria-selected", String(i === selected));
     setText(tr.cells[0], tokens[i]);
-    titled(tr.cells[0], tokens[i]);
+    setProp(tr.cells[0], "title", tokens[i]);
     for (let j = 0; j < m; j++) {
       const td = tr.cells[j + 1];
       const allowed = mask[i][j];
@@ -108,7 +106,7 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
         td.style.color = "";
         td.replaceChildren("0", el("span", { class: "visually-hidden", text: " (masked)" }));
       }
-      tab(td, i === focus.i && j === focus.j ? 0 : -1);
+      setProp(td, "tabIndex", i === focus.i && j === focus.j ? 0 : -1);
     }
   }
 }
@@ -182,7 +180,7 @@ function writeLabels(labels, texts) {
     if (node.classList.contains("on")) continue;
     const text = texts[Number(node.dataset.k)];
     setText(node, text);
-    titled(node, text);
+    setProp(node, "title", text);
   }
 }
 
@@ -210,7 +208,7 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
   }
   ctx.putImageData(image, 0, 0);
   const marker = host.querySelector(".marker");
-  marker.hidden = selected === null;
+  setProp(marker, "hidden", selected === null);
   if (selected !== null) {
     marker.style.top = `${(100 * selected) / n}%`;
     marker.style.height = `${Math.max(100 / n, 0.4)}%`;
@@ -227,7 +225,7 @@ function fillCanvas(host, { weights, weights_u8: bytes, strongest, mask, tokens,
     setAttr(row.firstChild, "aria-label", tokens[i]);
     const cell = row.lastChild;
     setAttr(cell, "aria-label", strongest ? keysText(strongest[i], keys) : NOT_SHOWN);
-    tab(cell, i === focus.i ? 0 : -1);
+    setProp(cell, "tabIndex", i === focus.i ? 0 : -1);
   }
 }
 
@@ -241,7 +239,7 @@ export function showCell(host, cell, text) {
   setText(host.querySelector(".readout"), text);
   const marker = host.querySelector(".cell-marker");
   const on = cell !== null && cell.i < n && cell.j < m;
-  marker.hidden = !on;
+  setProp(marker, "hidden", !on);
   if (on) {
     marker.style.top = `${(100 * cell.i) / n}%`;
     marker.style.left = `${(100 * cell.j) / m}%`;
@@ -251,7 +249,7 @@ export function showCell(host, cell, text) {
   for (const [axis, k, at, count] of [[".axis-queries", cell?.i, "top", n], [".axis-keys", cell?.j, "left", m]]) {
     const labels = host.querySelector(axis);
     const lit = labels.querySelector(".on");
-    lit.hidden = !on;
+    setProp(lit, "hidden", !on);
     if (!on) continue;
     lit.style[at] = `${(100 * (k + 0.5)) / count}%`;
     setText(lit, axisTexts.get(labels)?.[k] ?? "");

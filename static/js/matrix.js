@@ -41,7 +41,7 @@ export function renderMatrix(figure, spec) {
   const trs = figure.querySelector("tbody").rows;
   for (let i = 0; i < rows; i++) {
     setText(labels[i], rowLabels[i]);
-    if (labels[i].title !== rowLabels[i]) labels[i].title = rowLabels[i];
+    setProp(labels[i], "title", rowLabels[i]);
     const on = highlight.has(i);
     labels[i].classList.toggle("hl", on);
     trs[i].classList.toggle("hl", on);
