@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
-from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
 from attention_core import AttentionInputError, __version__, presets
 
@@ -31,6 +31,24 @@ def _describe(state) -> None:
         limits(config), config["MAX_CONTENT_LENGTH"], __version__)
 
 
+def request_body() -> bytes:
+    """The whole body, or 413 if it is over MAX_CONTENT_LENGTH however it is framed.
+
+    werkzeug refuses a Content-Length over the limit, but reads a body without one
+    (chunked) only up to the limit and returns that much as if it were all of it.
+    """
+    if request.content_length is not None or not request.environ.get("wsgi.input_terminated"):
+        return request.get_data(cache=False)
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    stream, parts, size = request.environ["wsgi.input"], [], 0
+    while size <= limit and (part := stream.read(limit + 1 - size)):
+        parts.append(part)
+        size += len(part)
+    if size > limit:
+        raise RequestEntityTooLarge()
+    return b"".join(parts)
+
+
 @bp.post("/api/attention")
 def attention():
     """Compute attention for one request and return every intermediate."""
@@ -39,7 +57,7 @@ def attention():
             f"Send the request as application/json, not "
             f"{request.mimetype or 'a body without a Content-Type'}.")
     try:
-        payload = parse_json(request.get_data(cache=False))
+        payload = parse_json(request_body())
     except JSONSyntaxError as exc:
         return error(400, str(exc))
     try:

@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from app import create_app
+
 
 def post(client, body, content_type="application/json"):
     data = body if isinstance(body, (str, bytes)) else json.dumps(body)
@@ -82,3 +84,22 @@ def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
         "message": "The request body stopped arriving before it was complete; nothing was "
                    "computed. Send it again.",
         "field": None}}
+
+
+@pytest.mark.parametrize(("padding", "status"), [(0, 200), (1, 413)])
+def test_a_body_without_a_length_is_held_to_the_same_limit(cat_sat, padding, status):
+    """A chunked body reaches the app with no Content-Length; werkzeug alone would read
+    the first MAX_CONTENT_LENGTH bytes of it and call that the body."""
+    compact = json.dumps(cat_sat, separators=(",", ":")).encode()
+    limit = len(compact) + 10
+    body = compact[:-1] + b" " * (10 + padding) + b"}"  # exactly the limit, or one byte over
+    client = create_app({"TESTING": True, "MAX_CONTENT_LENGTH": limit}).test_client()
+    response = client.post("/api/attention", input_stream=io.BytesIO(body),
+                           headers={"Content-Type": "application/json"},
+                           environ_overrides={"wsgi.input_terminated": True})
+    assert response.status_code == status
+    if status == 413:
+        assert response.get_json()["error"]["message"] == (
+            f"The request body is larger than the limit of {limit} bytes.")
+    else:
+        assert response.get_json()["tokens"] == ["the", "cat", "sat"]
