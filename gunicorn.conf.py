@@ -6,11 +6,16 @@ Environment, with defaults:
   HOST [0.0.0.0], PORT [8000]       where to listen
   ATTENTION_WORKERS [2]             worker processes; one per CPU core the server may use
   ATTENTION_THREADS [8]             threads per worker (requests in progress per worker)
-  ATTENTION_CLIENT_TIMEOUT [10]     seconds a request may wait on a silent client
+  ATTENTION_CLIENT_TIMEOUT [10]     seconds a client may stay silent, sending or reading
+  ATTENTION_REQUEST_TIMEOUT [30]    seconds a whole request may take to arrive
+  ATTENTION_BUFFER_BYTES [67108864] request bytes a worker holds in memory while they arrive
 Any other gunicorn setting can be overridden through GUNICORN_CMD_ARGS.
 """
 
 import os
+import sys
+
+from attention_server import startup
 
 # numpy's BLAS/OpenMP pools start one thread per core when numpy is imported; N workers
 # would then run N × cores threads on N cores and slow each other down. Parallelism comes
@@ -32,26 +37,49 @@ def _env_number(name: str, default, kind=int, minimum=1):
 
 bind = f"{os.environ.get('HOST') or '0.0.0.0'}:{_env_number('PORT', 8000)}"
 
-# gthread: each worker's main loop accepts connections and parks idle keep-alive ones in
-# a poller; a request holds one thread only while it is read, computed and written. The
-# requests are CPU-bound numpy work (a 256-token request is ~65 ms, the default example
-# ~1 ms) so the worker count, not threads, sets throughput: two workers on this 2-core
-# test machine. Threads are for waiting, not computing: a client that uploads its body
-# slowly holds one thread while the other seven keep serving (benchmarks/bench_faults.py
-# measures this). More trickling clients than a worker has threads do stall it; where
-# that is a risk, put a proxy that buffers request bodies (nginx) in front. gevent would
-# make slow clients cheaper, but it is not in requirements.txt and a CPU-bound request
-# blocks its whole gevent worker meanwhile.
-worker_class = "gthread"
+# gthread, with each request read whole by the worker's event loop before one of its
+# threads takes it (attention_server/worker.py): a client that sends slowly, or sends
+# half a request and then nothing, costs memory in the loop, not a thread. The requests
+# are CPU-bound numpy work (a 256-token request is ~65 ms, the default example ~1 ms),
+# so the worker count, not threads, sets throughput: two workers on this 2-core test
+# machine. Threads are for the answer's way out: a thread writes one answer at a time.
+worker_class = "attention_server.worker.BufferingWorker"
 workers = _env_number("ATTENTION_WORKERS", 2)
 threads = _env_number("ATTENTION_THREADS", 8)
+# Connections a worker holds at once, idle and slow ones included; past it the worker
+# stops accepting, and new clients wait. A waiting connection costs the loop little: at
+# worst its unfinished head (32 KiB at most, attention_server/framing.py), so 4096 of
+# them ~128 MiB. gunicorn's default, 1000, let 2 × 960 slow clients (benchmarks/
+# bench_faults.py) fill both workers of this machine.
+worker_connections = 4096
 
 # With one shared listening socket, whichever worker wakes first accepts a burst of new
 # connections; keep-alive then pins them: 20 clients connecting at once landed 20/0 on
 # two workers in 3 of 4 trials, leaving a core idle. With SO_REUSEPORT each worker has its
 # own socket and the kernel spreads connections by address (10/10, 8/12, 11/9, 6/14).
-# The price: connections still waiting in a killed worker's own accept queue are reset.
+# The price: connections still waiting in a killed worker's own accept queue are reset,
+# and the master, which then binds nothing, would neither notice a port that is taken nor
+# name the address in its log: on_starting and when_ready below do both.
 reuse_port = True
+
+
+def on_starting(server):
+    """Stop at once (exit status 1), naming the address, if anything listens there."""
+    for address in server.cfg.address:
+        if isinstance(address, tuple):  # (host, port); a unix socket path needs no check
+            try:
+                startup.check_free(address)
+            except startup.AddressInUse as e:
+                server.log.error("%s", e)
+                sys.exit(1)
+
+
+def when_ready(server):
+    """Say where the server listens (gunicorn's own line is empty with reuse_port)."""
+    for address in server.cfg.address:
+        if isinstance(address, tuple):
+            server.log.info("Attention Explorer listening at %s (a socket per worker: "
+                            "reuse_port)", startup.url(address))
 
 # A gthread worker's main loop sends its heartbeat whatever its threads are doing, so this
 # restarts a worker whose main loop is stuck (a deadlock), not a slow request: requests
@@ -64,16 +92,29 @@ graceful_timeout = 8
 # above the balancer's own idle timeout (GUNICORN_CMD_ARGS="--keep-alive 75").
 keepalive = 5
 
-# gthread reads a request body with blocking reads and no time limit of its own: a client
-# that stops sending (or vanishes without a FIN) would hold a thread for ever. Like
-# nginx's client_body_timeout this bounds each wait for the next bytes, not the whole
-# upload; a read that times out makes werkzeug raise ClientDisconnected, which the app
-# answers with 408 (attention_api/errors.py).
+# The worker's loop closes a client that stays silent for client_timeout seconds (before
+# its first byte, or mid-request: answered 408), and a request that has not arrived whole
+# within request_timeout seconds of its first byte (408): a trickle of a byte every few
+# seconds is closed too. 30 s lets the largest body (ATTENTION_MAX_BODY_BYTES, 4 MiB)
+# arrive at 140 KB/s. While the answer is written, client_timeout bounds each wait for
+# the client to take more of it, not the whole answer: a slow reader gets every byte.
 client_timeout = _env_number("ATTENTION_CLIENT_TIMEOUT", 10.0, kind=float, minimum=0.1)
+request_timeout = _env_number("ATTENTION_REQUEST_TIMEOUT", 30.0, kind=float, minimum=0.1)
+# Requests still arriving, held in memory per worker. Past it the loop stops reading
+# bodies (not headers) until earlier requests have gone to a thread: 64 MiB is sixteen
+# 4 MiB bodies, or four hundred of the page's largest (512 tokens, ~160 KB).
+buffer_bytes = _env_number("ATTENTION_BUFFER_BYTES", 64 * 1024 * 1024)
+
+
+def post_worker_init(worker):
+    """Give the worker its limits; the body limit is the app's own (ATTENTION_MAX_BODY_BYTES)."""
+    worker.configure(client_timeout=client_timeout, request_timeout=request_timeout,
+                     max_body_bytes=worker.wsgi.config["MAX_CONTENT_LENGTH"],
+                     buffer_bytes=buffer_bytes)
 
 
 def pre_request(worker, req):
-    """Give this request's socket a per-read timeout of ``client_timeout`` seconds."""
+    """Bound each wait for the client while the answer is written (a thread's only wait)."""
     sock = getattr(req.unreader, "sock", None)
     if sock is not None:  # gthread resets it to blocking for the next keep-alive request
         sock.settimeout(client_timeout)

@@ -59,6 +59,7 @@ def create_app_with_baseline():
                                   ("Cache-Control", "no-store")])
         return [body]
 
+    serve.config = app.config  # the server reads the app's body limit from it
     return serve
 
 

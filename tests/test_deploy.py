@@ -241,7 +241,8 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
 def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
     script = ("import json, runpy, sys; c = runpy.run_path('gunicorn.conf.py'); "
               "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'threads', "
-              "'worker_class', 'client_timeout', 'accesslog')} | {'numpy': 'numpy' in "
+              "'worker_class', 'client_timeout', 'request_timeout', 'buffer_bytes', "
+              "'accesslog')} | {'numpy': 'numpy' in "
               "sys.modules, 'omp': c['os'].environ['OMP_NUM_THREADS'], "
               "'openblas': c['os'].environ['OPENBLAS_NUM_THREADS']}))")
     clean = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "4"}
@@ -253,12 +254,16 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
         return json.loads(out.stdout)
 
     assert settings() == {"bind": "0.0.0.0:8000", "workers": 2, "threads": 8,
-                          "worker_class": "gthread", "client_timeout": 10.0,
+                          "worker_class": "attention_server.worker.BufferingWorker",
+                          "client_timeout": 10.0, "request_timeout": 30.0,
+                          "buffer_bytes": 64 * 1024 * 1024,
                           "accesslog": "-", "numpy": False, "omp": "1", "openblas": "1"}
     chosen = settings(HOST="127.0.0.1", PORT="9001", ATTENTION_WORKERS="3",
-                      ATTENTION_THREADS="4", ATTENTION_CLIENT_TIMEOUT="2.5")
-    assert (chosen["bind"], chosen["workers"], chosen["threads"], chosen["client_timeout"]) \
-        == ("127.0.0.1:9001", 3, 4, 2.5)
+                      ATTENTION_THREADS="4", ATTENTION_CLIENT_TIMEOUT="2.5",
+                      ATTENTION_REQUEST_TIMEOUT="20", ATTENTION_BUFFER_BYTES="1000000")
+    assert (chosen["bind"], chosen["workers"], chosen["threads"], chosen["client_timeout"],
+            chosen["request_timeout"], chosen["buffer_bytes"]) \
+        == ("127.0.0.1:9001", 3, 4, 2.5, 20.0, 1_000_000)
     bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
                          env={**clean, "ATTENTION_WORKERS": "0"}, capture_output=True,
                          text=True, timeout=60)
@@ -269,8 +274,8 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
 
 def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
     assert sorted(p.name for p in app_dir.iterdir()) == [
-        "app.py", "attention_api", "attention_core", "gunicorn.conf.py", "requirements.txt",
-        "static", "templates"]
+        "app.py", "attention_api", "attention_core", "attention_server", "gunicorn.conf.py",
+        "requirements.txt", "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
     assert not (app_dir / "static/tests").exists()
     assert not list(app_dir.rglob("__pycache__"))

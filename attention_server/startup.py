@@ -1,0 +1,41 @@
+"""Starting: refuse an address that is already taken, and say where the server listens.
+
+With ``reuse_port`` every worker binds its own socket and the master binds none, so
+gunicorn neither notices a port that is taken (a worker fails to bind, and is restarted
+for ever) nor names the address in its log; and a second copy of the server binds the
+same port beside the first and silently takes half of its connections. The master
+therefore tries the address once itself, without SO_REUSEPORT, before any worker starts:
+that bind fails if anything at all listens there.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+
+class AddressInUse(Exception):
+    """The server cannot start; the message names the address."""
+
+    def __init__(self, url: str):
+        super().__init__(f"Cannot listen at {url}: another program, or another copy of this "
+                         f"server, is listening there. Stop it, or choose another HOST or PORT.")
+
+
+def url(address: tuple[str, int]) -> str:
+    host, port = address[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def check_free(address: tuple[str, int]) -> None:
+    """Raise AddressInUse if anything listens at ``address`` (host, port)."""
+    family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+    try:
+        # SO_REUSEADDR (create_server's default) only lets the bind past connections in
+        # TIME_WAIT from an earlier run; a socket that listens still refuses it.
+        probe = socket.create_server(address[:2], family=family, reuse_port=False)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise AddressInUse(url(address)) from None
+        raise
+    probe.close()

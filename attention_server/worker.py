@@ -1,0 +1,356 @@
+"""gunicorn's threaded worker, with every request read whole by the worker's event loop
+before a thread takes it.
+
+gthread alone commits a thread to a connection as soon as its first byte arrives, and
+the thread then blocks until the request is complete: 16 clients that send half a
+request line (two workers of 8 threads) stopped the server. Here the main loop reads
+each request into memory, without blocking, as a buffering proxy would, and only a
+whole request reaches a thread; a thread then never waits for a client to send. While
+it reads, the loop enforces two limits (gunicorn.conf.py sets them):
+
+- ``client_timeout``: the longest a client may stay silent: before its first byte, in
+  the middle of its request line, headers or body, and, from the thread, while the
+  server waits to write the answer (``PatientSocket``);
+- ``request_timeout``: the longest a request may take to arrive, from its first byte to
+  its last, so a client trickling a byte every few seconds is closed too.
+
+A request that breaks either gets 408; a body over the app's limit gets 413 and
+malformed chunked framing 400, before any of it reaches the app. Bodies waiting in
+memory are bounded per worker by ``buffer_bytes``: past it, the loop stops reading the
+bodies still arriving until the requests ahead of them have gone to a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import html
+import re
+import resource
+import selectors
+import socket
+import struct
+import termios
+import time
+from collections import deque
+from functools import partial
+from http import HTTPStatus
+
+from gunicorn import http as gunicorn_http
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from .framing import FramingError, RequestFraming
+from .replies import CONTINUE, error_response
+
+READ_SIZE = 64 * 1024
+LINGER_SECONDS = 2.0  # how long a closing connection may take to read our last answer
+CLOCK_SECONDS = 0.5  # how often the clocks of connections still sending are read
+
+
+class PatientSocket(socket.socket):
+    """A client socket whose ``sendall`` gives up only when the client takes nothing.
+
+    The standard sendall treats the socket's timeout as a deadline for the whole call
+    (Python 3.5+), so a 15 MB answer read at under 1 MB/s was cut off at the client
+    timeout. Here each wait for room may last the timeout, and a wait that times out
+    still goes on if the client took bytes meanwhile: the kernel reports a socket
+    writable only once a third of a send buffer of several megabytes is free, so a client
+    reading 2.6 MB/s could look silent for 1.5 s.
+    """
+
+    __slots__ = ()
+
+    def sendall(self, data, flags=0):
+        with memoryview(data) as view, view.cast("B") as rest:
+            while rest:
+                unacknowledged = self.unacknowledged()
+                try:
+                    rest = rest[self.send(rest, flags):]
+                except TimeoutError:
+                    if self.unacknowledged() >= unacknowledged:
+                        raise
+
+    def unacknowledged(self) -> int:
+        """Bytes sent to the client and not yet acknowledged (Linux's SIOCOUTQ)."""
+        return struct.unpack("i", fcntl.ioctl(self.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
+
+
+class Conn(TConn):
+    """A client connection, with the request it is sending (``framing``) and its clock."""
+
+    def __init__(self, worker, *args):
+        super().__init__(*args)
+        self.worker = worker
+        self.framing = None
+        self.opened = self.last_read = time.monotonic()
+        self.first_byte = None  # when the current request's first byte came
+        self.paused = False
+        self.continued = False
+
+    def close(self, graceful=False):
+        # gthread's graceful close waits up to 2 s for the client to close first, on the
+        # worker's main loop; a client that never does would freeze every connection.
+        if graceful:
+            self.worker.linger(self.sock)
+        else:
+            super().close()
+
+
+class BufferingWorker(ThreadWorker):
+    """gthread whose event loop reads each request whole before a thread serves it."""
+
+    client_timeout = request_timeout = max_body_bytes = buffer_bytes = None
+
+    def configure(self, client_timeout: float, request_timeout: float,
+                  max_body_bytes: int, buffer_bytes: int) -> None:
+        """Set the limits (seconds, bytes); gunicorn.conf.py calls this in post_worker_init."""
+        self.client_timeout, self.request_timeout = client_timeout, request_timeout
+        self.max_body_bytes, self.buffer_bytes = max_body_bytes, buffer_bytes
+
+    @classmethod
+    def check_config(cls, cfg, log):
+        super().check_config(cfg, log)
+        if cfg.is_ssl or cfg.http2_cleartext != "off":
+            raise RuntimeError("BufferingWorker reads plain HTTP/1.1 only: terminate TLS "
+                               "and HTTP/2 in a proxy in front of it")
+
+    def init_process(self):
+        self.reading: dict[Conn, None] = {}  # connections sending a request, oldest first
+        self.paused: deque[Conn] = deque()  # of those, the ones not read until memory frees
+        self.lingering: dict[socket.socket, float] = {}  # socket → when to close it
+        self.buffered = 0  # bytes of requests held in memory by ``reading``
+        self.next_clock = 0.0
+        # Each connection is a file descriptor; a shell's soft limit (often 1024) would
+        # stop accept() before worker_connections (4096, gunicorn.conf.py) does.
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard != resource.RLIM_INFINITY:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        super().init_process()
+
+    def run(self):
+        if self.client_timeout is None:
+            raise RuntimeError("BufferingWorker.configure() was not called "
+                               "(gunicorn.conf.py's post_worker_init does it)")
+        super().run()
+
+    # --- in a thread --------------------------------------------------------------
+    def handle_request(self, req, conn):
+        try:
+            return super().handle_request(req, conn)
+        except TimeoutError:  # from PatientSocket.sendall: the client stopped reading
+            self.log.warning("Closed the connection to %s: it took no byte of the answer "
+                             "for %g s", conn.client[0], self.client_timeout)
+            return False
+
+    def handle_error(self, req, client, addr, exc):
+        """gunicorn's answer to a request it could not parse (400, 414, 431 …), rewritten
+        in the app's JSON shape with its security headers; gunicorn still logs it."""
+        captured = _Captured()
+        super().handle_error(req, captured, addr, exc)
+        status, message = captured.status_and_message()
+        self._send_quietly(client, error_response(status, message))
+
+    # --- accepting and reading -----------------------------------------------------
+    def accept(self, listener):
+        try:
+            client, address = listener.accept()
+        except OSError as e:
+            if e.errno in (errno.EMFILE, errno.ENFILE):  # out of descriptors: try next turn
+                self.log.warning("Cannot accept a connection: %s", e)
+                self.set_accept_enabled(False)
+            elif e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        sock = PatientSocket(client.family, client.type, client.proto, fileno=client.detach())
+        self.enqueue_req(Conn(self, self.cfg, sock, address, listener.getsockname()))
+
+    def enqueue_req(self, conn):
+        """Read ``conn``'s next request; gthread calls this for every new request."""
+        leftover = conn.parser.unreader.take_buffered() if conn.parser else b""
+        conn.sock.setblocking(False)
+        conn.framing = RequestFraming(self.max_body_bytes)
+        conn.first_byte, conn.last_read, conn.continued = None, time.monotonic(), False
+        self.reading[conn] = None
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._readable, conn))
+        if leftover:  # pipelined behind the last request
+            self._take(conn, leftover)
+
+    def _readable(self, conn, sock):
+        try:
+            data = sock.recv(READ_SIZE)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._forget(conn)
+            return
+        if not data:
+            self._ended(conn)
+        else:
+            self._take(conn, data)
+
+    def _take(self, conn, data: bytes) -> None:
+        now = time.monotonic()
+        conn.first_byte = conn.first_byte or now
+        conn.last_read = now
+        self.buffered += len(data)
+        framing = conn.framing
+        try:
+            framing.feed(data)
+        except FramingError as e:
+            self.refuse(conn, e.status, e.message)
+            return
+        if framing.complete:
+            self._hand_to_thread(conn)
+        elif framing.expects_continue and not conn.continued:
+            conn.continued = True
+            self._send_quietly(conn.sock, CONTINUE)
+        elif self.buffered > self.buffer_bytes and framing.head_end is not None:
+            self._pause(conn)
+
+    def _ended(self, conn) -> None:
+        """The client closed its side: a request cut short is answered, if it can be."""
+        framing = conn.framing
+        if not framing.buffer:
+            self._forget(conn)
+        elif framing.head_end is None:
+            self.refuse(conn, 400, "The connection closed before the request's headers "
+                                   f"were complete ({len(framing.buffer)} bytes came).")
+        else:
+            self.refuse(conn, 400, f"The request body ended after {framing.body_bytes} "
+                                   f"bytes, before it was complete.")
+
+    def _hand_to_thread(self, conn) -> None:
+        self._stop_reading(conn)
+        if conn.parser is None:
+            conn.parser = gunicorn_http.get_parser(self.cfg, conn.sock, conn.client)
+        conn.parser.unreader.unread(bytes(conn.framing.buffer))
+        conn.framing = None
+        conn.data_ready = True  # gthread's handle() then does not wait for data again
+        super().enqueue_req(conn)
+
+    # --- memory for bodies ---------------------------------------------------------
+    def _pause(self, conn) -> None:
+        conn.paused = True
+        self.paused.append(conn)
+        self.poller.unregister(conn.sock)
+        self._resume()
+
+    def _resume(self) -> None:
+        """Read paused bodies again while memory allows; and always one of them if no other
+        body is still arriving, or no memory would ever be freed (the budget is then
+        exceeded by at most that one body)."""
+        while self.paused and self.buffered <= self.buffer_bytes:
+            self._wake(self.paused.popleft())
+        if self.paused and not any(c.framing.head_end is not None and not c.paused
+                                   for c in self.reading):
+            self._wake(self.paused.popleft())
+
+    def _wake(self, conn) -> None:
+        conn.paused = False
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._readable, conn))
+
+    def _stop_reading(self, conn) -> None:
+        del self.reading[conn]
+        self.buffered -= len(conn.framing.buffer)
+        if conn.paused:
+            conn.paused = False
+            self.paused.remove(conn)
+        else:
+            self.poller.unregister(conn.sock)
+        self._resume()
+
+    # --- closing ----------------------------------------------------------------
+    def refuse(self, conn, status: int, message: str) -> None:
+        """Answer ``status`` with ``message`` from the event loop, then close."""
+        self.log.warning("Refused a request from %s with %s: %s", conn.client[0], status,
+                         message)
+        self._stop_reading(conn)
+        self.nr_conns -= 1
+        self._send_quietly(conn.sock, error_response(status, message))
+        self.linger(conn.sock)
+
+    def _forget(self, conn) -> None:
+        self._stop_reading(conn)
+        self.nr_conns -= 1
+        conn.close()
+
+    def linger(self, sock) -> None:
+        """Close after our answer has left: send FIN, drain what the client still sends
+        (closing with unread bytes would reset the connection and could cut the answer),
+        and close when the client does, or after LINGER_SECONDS."""
+        try:
+            sock.setblocking(False)
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            sock.close()
+            return
+        self.lingering[sock] = time.monotonic() + LINGER_SECONDS
+        self.poller.register(sock, selectors.EVENT_READ, self._drain)
+
+    def _drain(self, sock) -> None:
+        try:
+            if sock.recv(READ_SIZE):
+                return
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            pass
+        self._close_lingering(sock)
+
+    def _close_lingering(self, sock) -> None:
+        del self.lingering[sock]
+        self.poller.unregister(sock)
+        sock.close()
+
+    @staticmethod
+    def _send_quietly(sock, data: bytes) -> None:
+        """A short answer on a non-blocking socket; a client that cannot take it is gone."""
+        with contextlib.suppress(OSError):
+            sock.send(data)
+
+    def murder_pending(self):
+        """Close what is over its time (gthread's loop calls this on every turn)."""
+        super().murder_pending()
+        now = time.monotonic()
+        if now < self.next_clock:  # gthread calls it after every event, not once a second
+            return
+        self.next_clock = now + CLOCK_SECONDS
+        for sock in [s for s, deadline in self.lingering.items() if deadline <= now]:
+            self._close_lingering(sock)
+        for conn in list(self.reading):
+            self._check_clock(conn, now)
+
+    def _check_clock(self, conn, now: float) -> None:
+        if conn.first_byte is None:
+            if not self.alive or now - conn.last_read > self.client_timeout:
+                self._forget(conn)  # nothing was asked: nothing to answer
+        elif now - conn.first_byte > self.request_timeout:
+            self.refuse(conn, 408, f"The request did not arrive whole within "
+                                   f"{self.request_timeout:g} s.")
+        elif not conn.paused and now - conn.last_read > self.client_timeout:
+            self.refuse(conn, 408, f"The client sent nothing for {self.client_timeout:g} s "
+                                   f"before its request was complete.")
+
+
+class _Captured:
+    """Stands in for the client socket while gunicorn writes its HTML error answer."""
+
+    def __init__(self):
+        self.data = b""
+
+    def gettimeout(self):
+        return 0.0  # gunicorn's write_nonblock then writes straight through sendall
+
+    def sendall(self, data):
+        self.data += data
+
+    def status_and_message(self) -> tuple[int, str]:
+        """The status and the sentence of gunicorn's answer: ``HTTP/1.1 400 Bad Request``
+        … ``<h1><p>Bad Request</p></h1> <message>``."""
+        head, _, body = self.data.decode("latin-1").partition("\r\n\r\n")
+        status = int(head.split(" ", 2)[1])
+        found = re.search(r"</h1>\s*(.*?)\s*</body>", body, re.S)
+        message = html.unescape(found.group(1)) if found else ""
+        return status, message or HTTPStatus(status).phrase

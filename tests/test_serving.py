@@ -1,0 +1,407 @@
+"""The production server (the Dockerfile's CMD, gunicorn.conf.py) against clients that
+misbehave: slow and idle connections, slow readers, malformed bodies, a taken port.
+
+Each server runs with short timeouts (ATTENTION_CLIENT_TIMEOUT, ATTENTION_REQUEST_TIMEOUT)
+so that what takes ten or thirty seconds in production takes one or three here.
+"""
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.server import ROOT, Gunicorn, dockerfile_cmd
+from tests.test_deploy import free_port
+
+CLIENT_TIMEOUT = 1.5  # seconds
+REQUEST_TIMEOUT = 3.0
+MAX_BODY = 256 * 1024  # bytes
+SERVING_ENV = {"ATTENTION_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT),
+               "ATTENTION_REQUEST_TIMEOUT": str(REQUEST_TIMEOUT),
+               "ATTENTION_MAX_BODY_BYTES": str(MAX_BODY)}
+SLOW = 48  # connections of each misbehaving kind
+FAST_ENOUGH = 2.0  # seconds: the longest a normal request may take beside them
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with Gunicorn(tmp_path_factory.mktemp("serving"), env=SERVING_ENV) as running:
+        yield running
+
+
+def log_of(server) -> str:
+    return server.log_path.read_text()
+
+
+def wait_for(condition, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"{what}: not within {seconds} s")
+
+
+# --- a client that writes bytes and reads the answer -------------------------------------
+def post_head(length_or_chunked, extra: bytes = b"") -> bytes:
+    framing = (b"Transfer-Encoding: chunked" if length_or_chunked == "chunked"
+               else b"Content-Length: %d" % length_or_chunked)
+    return (b"POST /api/attention HTTP/1.1\r\nHost: example\r\n"
+            b"Content-Type: application/json\r\n" + extra + framing + b"\r\n\r\n")
+
+
+def chunked(body: bytes, size: int) -> bytes:
+    pieces = [body[i:i + size] for i in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+
+
+def read_answer(sock) -> tuple[int, dict[str, str], bytes]:
+    """One whole answer from ``sock``: status, headers (lower-case names), body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = sock.recv(65536)
+        assert more, f"the connection closed before an answer's head: {data!r}"
+        data += more
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    length = int(headers["content-length"])
+    while len(body) < length:
+        more = sock.recv(65536)
+        assert more, f"the connection closed after {len(body)} of {length} body bytes"
+        body += more
+    return int(status_line.split()[1]), headers, body
+
+
+def exchange(port: int, data: bytes, half_close: bool = False, timeout: float = 10):
+    """Send ``data``, then read one answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        if half_close:
+            sock.shutdown(socket.SHUT_WR)
+        return read_answer(sock)
+
+
+def cat_sat_body(cat_sat) -> bytes:
+    return json.dumps(cat_sat).encode()
+
+
+def expected_weights(cat_sat) -> np.ndarray:
+    """softmax(QKᵀ/√2) written out independently: (3 queries, 3 keys)."""
+    X = np.array(cat_sat["X"], float)
+    scores = (X @ np.array(cat_sat["W_Q"])) @ (X @ np.array(cat_sat["W_K"])).T / np.sqrt(2)
+    e = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def assert_cat_sat_answer(answer, cat_sat):
+    status, headers, body = answer
+    assert status == 200, body
+    np.testing.assert_allclose(json.loads(body)["weights"], expected_weights(cat_sat),
+                               rtol=1e-12)
+
+
+def timed_get_and_post(port: int, cat_sat) -> float:
+    """A /health and a default-example request, on fresh connections; the slower's time."""
+    started = time.monotonic()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+        assert r.status == 200
+    health = time.monotonic() - started
+    body = cat_sat_body(cat_sat)
+    started = time.monotonic()
+    assert_cat_sat_answer(exchange(port, post_head(len(body)) + body, timeout=5), cat_sat)
+    return max(health, time.monotonic() - started)
+
+
+def security_headers_of_the_app(port: int) -> dict[str, str]:
+    """The headers the app itself sends on /health that a server's answer must also carry."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5) as r:
+        names = ("content-security-policy", "x-content-type-options", "x-frame-options",
+                 "referrer-policy", "cross-origin-opener-policy",
+                 "cross-origin-resource-policy", "permissions-policy")
+        return {n: r.headers[n] for n in names if r.headers[n] is not None}
+
+
+# --- slow and idle connections -------------------------------------------------------
+class Trickler:
+    """Connections that, once opened, send one byte each every ``gap`` seconds."""
+
+    def __init__(self, socks, gap: float):
+        self.socks, self.gap, self.stop = socks, gap, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop.wait(self.gap):
+            for sock in self.socks:
+                with contextlib.suppress(OSError):  # closed by the server: as expected
+                    sock.send(b" ")
+
+
+def open_many(port: int, first_bytes: bytes, count: int) -> list[socket.socket]:
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if first_bytes:
+            sock.sendall(first_bytes)
+        socks.append(sock)
+    return socks
+
+
+def closed_with(sock) -> tuple[float, bytes]:
+    """Block until the server closes ``sock``; when that was, and what it sent first."""
+    data = b""
+    while True:
+        more = sock.recv(65536)
+        if not more:
+            return time.monotonic(), data
+        data += more
+
+
+def test_slow_and_idle_connections_leave_other_clients_served(server, cat_sat):
+    opened = time.monotonic()
+    groups = {"silent": open_many(server.port, b"", SLOW),
+              "half_line": open_many(server.port, b"POST /api/att", SLOW),
+              "heads": open_many(server.port, b"GET /health HTTP/1.1\r\nX-Slow: ", SLOW),
+              "bodies": open_many(server.port, post_head(100_000), SLOW)}
+    try:
+        closes, slowest = watch_them_close(server, groups, opened, cat_sat)
+    finally:
+        for sock in (s for group in groups.values() for s in group):
+            sock.close()
+    assert slowest < FAST_ENOUGH, f"a normal request took {slowest:.2f} s beside them"
+    assert {k: len(v) for k, v in closes.items()} == dict.fromkeys(groups, SLOW)
+    assert all(data == b"" for _, data in closes["silent"])  # nothing asked, nothing said
+    for kind, timeout, words in (("half_line", CLIENT_TIMEOUT, b"sent nothing for 1.5 s"),
+                                 ("heads", REQUEST_TIMEOUT, b"arrive whole within 3 s"),
+                                 ("bodies", REQUEST_TIMEOUT, b"arrive whole within 3 s")):
+        for when, data in closes[kind]:
+            assert data.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), data[:80]
+            assert words in data and b'"error":{"message":' in data
+            assert timeout <= when - opened <= timeout + 2.5, (kind, when - opened)
+    for when, _ in closes["silent"]:
+        assert CLIENT_TIMEOUT <= when - opened <= CLIENT_TIMEOUT + 2.5
+    assert "Traceback" not in log_of(server)
+
+
+def watch_them_close(server, groups, opened: float, cat_sat):
+    """Trickle a byte a second into the heads and bodies (never silent for CLIENT_TIMEOUT,
+    so only REQUEST_TIMEOUT ends them) and time normal requests until every connection of
+    ``groups`` is closed; return {kind: [(closed at, bytes sent)]} and the slowest time."""
+    trickler = Trickler(groups["heads"] + groups["bodies"], gap=1.0)
+    closes: dict[str, list] = {kind: [] for kind in groups}
+    waiters = [threading.Thread(target=lambda k=k, s=s: closes[k].append(closed_with(s)),
+                                daemon=True)
+               for k, group in groups.items() for s in group]
+    for w in waiters:
+        w.start()
+    slowest = 0.0
+    while any(w.is_alive() for w in waiters) and time.monotonic() - opened < 15:
+        slowest = max(slowest, timed_get_and_post(server.port, cat_sat))
+    trickler.stop.set()
+    assert not any(w.is_alive() for w in waiters), "slow connections still open after 15 s"
+    return closes, slowest
+
+
+# --- slow readers ---------------------------------------------------------------------
+def large_request(n: int = 384, d: int = 8) -> tuple[bytes, int]:
+    """A request whose answer is several megabytes; returns it and the number of tokens."""
+    rng = np.random.default_rng(3)
+    X, W = rng.normal(size=(n, d)).round(3), rng.normal(size=(d, d)).round(3)
+    body = json.dumps({"X": X.tolist(), "W_Q": W.tolist(), "W_K": W.tolist(),
+                       "W_V": W.tolist()}).encode()
+    return post_head(len(body)) + body, n
+
+
+def slow_socket(port: int) -> socket.socket:
+    sock = socket.socket()
+    # Smaller than the default, so the answer waits in the server more than in this
+    # client; large enough that delayed acknowledgements do not set the pace.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 128 * 1024)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def test_a_slow_reader_gets_the_whole_answer(server):
+    request, n = large_request()
+    with slow_socket(server.port) as sock:
+        sock.sendall(request)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(4096)
+        head, _, body = head.partition(b"\r\n\r\n")
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        started = time.monotonic()
+        rate = length / (4 * CLIENT_TIMEOUT)  # bytes a second: the answer takes 6 s to read
+        while len(body) < length:
+            more = sock.recv(32 * 1024)
+            assert more, f"closed after {len(body)} of {length} bytes"
+            body += more
+            time.sleep(len(more) / rate)
+    took = time.monotonic() - started
+    assert took > 3 * CLIENT_TIMEOUT, f"read in {took:.1f} s: not slow enough to test"
+    weights = np.array(json.loads(body)["weights"])
+    assert weights.shape == (n, n)
+    np.testing.assert_allclose(weights.sum(axis=1), 1, rtol=1e-12)
+
+
+def test_a_reader_that_stops_is_dropped_after_the_client_timeout(server, cat_sat):
+    request, _ = large_request()
+    with slow_socket(server.port) as sock:
+        sock.sendall(request)
+        first = sock.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 OK")
+        length = int(first.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        stopped = time.monotonic()
+        wait_for(lambda: "took no byte of the answer for 1.5 s" in log_of(server),
+                 CLIENT_TIMEOUT + 5, "the server's note that it dropped the reader")
+        assert time.monotonic() - stopped >= CLIENT_TIMEOUT
+        received = len(first)
+        while more := sock.recv(65536):
+            received += len(more)
+    assert received < length, "the whole answer fitted in the socket buffers"
+    assert timed_get_and_post(server.port, cat_sat) < FAST_ENOUGH
+
+
+# --- malformed and oversized bodies --------------------------------------------------------
+def error_of(answer) -> tuple[int, str]:
+    status, headers, body = answer
+    assert headers["content-type"] == "application/json"
+    assert headers["connection"] == "close"
+    return status, json.loads(body)["error"]["message"]
+
+
+def test_a_chunked_body_is_served_like_one_with_a_length(server, cat_sat):
+    body = cat_sat_body(cat_sat)
+    assert_cat_sat_answer(exchange(server.port, post_head("chunked") + chunked(body, 7)),
+                          cat_sat)
+
+
+def test_a_chunked_body_over_the_limit_is_413(server):
+    data = post_head("chunked") + chunked(b" " * (MAX_BODY + 1), 64 * 1024)
+    assert error_of(exchange(server.port, data)) == (
+        413, f"The chunked request body is over the limit of {MAX_BODY} bytes.")
+
+
+def test_a_content_length_over_the_limit_is_413_before_the_body(server):
+    assert error_of(exchange(server.port, post_head(MAX_BODY + 1))) == (
+        413, f"The request body is {MAX_BODY + 1} bytes, over the limit of {MAX_BODY} bytes.")
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"zz\r\n{}\r\n0\r\n\r\n",
+     "The chunk size 'zz' is not a hexadecimal number (malformed chunked encoding)."),
+    (b"2\r\n{}XX0\r\n\r\n",
+     "A chunk of the request body is not followed by CRLF (malformed chunked encoding)."),
+])
+def test_malformed_chunked_framing_is_400(server, body, message):
+    assert error_of(exchange(server.port, post_head("chunked") + body)) == (400, message)
+
+
+def test_a_body_that_ends_early_is_400_saying_so(server):
+    answer = exchange(server.port, post_head(100) + b'{"X": ', half_close=True)
+    assert error_of(answer) == (
+        400, "The request body ended after 6 bytes, before it was complete.")
+
+
+def test_pipelined_requests_are_each_answered_in_order(server, cat_sat):
+    body = cat_sat_body(cat_sat)
+    one = post_head(len(body)) + body
+    health = b"GET /health HTTP/1.1\r\nHost: example\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(one + health + one[:50])
+        assert_cat_sat_answer(read_answer(sock), cat_sat)
+        assert read_answer(sock)[2] == b'{"status":"ok","version":"0.1.0"}'
+        sock.sendall(one[50:])
+        assert_cat_sat_answer(read_answer(sock), cat_sat)
+
+
+def test_expect_100_continue_is_answered_before_the_body_is_sent(server, cat_sat):
+    body = cat_sat_body(cat_sat)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(post_head(len(body), b"Expect: 100-continue\r\n"))
+        assert sock.recv(25) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        data = b""
+        while b"HTTP/1.1 200" not in data:  # gunicorn may add a second 100 (RFC 9110 15.2)
+            data += sock.recv(65536)
+        status_at = data.index(b"HTTP/1.1 200")
+        rest = data[status_at:]
+        head, _, answer = rest.partition(b"\r\n\r\n")
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        while len(answer) < length:
+            answer += sock.recv(65536)
+    np.testing.assert_allclose(json.loads(answer)["weights"], expected_weights(cat_sat),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"NOT A REQUEST\r\n\r\n", 400),
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: example\r\n\r\n", 414),
+    (b"GET /health HTTP/1.1\r\nHost: example\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),
+])
+def test_answers_the_server_writes_itself_are_json_with_the_security_headers(
+        server, request_bytes, status):
+    got_status, headers, body = exchange(server.port, request_bytes)
+    assert got_status == status
+    assert headers["content-type"] == "application/json"
+    error = json.loads(body)["error"]
+    assert error["field"] is None and len(error["message"]) > 10
+    expected = security_headers_of_the_app(server.port)
+    assert len(expected) >= 4
+    assert {name: headers.get(name) for name in expected} == expected
+
+
+# --- memory for bodies ------------------------------------------------------------------
+def test_bodies_past_the_buffer_budget_wait_and_are_then_all_served(tmp_path, cat_sat):
+    """With room for one 100 KB body at a time, six arriving together are all answered."""
+    compact = cat_sat_body(cat_sat)
+    body = compact[:-1] + b" " * 100_000 + b"}"  # JSON whitespace: the same request
+    env = {**SERVING_ENV, "ATTENTION_BUFFER_BYTES": "120000", "ATTENTION_WORKERS": "1"}
+    with Gunicorn(tmp_path, env=env) as running, contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(s) for s in
+                 open_many(running.port, post_head(len(body)) + body[:60_000], 6)]
+        for sock in socks:
+            sock.sendall(body[60_000:])
+        for sock in socks:
+            assert_cat_sat_answer(read_answer(sock), cat_sat)
+
+
+# --- starting -----------------------------------------------------------------------------
+def start(port: int, timeout: float = 20) -> subprocess.CompletedProcess:
+    """Run the Dockerfile's CMD on ``port`` until it exits (it should, at once)."""
+    command = dockerfile_cmd()
+    executable = str(Path(sys.executable).parent / command[0])  # as benchmarks.server does
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
+    return subprocess.run([executable, *command[1:]], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_a_port_another_program_holds_stops_the_server_at_once_naming_it():
+    port = free_port()
+    with socket.create_server(("127.0.0.1", port)):
+        started = time.monotonic()
+        result = start(port)
+    assert result.returncode == 1
+    assert time.monotonic() - started < 10
+    assert (f"Cannot listen at http://127.0.0.1:{port}: another program, or another copy of "
+            f"this server, is listening there.") in result.stdout + result.stderr
+    assert "Booting worker" not in result.stdout + result.stderr
+
+
+def test_a_second_copy_on_the_same_port_stops_and_the_first_names_its_address(server):
+    assert f"listening at http://127.0.0.1:{server.port} " in log_of(server)
+    result = start(server.port)
+    assert result.returncode == 1
+    assert f"Cannot listen at http://127.0.0.1:{server.port}" in result.stdout + result.stderr
