@@ -378,6 +378,14 @@ def test_bodies_past_the_buffer_budget_wait_and_are_then_all_served(tmp_path, ca
             assert_cat_sat_answer(read_answer(sock), cat_sat)
 
 
+def answers_health(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
 # --- starting -----------------------------------------------------------------------------
 def start(port: int, timeout: float = 20) -> subprocess.CompletedProcess:
     """Run the Dockerfile's CMD on ``port`` until it exits (it should, at once)."""
@@ -405,3 +413,29 @@ def test_a_second_copy_on_the_same_port_stops_and_the_first_names_its_address(se
     result = start(server.port)
     assert result.returncode == 1
     assert f"Cannot listen at http://127.0.0.1:{server.port}" in result.stdout + result.stderr
+
+
+def test_the_readmes_start_command_serves_with_the_same_protected_server(tmp_path):
+    """`bash scripts/run` runs gunicorn with gunicorn.conf.py: a half request line is
+    answered 408 after ATTENTION_CLIENT_TIMEOUT there too."""
+    port = free_port()
+    log = tmp_path / "run.log"
+    env = {**os.environ, "PORT": str(port), "ATTENTION_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}
+    env.pop("HOST", None)
+    with open(log, "wb") as out:
+        process = subprocess.Popen(["bash", "scripts/run"], cwd=ROOT, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: f"listening at http://127.0.0.1:{port} " in log.read_text(), 120,
+                 f"scripts/run's log line naming port {port}")
+        wait_for(lambda: answers_health(port), 30, f"scripts/run answering on {port}")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"GET /hea")
+            sent = time.monotonic()
+            closed, data = closed_with(sock)
+        assert data.startswith(b"HTTP/1.1 408 Request Timeout\r\n")
+        assert CLIENT_TIMEOUT <= closed - sent <= CLIENT_TIMEOUT + 2.5
+        assert "Using worker: attention_server.worker.BufferingWorker" in log.read_text()
+    finally:
+        process.terminate()
+        assert process.wait(timeout=15) == 0, log.read_text()
