@@ -16,8 +16,9 @@ def error(status: int, message: str, field: str | None = None):
 @bp.app_errorhandler(ClientDisconnected)
 def body_not_received(exc: ClientDisconnected):
     """408: the body stopped arriving (werkzeug's own answer is a bare 400)."""
-    # The client went away, or (under gunicorn, see gunicorn.conf.py) went silent for
-    # ATTENTION_CLIENT_TIMEOUT seconds mid-body.
+    # The client went away mid-body. Under gunicorn.conf.py's server this never reaches
+    # the app: the server reads every body whole first, and answers a silent client 408
+    # itself (attention_server/worker.py).
     return error(408, "The request body stopped arriving before it was complete; "
                       "nothing was computed. Send it again.")
 
