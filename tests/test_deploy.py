@@ -231,7 +231,7 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
 def test_dockerignore_keeps_local_state_out_of_the_build_context():
     for path in (".git/HEAD", ".venv/bin/python", "attention_core/__pycache__/x.pyc",
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
-                 "static/node_modules/x.js", "tests/test_api.py", "static/tests/a.mjs"):
+                 "static/node_modules/x.js", "tests/test_api.py", "tests/js/a.test.mjs"):
         assert ignored(path), path
     for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
                  "templates/index.html", "static/js/main.js", "requirements.txt"):
@@ -272,7 +272,7 @@ def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
         "app.py", "attention_api", "attention_core", "gunicorn.conf.py", "requirements.txt",
         "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
-    assert not (app_dir / "static/tests").exists()
+    assert not list(app_dir.rglob("*.test.mjs"))
     assert not list(app_dir.rglob("__pycache__"))
 
 
