@@ -301,6 +301,19 @@ def test_attention_weights_match_an_independent_softmax(server):
     np.testing.assert_allclose(body["output"], expected @ (X @ W_V), rtol=1e-12)
 
 
+def test_no_answer_of_the_image_reflects_the_host_header(server):
+    """Paths werkzeug would redirect (doubled slashes), with the Host a client chose."""
+    for target in ("/api//presets", "/assets//0/css/app.css", "/health//",
+                   "http://evil.example/api//presets"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            s.sendall(f"GET {target} HTTP/1.1\r\nHost: evil.example\r\n"
+                      "Connection: close\r\n\r\n".encode())
+            answer = b"".join(iter(lambda: s.recv(65536), b""))
+        head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+        assert head.startswith("HTTP/1.1 404 "), (target, head)
+        assert "evil.example" not in head.lower() and "\nlocation:" not in head.lower(), target
+
+
 def test_healthcheck_command_passes_while_the_server_is_up(server):
     result = run_healthcheck(server.env)
     assert result.returncode == 0, result.stderr
