@@ -140,6 +140,9 @@ def test_favicon_and_no_console_errors_on_load(page, server):
 
 def test_the_permissions_policy_is_understood_and_leaves_the_clipboard(page, console, server):
     loaded(page, server.url)
+    # KaTeX's fonts may still be arriving; a page closed mid-file leaves the test server's
+    # file open (a ResourceWarning in the next test).
+    page.wait_for_load_state("networkidle")
     allows = page.evaluate("""() => Object.fromEntries(
         ['camera', 'microphone', 'geolocation', 'usb', 'clipboard-write']
           .map(f => [f, document.featurePolicy.allowsFeature(f)]))""")
