@@ -31,8 +31,14 @@ def _env_int(name: str, default: int) -> int:
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app; ``test_config`` overrides the settings read from the environment."""
-    app = Flask(__name__, static_folder=str(ROOT / "static"),
-                template_folder=str(ROOT / "templates"))
+    # No static folder given to Flask: its /static/ route would serve the page's files a
+    # second time, unversioned; assets.py serves them, from the folder set just after.
+    app = Flask(__name__, static_folder=None, template_folder=str(ROOT / "templates"))
+    app.static_folder = str(ROOT / "static")
+    # No route redirects, so no answer carries a Location built from the Host header,
+    # which the client chooses: "/api//presets" is a 404 rather than a 308 to
+    # http://<Host>/api/presets (the root's rule, in pages.py, takes "" as well as "/").
+    app.url_map.merge_slashes = False
     app.json = NumpyJSONProvider(app)
     app.config.from_mapping(
         MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", 4 * 1024 * 1024),

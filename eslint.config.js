@@ -1,4 +1,4 @@
-// ESLint for the front end (static/js) and its node tests (static/tests); scripts/test runs
+// ESLint for the front end (static/js) and its node tests (tests/js); scripts/test runs
 // it and fails on any finding. max-lines-per-function keeps every function readable in one
 // screen (STYLE.md: short functions).
 import js from "@eslint/js";
@@ -15,5 +15,5 @@ export default [
     },
   },
   { files: ["static/js/**/*.js", "benchmarks/**/*.js"], languageOptions: { globals: globals.browser } },
-  { files: ["static/tests/**/*.mjs", "static/tests/**/*.js", "eslint.config.js"], languageOptions: { globals: globals.node } },
+  { files: ["tests/js/**/*.mjs", "tests/js/**/*.js", "eslint.config.js"], languageOptions: { globals: globals.node } },
 ];

@@ -12,15 +12,22 @@ from __future__ import annotations
 import hashlib
 import io
 import mimetypes
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from flask import Blueprint, current_app, send_file, send_from_directory, url_for
+from flask import Blueprint, abort, current_app, send_file, send_from_directory, url_for
 
 from .compression import accepts_gzip, precompress
 
 bp = Blueprint("assets", __name__)
 
 ONE_YEAR = 365 * 24 * 3600  # seconds
+
+# The kinds of file the page is made of. Anything else that is under static/ (a vendor's
+# note, a source map, an editor's backup) is a 404 even though it is there.
+SERVED_SUFFIXES = {".css", ".js", ".png", ".svg", ".woff2"}
+# KaTeX's LICENSE is served beside its script: the minified build carries no notice, and
+# its MIT licence asks that the notice go with every copy.
+LICENCES = {"LICENSE"}
 
 
 def contents_hash(folder: Path) -> str:
@@ -51,6 +58,15 @@ def _version(state) -> None:
     state.app.jinja_env.globals["asset"] = asset_url
 
 
+def served(filename: str) -> bool:
+    """Whether ``filename`` (a path under the static folder) is one of the page's files:
+    one of SERVED_SUFFIXES or a licence, with no hidden part (".name") on its path."""
+    path = PurePosixPath(filename)
+    if any(part.startswith(".") for part in path.parts):
+        return False
+    return path.suffix in SERVED_SUFFIXES or path.name in LICENCES
+
+
 def asset_url(filename: str) -> str:
     """The URL of a file of the static folder, at today's version."""
     return url_for("assets.asset", version=current_app.extensions["assets_version"],
@@ -60,6 +76,8 @@ def asset_url(filename: str) -> str:
 @bp.get("/assets/<version>/<path:filename>")
 def asset(version: str, filename: str):
     """A static file, gzipped if the client takes it; kept a year if its version is today's."""
+    if not served(filename):
+        abort(404)
     today = current_app.extensions["assets_version"]
     max_age = ONE_YEAR if version == today else 0  # an old link gets today's file
     packed = current_app.extensions["assets_gzip"].get(filename)
@@ -69,7 +87,9 @@ def asset(version: str, filename: str):
                              etag=f"{today}-{filename}-gzip", conditional=True)
         response.headers["Content-Encoding"] = "gzip"
     else:
-        response = send_from_directory(current_app.static_folder, filename, max_age=max_age)
+        text = "text/plain" if PurePosixPath(filename).name in LICENCES else None
+        response = send_from_directory(current_app.static_folder, filename, max_age=max_age,
+                                       mimetype=text)
     # One URL, two encodings: a shared cache must not hand the gzipped bytes to a client
     # that did not ask for them.
     response.vary.add("Accept-Encoding")

@@ -72,7 +72,9 @@ def _prepare(state) -> None:
         "modules": modules(Path(state.app.static_folder))}
 
 
-@bp.get("/")
+# strict_slashes=False: under a prefix, "/explorer" is the page too, rather than a 308 to
+# http://<Host>/explorer/ (see app.py: no route redirects).
+@bp.get("/", strict_slashes=False)
 def index():
     """The interactive page, with the default view's answer already in it."""
     prepared = current_app.extensions["pages"]

@@ -231,7 +231,7 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
 def test_dockerignore_keeps_local_state_out_of_the_build_context():
     for path in (".git/HEAD", ".venv/bin/python", "attention_core/__pycache__/x.pyc",
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
-                 "static/node_modules/x.js", "tests/test_api.py", "static/tests/a.mjs"):
+                 "static/node_modules/x.js", "tests/test_api.py", "tests/js/a.test.mjs"):
         assert ignored(path), path
     for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
                  "templates/index.html", "static/js/main.js", "requirements.txt"):
@@ -277,7 +277,7 @@ def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
         "app.py", "attention_api", "attention_core", "attention_server", "gunicorn.conf.py",
         "requirements.txt", "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
-    assert not (app_dir / "static/tests").exists()
+    assert not list(app_dir.rglob("*.test.mjs"))
     assert not list(app_dir.rglob("__pycache__"))
 
 
@@ -304,6 +304,19 @@ def test_attention_weights_match_an_independent_softmax(server):
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(body["weights"], expected, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(body["output"], expected @ (X @ W_V), rtol=1e-12)
+
+
+def test_no_answer_of_the_image_reflects_the_host_header(server):
+    """Paths werkzeug would redirect (doubled slashes), with the Host a client chose."""
+    for target in ("/api//presets", "/assets//0/css/app.css", "/health//",
+                   "http://evil.example/api//presets"):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+            s.sendall(f"GET {target} HTTP/1.1\r\nHost: evil.example\r\n"
+                      "Connection: close\r\n\r\n".encode())
+            answer = b"".join(iter(lambda: s.recv(65536), b""))
+        head = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1")
+        assert head.startswith("HTTP/1.1 404 "), (target, head)
+        assert "evil.example" not in head.lower() and "\nlocation:" not in head.lower(), target
 
 
 def test_healthcheck_command_passes_while_the_server_is_up(server):

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from app import create_app
 from attention_api.request import Limits
 
@@ -27,5 +29,41 @@ def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
 def test_the_app_is_built_from_its_blueprints(app):
     assert set(app.blueprints) == {"assets", "pages", "api", "errors"}
     for endpoint, view in app.view_functions.items():
-        if endpoint != "static":  # Flask's own
-            assert view.__doc__ and len(view.__doc__.strip().splitlines()) == 1, endpoint
+        assert view.__doc__ and len(view.__doc__.strip().splitlines()) == 1, endpoint
+
+
+# Every shape of path werkzeug would answer with a redirect, whose Location it builds from
+# the Host header: doubled slashes (merge_slashes), a missing trailing slash (strict_slashes),
+# the root under a prefix. Given as PATH_INFO: the test client reads "//x" as a host.
+REDIRECTING_SHAPES = [
+    ("GET", "", "/", 200), ("GET", "/explorer", "", 200),
+    ("GET", "/", "//health", 200),  # werkzeug drops leading slashes before matching
+    ("GET", "", "/api//presets", 404), ("HEAD", "", "/api//presets", 404),
+    ("OPTIONS", "", "/api//presets", 404), ("POST", "", "/api//attention", 404),
+    ("GET", "", "/api/docs/", 404), ("GET", "", "/health/", 404),
+    ("GET", "", "/assets//{v}/css/app.css", 404), ("GET", "", "/assets/{v}//css/app.css", 404),
+    ("GET", "/explorer", "/api//presets", 404),
+]
+
+
+@pytest.mark.parametrize(("method", "prefix", "path", "status"), REDIRECTING_SHAPES)
+def test_no_answer_carries_the_host_header(app, method, prefix, path, status):
+    version = app.extensions["assets_version"]
+    r = app.test_client().open(
+        "/", method=method, headers={"Host": "evil.example"},
+        environ_overrides={"SCRIPT_NAME": prefix, "PATH_INFO": path.format(v=version)})
+    assert r.status_code == status
+    assert "Location" not in r.headers
+    assert not any("evil.example" in value for _, value in r.headers.items())
+    assert b"evil.example" not in r.get_data()
+
+
+def test_no_route_can_redirect(app):
+    """A route added later keeps the rule: no merged slashes, no trailing-slash redirect,
+    no redirect_to or defaults (werkzeug redirects a URL that spells out a default)."""
+    rules = list(app.url_map.iter_rules())
+    assert len(rules) == 9  # not vacuous: every route of the app, and no /static/ of Flask's
+    for rule in rules:
+        assert rule.merge_slashes is False, rule.rule
+        assert not (rule.rule.endswith("/") and rule.strict_slashes), rule.rule
+        assert rule.redirect_to is None and not rule.defaults, rule.rule

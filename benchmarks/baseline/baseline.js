@@ -3,7 +3,8 @@
 // value, and write the weights of the answer into #heatmap, one table per head, or a canvas
 // when the answer sends the weights as bytes (the app asks for bytes beyond 24 tokens).
 
-import { decodeArray } from "/static/js/arrays.js";
+// The app's own decoder, at any version: an unknown one is answered with today's file.
+import { decodeArray } from "/assets/baseline/js/arrays.js";
 
 const host = document.getElementById("heatmap");
 let newest = 0;

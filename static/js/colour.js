@@ -1,5 +1,5 @@
 // The colour of a weight: viridis reversed (light = low), with a readable text colour.
-// Pure functions, unit-tested in static/tests.
+// Pure functions, unit-tested in tests/js.
 
 // matplotlib's viridis sampled at nine evenly spaced points, 0 → 1.
 const VIRIDIS = [

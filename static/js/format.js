@@ -1,4 +1,4 @@
-// Number formatting and cell parsing: pure functions, unit-tested in static/tests.
+// Number formatting and cell parsing: pure functions, unit-tested in tests/js.
 
 const MINUS = "\u2212";
 

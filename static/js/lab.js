@@ -6,7 +6,7 @@
 //  3. what saturation costs: the selected row's entropy and softmax-Jacobian size.
 // The panel is built whole at mount, before the first paint, at its final size, so nothing
 // moves when the numbers arrive; afterwards only text and a few SVG attributes change.
-// The pure parts are exported and tested in static/tests/lab.test.mjs.
+// The pure parts are exported and tested in tests/js/lab.test.mjs.
 
 import { lab, urls } from "./config.js";
 import { el, setText, symbols } from "./dom.js";

@@ -138,6 +138,20 @@ def test_favicon_and_no_console_errors_on_load(page, server):
     assert page.locator('meta[name="description"]').get_attribute("content")
 
 
+def test_the_permissions_policy_is_understood_and_leaves_the_clipboard(page, console, server):
+    loaded(page, server.url)
+    # KaTeX's fonts may still be arriving; a page closed mid-file leaves the test server's
+    # file open (a ResourceWarning in the next test).
+    page.wait_for_load_state("networkidle")
+    allows = page.evaluate("""() => Object.fromEntries(
+        ['camera', 'microphone', 'geolocation', 'usb', 'clipboard-write']
+          .map(f => [f, document.featurePolicy.allowsFeature(f)]))""")
+    assert allows == {"camera": False, "microphone": False, "geolocation": False,
+                      "usb": False, "clipboard-write": True}
+    # Chromium warns (not errs) of a feature it does not know: none is named.
+    assert [m for m in console if "Permissions-Policy" in m[1]] == []
+
+
 def test_an_answer_that_cannot_be_read_is_said_once_and_not_retried(page, console, server):
     loaded(page, server.url)
     posts = []

@@ -4,9 +4,9 @@ import {
   addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
   removeKeyToken, removeToken, resize, rng, setCell, setCross, setKeyTokenCount, setLabel, setTokenCount, shapes,
   toggleBlocked, uiField,
-} from "../js/state.js";
-import { limits } from "../js/config.js";
-import { fromHash, toHash } from "../js/url.js";
+} from "../../static/js/state.js";
+import { limits } from "../../static/js/config.js";
+import { fromHash, toHash } from "../../static/js/url.js";
 
 // The page learns its limits from the server (config.js); outside a page a test gives them.
 // These are the app's defaults: attention_api.request.Limits and multihead.MAX_HEADS.

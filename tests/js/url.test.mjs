@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fromPreset, setCell, setLabel } from "../js/state.js";
-import { fromHash, toHash } from "../js/url.js";
+import { fromPreset, setCell, setLabel } from "../../static/js/state.js";
+import { fromHash, toHash } from "../../static/js/url.js";
 
 // url.js alone: the state's URL form and its way back. How the URL follows each kind of
 // state (several heads, a second sequence, present mode) is tested with those states in

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, sigText, texFactor, texSig, texTerm, texVector } from "../js/working.js";
+import { joinTerms, sigText, texFactor, texSig, texTerm, texVector } from "../../static/js/working.js";
 
 test("worked numbers: whole numbers stay short, others have 3 decimals", () => {
   assert.equal(texTerm(2), "2");
