@@ -217,8 +217,10 @@ def _fields(value, heads: int):
         said = page_name(f"fields[{i}]")  # "Entry 1 of fields"
         name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
-        if one and one[2] in _HEAD_FIELDS:
-            k = int(one[1])
+        every = isinstance(name, str) and name.startswith("heads.") and name[6:] in _HEAD_FIELDS
+        if (one and one[2] in _HEAD_FIELDS) or (every and not heads):
+            # "heads.x" on a request without a heads list is refused as "heads[0].x" is.
+            k = int(one[1]) if one else 0
             if k >= heads:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but the request has "
