@@ -331,11 +331,12 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
             raise AttentionInputError(
                 f"{page_name(f'{name}[{i}]')} must be text, got {describe(label)}",
                 f"{name}[{i}]")
-        if _SURROGATE.search(label):
+        lone = _SURROGATE.search(label)
+        if lone:  # its place and escape: the quoted label may stop before it
             raise AttentionInputError(
-                f"{page_name(f'{name}[{i}]')} is {quoted(label)}, which holds a lone UTF-16 "
-                "surrogate (half of a pair, with no other half): that is not a character, so "
-                "it cannot be a label", f"{name}[{i}]")
+                f"{page_name(f'{name}[{i}]')} is {quoted(label)}: its character "
+                f"{lone.start() + 1}, {printable(lone[0])}, is a lone UTF-16 surrogate (half "
+                "of a pair, with no other half), which no text can hold", f"{name}[{i}]")
         if len(label) > max_label:
             raise AttentionInputError(
                 f"{page_name(f'{name}[{i}]')} is {len(label)} characters long; at most "

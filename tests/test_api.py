@@ -424,11 +424,12 @@ LONE = [
     # (id, what the body adds to the default example, as JSON text, field, message). A lone
     # surrogate escape is JSON's grammar but no character: the field holding it is refused.
     ("label", r'"tokens": ["the", "c\ud800t", "sat"]', "tokens[1]",
-     r'Token 2 label is "c\ud800t", which holds a lone UTF-16 surrogate (half of a pair, '
-     "with no other half): that is not a character, so it cannot be a label"),
-    ("key-label", r'"X_kv": [[1, 0]], "tokens_kv": ["\udfff"]', "tokens_kv[0]",
-     r'Key token 1 label is "\udfff", which holds a lone UTF-16 surrogate (half of a pair, '
-     "with no other half): that is not a character, so it cannot be a label"),
+     r'Token 2 label is "c\ud800t": its character 2, \ud800, is a lone UTF-16 surrogate '
+     "(half of a pair, with no other half), which no text can hold"),
+    # Beyond the 20 characters the message quotes: its place and its escape say where.
+    ("key-label", r'"X_kv": [[1, 0]], "tokens_kv": ["' + "x" * 24 + r'\udfff"]', "tokens_kv[0]",
+     'Key token 1 label is "' + "x" * 20 + r'…": its character 25, \udfff, is a lone UTF-16 '
+     "surrogate (half of a pair, with no other half), which no text can hold"),
     # An unknown key: the field spells the surrogate as its escape, which JSON can carry.
     ("unknown-key", r'"x\ud800": 1', r"x\ud800",
      r'Unknown field "x\ud800". The fields are tokens, X, W_Q, W_K, W_V, heads, W_O, X_kv, '

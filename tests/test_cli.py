@@ -59,8 +59,8 @@ def test_a_lone_surrogate_in_a_label_is_named_not_printed(tmp_path):
     f.write_text('{"tokens": ["\\ud800"], "X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}')
     p = run(str(f))
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert p.stderr.startswith('error (field tokens[0]): Token 1 label is "\\ud800", which holds '
-                               "a lone UTF-16 surrogate")
+    assert p.stderr.startswith('error (field tokens[0]): Token 1 label is "\\ud800": its '
+                               "character 1, \\ud800, is a lone UTF-16 surrogate")
 
 
 @pytest.mark.parametrize("stdin, words", [("{", "not valid JSON"), ("[]", "JSON object")])

@@ -94,7 +94,8 @@ def test_download_gives_the_file_the_preview_shows(page, server):
     name, data = download(page, "Download")
     assert name == "A.tex"
     assert data.decode() == preview(page).input_value() + "\n"
-    assert data.startswith(rb"\begin{pmatrix} 0.446 & 0.108 & 0.446 \\ 0.164")
+    assert data.startswith(b"% rows: the, cat, sat\n% columns: the, cat, sat\n"
+                           rb"\begin{pmatrix} 0.446 & 0.108 & 0.446 \\ 0.164")
     choose(page, "Z (output)", "NumPy")
     name, data = download(page, "Download")
     assert name == "Z.py"
@@ -239,8 +240,8 @@ def test_a_file_with_a_lone_surrogate_is_refused_and_later_edits_still_work(page
     bad.write_text(untitled[:-1] + ', "tokens": ["the", "c\\ud800t", "sat"]}')
     hash_before = page.evaluate("location.hash")
     page.get_by_label("Import configuration file").set_input_files(bad)
-    text = ('Token 2 label is "c\\ud800t", which holds a lone UTF-16 surrogate (half of a pair, '
-            "with no other half): that is not a character, so it cannot be a label")
+    text = ('Token 2 label is "c\\ud800t": its character 2, \\ud800, is a lone UTF-16 surrogate '
+            "(half of a pair, with no other half), which no text can hold")
     expect(panel(page).locator(".export-message")).to_have_text(text)
     expect(page.locator("#status")).to_have_text(text)
     assert page.evaluate("location.hash") == hash_before
