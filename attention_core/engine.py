@@ -258,9 +258,9 @@ def _check_terms(Q, K, queries, keys) -> None:
         # Rounding is monotonic, so the largest |term| in component c is the product of
         # the largest |q_i[c]| and the largest |k_j[c]|: O((n + m)·d_k), not O(n·m·d_k).
         peak_k = np.abs(K).max(axis=0)  # (d_k,)
-        rows = ~np.isfinite(np.abs(Q) * peak_k)  # (n, d_k): a term of query i overflows in c
-        if not rows.any():
+        if np.isfinite(np.abs(Q).max(axis=0) * peak_k).all():
             return
+        rows = ~np.isfinite(np.abs(Q) * peak_k)  # (n, d_k): a term of query i overflows in c
         i = int(np.flatnonzero(rows.any(axis=1))[0])
         j, c = first_bad(Q[i] * K)  # (m, d_k): query i's terms
     raise overflow_error(
