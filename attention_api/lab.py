@@ -8,7 +8,6 @@ and the value as sent.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from attention_core.errors import AttentionInputError
 from attention_core.scaling import score_variance, winner_probability
 
-from .values import did_you_mean
+from .values import did_you_mean, quoted
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ _WHOLE = re.compile(r"-?[0-9]{1,12}")
 
 
 def _quoted(text: str) -> str:
-    return json.dumps(text if len(text) <= 40 else text[:40] + "…")
+    return quoted(text, 40)
 
 
 def query_ints(pairs: Iterable[tuple[str, str]], params: dict[str, Whole]) -> dict[str, int]:

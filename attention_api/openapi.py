@@ -85,7 +85,8 @@ def _fields_schema() -> dict:
         {"enum": names}, {"type": "string", "pattern": one_head},
         {"type": "string", "pattern": corner}]},
         "description": "Keep only these parts: a name, working.<part>, heads.<part> (every "
-                       "head) or heads[k].<part> (head k, below the number of heads). A "
+                       "head) or heads[k].<part> (head k, below the number of heads; both "
+                       "only with a heads list, else a 422). A "
                        "matrix's name may end in [:r] (its first r rows) or [:r,:c] (its "
                        "top-left r × c corner), fewer where the matrix is smaller."})
 

@@ -164,9 +164,32 @@ def _pmatrix(m: np.ndarray, decimals: int) -> str:
     return "\\begin{pmatrix} " + " \\\\ ".join(rows) + " \\end{pmatrix}"
 
 
+# Each character that means something to TeX, as text that prints it; every control
+# character (a newline, a tab, a carriage return…) and line separator as a space, so no
+# label can end a comment, open or close a group, issue a command (\input), start TeX's
+# ^^5c notation for a backslash, or switch to maths. static/js/format.js's texText agrees.
+_LATEX_TEXT = {
+    **{ord(c): f"\\{c}" for c in "{}$&#%_"},
+    ord("\\"): r"\textbackslash{}", ord("^"): r"\textasciicircum{}",
+    ord("~"): r"\textasciitilde{}", ord("<"): r"\textless{}", ord(">"): r"\textgreater{}",
+    ord("|"): r"\textbar{}",
+    **{c: " " for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)},
+}
+
+
+def latex_text(text: str) -> str:
+    r"""``text`` (a token label) as LaTeX text that prints it and does nothing else, in a
+    comment or in running text alike.
+
+    >>> print(latex_text(r"50% of {x}_1 \input"))
+    50\% of \{x\}\_1 \textbackslash{}input
+    """
+    return text.translate(_LATEX_TEXT)
+
+
 def latex_report(request: AttentionRequest, computed: Computed, decimals: int = 3) -> str:
     """Every matrix as a display-maths pmatrix, then each head's working as align*."""
-    label = ", ".join(t.replace("\\", "\\textbackslash{}") for t in request.tokens)
+    label = ", ".join(map(latex_text, request.tokens))
     parts = [f"% Attention Explorer: tokens {label}"]
     parts += [f"\\[ {tex} = {_pmatrix(m, decimals)} \\]"
               for _, tex, m, _ in _matrices(request, computed)]

@@ -16,7 +16,7 @@ import numpy as np
 from attention_core.errors import AttentionInputError, page_name
 from attention_core.multihead import MAX_HEADS
 
-from .values import bool_matrix, describe, did_you_mean, labels, matrix, number
+from .values import bool_matrix, describe, did_you_mean, labels, matrix, number, printable, quoted
 
 PROJECTIONS = ("W_Q", "W_K", "W_V")
 MATRICES = ("X", *PROJECTIONS)
@@ -83,10 +83,12 @@ def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "")
     says whose key it is in the message ("Head 1 has an unknown field")."""
     for key in payload:
         if key not in allowed:
-            hint = did_you_mean(key, allowed)
-            start = f'{owner} has an unknown field "{key}"' if owner else f'Unknown field "{key}"'
+            # The field names the key whole; the sentence quotes its first 40 characters,
+            # so a long key is not sent back twice over.
+            hint, said = did_you_mean(key, allowed), quoted(key, 40)
+            start = f"{owner} has an unknown field {said}" if owner else f"Unknown field {said}"
             raise AttentionInputError(
-                f'{start}{hint} The fields are {", ".join(allowed)}.', f"{where}{key}")
+                f'{start}{hint} The fields are {", ".join(allowed)}.', f"{where}{printable(key)}")
 
 
 def _require(payload: dict, names, where: str = "", owner: str = "The request") -> None:
@@ -217,8 +219,10 @@ def _fields(value, heads: int):
         said = page_name(f"fields[{i}]")  # "Entry 1 of fields"
         name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
-        if one and one[2] in _HEAD_FIELDS:
-            k = int(one[1])
+        every = isinstance(name, str) and name.startswith("heads.") and name[6:] in _HEAD_FIELDS
+        if (one and one[2] in _HEAD_FIELDS) or (every and not heads):
+            # "heads.x" on a request without a heads list is refused as "heads[0].x" is.
+            k = int(one[1]) if one else 0
             if k >= heads:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but the request has "

@@ -40,6 +40,10 @@ def parse_json(body: bytes | str):
     """Parse strict JSON with orjson; NaN, Infinity, -Infinity and numbers beyond float64
     (1e999) come back as markers, not floats, for validation to name their field.
 
+    A lone UTF-16 surrogate escape ("\\ud800": half of a pair, with no other half) is
+    JSON's grammar but no character: orjson refuses it, so it is marked too and comes back
+    as that surrogate in its string (or key), for validation to refuse by field.
+
     Raises JSONSyntaxError for malformed input, input that is not UTF-8, or input nested
     more than MAX_DEPTH deep.
     """
@@ -55,19 +59,21 @@ def parse_json(body: bytes | str):
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         error = exc
-    # orjson refuses exactly what needs care: each literal JSON does not allow is replaced
-    # by a marked string and the text parsed again, or the first error is explained.
+    # orjson refuses exactly what needs care: each literal JSON does not allow, and each
+    # lone surrogate, is replaced by a marker and the text parsed again, or the first error
+    # is explained.
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JSONSyntaxError(f"The body is not UTF-8 text ({exc.reason}).") from None
-    marked, found, shifts = _mark_non_finite(text)
-    if found:
+    marks = _Marks()
+    marked = _TOKEN.sub(marks.mark, text)
+    if marks.found or marks.lone:
         try:
-            return _unmark(orjson.loads(marked), found)
+            return marks.unmark(orjson.loads(marked))
         except orjson.JSONDecodeError as exc:
             error = exc
-    pos = error.pos - sum(added for at, added in shifts if at < error.pos)  # in ``text``
+    pos = marks.position_in_text(error.pos)
     line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
     raise JSONSyntaxError(
         f"The body is not valid JSON: {error.msg} at line {line} column {column}.") from None
@@ -98,23 +104,38 @@ def nesting_depth(body: bytes) -> int:
     return int(depth.max(initial=0))
 
 
-# A JSON string, NaN, ±Infinity or a number: what may need a marker, strings skipped whole.
+# A JSON string, NaN, ±Infinity or a number: what may need a marker.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|-?[0-9][0-9.eE+-]*', re.DOTALL)
 _TOO_LARGE = "a number too large for float64, which reads as infinity"
+# Inside a string: a surrogate pair (kept), a lone half of one (marked), any other escape.
+_ESCAPE_IN_STRING = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+                               r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}|\\.", re.DOTALL)
 
 
-def _mark_non_finite(text: str):
-    """``text`` with each NaN, ±Infinity and number beyond float64 as a marked string.
+class _Marks:
+    """What ``parse_json`` marked in a text: each NaN, ±Infinity and number beyond float64
+    as a marker string (``found``: marker → _NonFinite), and each lone surrogate escape in a
+    string as the ASCII run "<prefix>u<hex>;" (``lone``: how many). A marker carries a
+    random prefix, so no string a client sends is one. ``shifts`` holds (position in the
+    marked text, characters added there), to place an error in the text as sent."""
 
-    Returns (marked text, {marker: _NonFinite}, [(position in the marked text, characters
-    added)]); a marker carries a random prefix, so no string a client sends is one.
-    """
-    prefix, found, shifts = f"{secrets.token_hex(8)}:", {}, []
+    def __init__(self):
+        self.prefix = f"{secrets.token_hex(8)}:"
+        self.found: dict[str, _NonFinite] = {}
+        self.lone = 0
+        self.shifts: list[tuple[int, int]] = []
+        self._added = 0  # characters added so far, before the token being marked
+        self._lone_run = re.compile(re.escape(self.prefix) + "u([0-9a-f]{4});")
 
-    def mark(m: re.Match) -> str:
+    def _shift(self, at: int, added: int) -> None:
+        """Record ``added`` characters at ``at`` in the text as sent."""
+        self.shifts.append((at + self._added, added))
+        self._added += added
+
+    def mark(self, m: re.Match) -> str:
         token = m[0]
         if token[0] == '"':
-            return token
+            return self._mark_string(token, m.start()) if "\\u" in token else token
         if token not in ("NaN", "Infinity", "-Infinity"):
             try:
                 if math.isfinite(float(token)):
@@ -125,24 +146,40 @@ def _mark_non_finite(text: str):
             said = token[:12] + "…" if is_int else _TOO_LARGE
         else:
             said = token
-        marker = f"{prefix}{len(found)}"
-        found[marker] = _NonFinite(said)
+        marker = f"{self.prefix}{len(self.found)}"
+        self.found[marker] = _NonFinite(said)
         quoted = f'"{marker}"'
-        shifts.append((m.start() + sum(added for _, added in shifts), len(quoted) - len(token)))
+        self._shift(m.start(), len(quoted) - len(token))
         return quoted
 
-    return _TOKEN.sub(mark, text), found, shifts
+    def _mark_string(self, token: str, start: int) -> str:
+        def lone(e: re.Match) -> str:
+            escape = e[0]
+            if len(escape) != 6 or escape[1] != "u":  # a pair, or no surrogate at all
+                return escape
+            run = f"{self.prefix}u{escape[2:].lower()};"
+            self._shift(start + e.start(), len(run) - len(escape))
+            self.lone += 1
+            return run
+        return _ESCAPE_IN_STRING.sub(lone, token)
 
+    def unmark(self, value):
+        """``value`` with every marker replaced by what it stands for (keys included)."""
+        if isinstance(value, str):
+            if value in self.found:
+                return self.found[value]
+            if self.lone and self.prefix in value:
+                return self._lone_run.sub(lambda r: chr(int(r[1], 16)), value)
+            return value
+        if isinstance(value, list):
+            return [self.unmark(v) for v in value]
+        if isinstance(value, dict):
+            return {self.unmark(k): self.unmark(v) for k, v in value.items()}
+        return value
 
-def _unmark(value, found: dict):
-    """``value`` with every marker string replaced by the _NonFinite it stands for."""
-    if isinstance(value, str):
-        return found.get(value, value)
-    if isinstance(value, list):
-        return [_unmark(v, found) for v in value]
-    if isinstance(value, dict):
-        return {k: _unmark(v, found) for k, v in value.items()}
-    return value
+    def position_in_text(self, pos: int) -> int:
+        """A position in the marked text as a position in the text as sent."""
+        return pos - sum(added for at, added in self.shifts if at < pos)
 
 
 def did_you_mean(name, choices) -> str:
@@ -157,6 +194,27 @@ def did_you_mean(name, choices) -> str:
     return f'; did you mean "{guess}"?' if guess else "."
 
 
+def printable(text: str) -> str:
+    r"""``text`` with each lone UTF-16 surrogate written as its JSON escape, so an answer
+    can echo it: UTF-8 (and so orjson, and a terminal) cannot hold one.
+
+    >>> printable("c\ud800t"), printable("café")
+    ('c\\ud800t', 'café')
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def quoted(text: str, limit: int = 20) -> str:
+    r"""``text`` in double quotes for a message, its first ``limit`` characters then "…":
+    non-ASCII as it is ("café"), control characters and lone surrogates as JSON escapes.
+
+    >>> quoted("café"), quoted("a\nb"), quoted("abcdef", 3)
+    ('"café"', '"a\\nb"', '"abc…"')
+    """
+    shown = text if len(text) <= limit else text[:limit] + "…"
+    return printable(json.dumps(shown, ensure_ascii=False))
+
+
 def describe(value) -> str:
     if isinstance(value, _NonFinite):
         return value.text
@@ -165,8 +223,7 @@ def describe(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        shown = value if len(value) <= 20 else value[:20] + "…"
-        return f"the string {json.dumps(shown)}"
+        return f"the string {quoted(value)}"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -256,6 +313,9 @@ def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.nda
     return np.array(checked, dtype=bool)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, only a lone one: pairs are decoded
+
+
 def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) -> list[str]:
     """One text label per row of ``rows_of``; absent labels default to prefix1 … prefixn."""
     if value is None:
@@ -271,6 +331,12 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
             raise AttentionInputError(
                 f"{page_name(f'{name}[{i}]')} must be text, got {describe(label)}",
                 f"{name}[{i}]")
+        lone = _SURROGATE.search(label)
+        if lone:  # its place and escape: the quoted label may stop before it
+            raise AttentionInputError(
+                f"{page_name(f'{name}[{i}]')} is {quoted(label)}: its character "
+                f"{lone.start() + 1}, {printable(lone[0])}, is a lone UTF-16 surrogate (half "
+                "of a pair, with no other half), which no text can hold", f"{name}[{i}]")
         if len(label) > max_label:
             raise AttentionInputError(
                 f"{page_name(f'{name}[{i}]')} is {len(label)} characters long; at most "

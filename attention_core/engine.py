@@ -155,6 +155,7 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     # culprit.
     if not np.isfinite(scaled).all():
         _check_scores(scores, scaled, scale, (X, W_Q), (X_kv, source, W_K))
+    _check_terms(Q, K, (X, W_Q), (X_kv, source, W_K))
     scaled_scores = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
         scaled_scores[~allowed] = -np.inf
@@ -241,3 +242,28 @@ def _check_scores(scores, scaled, scale: float, queries, keys) -> None:
         "scale·Q·Kᵀ", f"the scaled score of query {i + 1} for key {j + 1}", field="scale",
         why=f"It is the score {scores[i, j]:.4g} times the scale {scale:.4g}; make the scale "
             "smaller.")
+
+
+def _check_terms(Q, K, queries, keys) -> None:
+    """Raise for the first term q_i[c]·k_j[c] (score (i, j) row by row, then c) that is out of
+    float64's range while every score is not: built from row i of X, column c of W_Q, row j
+    of X_kv and column c of W_K.
+
+    The working writes each score out term by term (``RowWorking.products``). A BLAS that
+    fuses multiply and add can carry a term beyond float64 back into range within its sum,
+    so the scores alone do not show it.
+    """
+    (X, W_Q), (X_kv, source, W_K) = queries, keys
+    with np.errstate(over="ignore"):
+        # Rounding is monotonic, so the largest |term| in component c is the product of
+        # the largest |q_i[c]| and the largest |k_j[c]|: O((n + m)·d_k), not O(n·m·d_k).
+        peak_k = np.abs(K).max(axis=0)  # (d_k,)
+        if np.isfinite(np.abs(Q).max(axis=0) * peak_k).all():
+            return
+        rows = ~np.isfinite(np.abs(Q) * peak_k)  # (n, d_k): a term of query i overflows in c
+        i = int(np.flatnonzero(rows.any(axis=1))[0])
+        j, c = first_bad(Q[i] * K)  # (m, d_k): query i's terms
+    raise overflow_error(
+        "Q·Kᵀ", f"the term q_{i + 1}[{c + 1}]·k_{j + 1}[{c + 1}] of the score of query {i + 1} "
+        f"for key {j + 1}", [("X", X, i, EVERY), ("W_Q", W_Q, EVERY, c),
+                             (source, X_kv, j, EVERY), ("W_K", W_K, EVERY, c)])

@@ -10,6 +10,9 @@ page can outline it. What each product is computed from:
 - scores[i, j] = q_i·k_j: row i of X, row j of X_kv (X in self-attention), all of W_Q and W_K.
 - scaled scores = scale·scores, when the scores themselves are finite: ``scale`` alone
   (only a scale beyond ±1 can carry finite scores out of range).
+- the terms q_i[c]·k_j[c] of a score, which the working writes out, when the scores are
+  finite (a fused multiply-add can bring a term beyond float64 back within a sum): row i
+  of X, column c of W_Q, row j of X_kv and column c of W_K.
 - Concat·W_O[i, c]: column c of W_O, X_kv and every head's W_V (Concat is the heads' A·V).
 """
 

@@ -416,3 +416,96 @@ def test_an_overflow_names_the_input_most_to_blame(client, body, field, message)
     r = post(client, body)
     assert r.status_code == 422
     assert r.get_json()["error"] == {"field": field, "message": message}
+
+
+CAT_TEXT = ('"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], '
+            '"W_V": [[1, 0], [0, 2]]')
+LONE = [
+    # (id, what the body adds to the default example, as JSON text, field, message). A lone
+    # surrogate escape is JSON's grammar but no character: the field holding it is refused.
+    ("label", r'"tokens": ["the", "c\ud800t", "sat"]', "tokens[1]",
+     r'Token 2 label is "c\ud800t": its character 2, \ud800, is a lone UTF-16 surrogate '
+     "(half of a pair, with no other half), which no text can hold"),
+    # Beyond the 20 characters the message quotes: its place and its escape say where.
+    ("key-label", r'"X_kv": [[1, 0]], "tokens_kv": ["' + "x" * 24 + r'\udfff"]', "tokens_kv[0]",
+     'Key token 1 label is "' + "x" * 20 + r'…": its character 25, \udfff, is a lone UTF-16 '
+     "surrogate (half of a pair, with no other half), which no text can hold"),
+    # An unknown key: the field spells the surrogate as its escape, which JSON can carry.
+    ("unknown-key", r'"x\ud800": 1', r"x\ud800",
+     r'Unknown field "x\ud800". The fields are tokens, X, W_Q, W_K, W_V, heads, W_O, X_kv, '
+     "tokens_kv, positional, causal, scale, mask, row, fields, encoding."),
+    ("value", r'"positional": "\udc00"', "positional",
+     r'positional must be null or "sinusoidal", got the string "\udc00"'),
+]
+
+
+@pytest.mark.parametrize("extra, field, message", [c[1:] for c in LONE], ids=[c[0] for c in LONE])
+def test_a_lone_surrogate_is_a_422_naming_its_field(client, extra, field, message):
+    r = post(client, "{" + CAT_TEXT + ", " + extra + "}")
+    assert r.status_code == 422
+    assert strict_loads(r.get_data(as_text=True))["error"] == {"field": field, "message": message}
+
+
+def test_a_lone_surrogate_in_a_heads_key_names_the_head(client):
+    head = r'{"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]], ' \
+        r'"\ud800": 0}'
+    r = post(client, '{"X": [[1, 0], [0, 1]], "heads": [' + head + '], "W_O": [[1, 0], [0, 1]]}')
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {
+        "field": r"heads[0].\ud800",
+        "message": r'Head 1 has an unknown field "\ud800". The fields are W_Q, W_K, W_V.'}
+
+
+def test_a_surrogate_pair_is_a_character_and_64_of_them_one_label(client, cat_sat):
+    emoji = "\U0001f600" * 64  # 64 characters, 128 UTF-16 units: the limit counts characters
+    r = post(client, {**cat_sat, "tokens": ["the", emoji, "sat"]})
+    assert r.status_code == 200 and r.get_json()["tokens"][1] == emoji
+    r = post(client, {**cat_sat, "tokens": ["the", emoji + "\U0001f600", "sat"]})
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {
+        "field": "tokens[1]",
+        "message": "Token 2 label is 65 characters long; at most 64 are allowed"}
+
+
+@pytest.mark.parametrize("change, field, message", [
+    ({"positional": "café"}, "positional",
+     'positional must be null or "sinusoidal", got the string "café"'),
+    ({"naïve": 1}, "naïve", 'Unknown field "naïve". The fields are tokens, X, W_Q, W_K, W_V, '
+     "heads, W_O, X_kv, tokens_kv, positional, causal, scale, mask, row, fields, encoding."),
+    ({"X": [[1, 0], [0, "一"], [1, 1]]}, "X[1][1]",
+     'X row 2 column 2 must be a number, got the string "一"'),
+])
+def test_messages_show_non_ascii_as_it_is(client, cat_sat, change, field, message):
+    r = post(client, {**cat_sat, **change})
+    assert r.status_code == 422
+    assert "\\u" not in r.get_data(as_text=True)  # orjson writes UTF-8, and so does the message
+    assert r.get_json()["error"] == {"field": field, "message": message}
+
+
+def test_a_long_unknown_key_is_named_whole_once_and_quoted_short(client, cat_sat):
+    key = "k" * 10_000
+    r = post(client, {**cat_sat, key: 1})
+    assert r.status_code == 422
+    assert r.get_data(as_text=True).count(key) == 1  # in "field", not again in the message
+    error = r.get_json()["error"]
+    assert error["field"] == key
+    assert error["message"].startswith('Unknown field "' + "k" * 40 + '…". The fields are tokens,')
+
+
+def test_a_term_of_a_score_beyond_float64_is_a_422_never_a_null_product(client):
+    # Q = W_Q (X = I): q_1 = (-1e307, 1e308), k_1 = k_2 = (1, 1.8). The term 1e308·1.8 is
+    # beyond float64; the score -1e307 + 1.8e308 = 1.7e308 is not, when the BLAS fuses the
+    # multiply and the add (and is infinite when it does not). Either way the answer is a 422
+    # that names W_Q[0][1] (1e308, the largest cell the term or the score is built from):
+    # working.products never holds a null.
+    I2 = [[1, 0], [0, 1]]
+    body = {"X": I2, "W_Q": [[-1e307, 1e308], [-1e307, 1e308]], "W_K": [[1, 1.8], [1, 1.8]],
+            "W_V": I2}
+    for row in (None, 0):
+        r = post(client, {**body, "row": row})
+        assert r.status_code == 422
+        error = r.get_json()["error"]
+        assert error["field"] == "W_Q[0][1]"
+        assert error["message"].startswith("Q·Kᵀ is too large for float64: the ")
+        assert error["message"].endswith(
+            "The largest number it is built from is W_Q row 1 column 2 (1e+308); make it smaller.")

@@ -53,6 +53,16 @@ def test_bad_request_file_names_the_field(tmp_path):
     assert p.stderr.startswith("error (field X[0][1]): X row 1 column 2 must be a number")
 
 
+def test_a_lone_surrogate_in_a_label_is_named_not_printed(tmp_path):
+    # A terminal cannot be written half a UTF-16 pair: the message spells it as its escape.
+    f = tmp_path / "lone.json"
+    f.write_text('{"tokens": ["\\ud800"], "X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}')
+    p = run(str(f))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.startswith('error (field tokens[0]): Token 1 label is "\\ud800": its '
+                               "character 1, \\ud800, is a lone UTF-16 surrogate")
+
+
 @pytest.mark.parametrize("stdin, words", [("{", "not valid JSON"), ("[]", "JSON object")])
 def test_bad_stdin_is_reported_not_raised(stdin, words):
     p = run("-", stdin=stdin)

@@ -78,6 +78,23 @@ def test_overflowing_product_is_an_error_not_inf():
     assert info.value.field == "X[0][0]"
 
 
+def test_a_term_of_a_score_beyond_float64_names_the_largest_cell_it_is_built_from():
+    # X = I, so Q = W_Q and K = W_K: q_2 = (3, 1e308), k_1 = (1, 1.8), k_2 = (5, 0.5). The
+    # first term out of range is q_2[2]·k_1[2] = 1e308·1.8; it is built from row 2 of X,
+    # column 2 of W_Q (2, 1e308), row 1 of X and column 2 of W_K (1.8, 0.5): W_Q[1][1].
+    # Called directly: with these numbers the score itself overflows first, in any BLAS.
+    from attention_core.engine import _check_terms
+    X, W_Q, W_K = np.eye(2), np.array([[1, 2], [3, 1e308]]), np.array([[1, 1.8], [5, 0.5]])
+    with pytest.raises(AttentionInputError) as info:
+        _check_terms(X @ W_Q, X @ W_K, (X, W_Q), (X, "X", W_K))
+    assert info.value.field == "W_Q[1][1]"
+    assert info.value.message == (
+        "Q·Kᵀ is too large for float64: the term q_2[2]·k_1[2] of the score of query 2 for "
+        "key 1 comes out beyond ±1.8e308, the largest number a float64 can hold. The largest "
+        "number it is built from is W_Q row 2 column 2 (1e+308); make it smaller.")
+    _check_terms(X @ W_Q, X @ np.array([[1, 1.7], [5, 0.5]]), (X, W_Q), (X, "X", W_K))  # 1.7e308
+
+
 @pytest.mark.parametrize("kwargs, field, words", [
     (dict(CAT, W_Q=[[1, 0], [1, 2], [0, 0]]), "W_Q", "W_Q has 3 rows but each embedding has 2"),
     (dict(CAT, W_K=[[1], [0]]), "W_K", "W_Q has 2 columns but W_K has 1"),

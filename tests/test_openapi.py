@@ -219,8 +219,11 @@ def test_every_fields_name_in_the_spec_is_accepted_and_no_other(spec, cat_sat):
     # 21 top-level names, 21 parts of the working, and both again under heads (but for
     # heads and concat themselves).
     assert len(names) == len(set(names)) == 21 + 21 + 19 + 21
-    for name in names:
-        assert parse_request({**cat_sat, "fields": [name]}).fields == {name}
+    head = {p: cat_sat[p] for p in ("W_Q", "W_K", "W_V")}
+    two = {"X": cat_sat["X"], "heads": [head] * 2, "W_O": [[1, 0]] * 4}
+    for name in names:  # heads.<part> needs a heads list, as heads[k].<part> does
+        request = two if name.startswith("heads.") else cat_sat
+        assert parse_request({**request, "fields": [name]}).fields == {name}
     for name in ("heads.heads", "heads.concat", "working.nope", "heads.working.nope"):
         assert name not in names and not one_head.search(name)
         with pytest.raises(core.AttentionInputError):

@@ -6,7 +6,14 @@ import math
 import pytest
 
 from attention_api.cli import main
-from attention_api.report import number, text_report, working_latex, working_text
+from attention_api.report import (
+    latex_report,
+    latex_text,
+    number,
+    text_report,
+    working_latex,
+    working_text,
+)
 from attention_api.request import parse_request
 from attention_api.response import compute
 from attention_core import attention, working
@@ -93,3 +100,27 @@ def test_a_huge_input_fits_its_column_in_the_text_report():
     out = text_report(req, compute(req))
     assert "  a  1.000×10²⁰       0.000" in out
     assert "100000000000000000000" not in out
+
+
+@pytest.mark.parametrize("label, tex", [
+    # (a hostile label, the LaTeX text that only prints it), each worked out by hand.
+    (r"\input{/etc/passwd}", r"\textbackslash{}input\{/etc/passwd\}"),
+    ("^^5cinput", r"\textasciicircum{}\textasciicircum{}5cinput"),  # ^^5c is TeX's backslash
+    ("a\n\\input x", r"a \textbackslash{}input x"),  # a newline would end the comment
+    ("x\r\\end", r"x \textbackslash{}end"), ("tab\there", "tab here"),
+    ("100% sure", r"100\% sure"), ("}{", r"\}\{"), ("$x^2$", r"\$x\textasciicircum{}2\$"),
+    ("a&b#c_d~e", r"a\&b\#c\_d\textasciitilde{}e"), ("<|>", r"\textless{}\textbar{}\textgreater{}"),
+    ("\x85\u2028\u2029\x00\x7f", "     "), ("café 😀", "café 😀"),
+])
+def test_latex_text_escapes_every_label_literally(label, tex):
+    assert latex_text(label) == tex
+
+
+def test_latex_report_keeps_hostile_labels_inside_its_comment(cat_sat):
+    tokens = ["a\n\\input{x}", "50%", "^^5c"]
+    request = parse_request({**cat_sat, "tokens": tokens})
+    lines = latex_report(request, compute(request)).split("\n")
+    assert lines[0] == (r"% Attention Explorer: tokens a \textbackslash{}input\{x\}, 50\%, "
+                        r"\textasciicircum{}\textasciicircum{}5c")
+    assert lines[1].startswith(r"\[ X = \begin{pmatrix}")
+    assert not any(line.startswith("%") for line in lines[1:])

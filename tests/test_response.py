@@ -142,6 +142,9 @@ def test_fields_select_parts_of_one_head(client):
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]},
      "2 heads, so k in heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
     ({"X": X, **H1, "fields": ["output", "heads[0].Q"]}, "no heads list"),
+    # Every head's field is refused as head 1's is: a single head has no heads list.
+    ({"X": X, **H1, "fields": ["output", "heads.Q"]}, "no heads list"),
+    ({"X": X, **H1, "fields": ["heads.working.z[:1]"]}, "no heads list"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[0].nope"]}, "not a response field"),
     ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[01].Q"]}, "not a response field"),
 ])

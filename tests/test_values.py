@@ -70,7 +70,7 @@ def test_an_error_after_a_marker_is_placed_in_the_text_as_sent():
 
 
 @pytest.mark.parametrize("body, words", [
-    (b"\xff\xfe", "not UTF-8 text"), (b'["\\ud800"]', "not valid JSON"),
+    (b"\xff\xfe", "not UTF-8 text"), (b'["\xed\xa0\x80"]', "not UTF-8 text"),
     ("{", "not valid JSON: unexpected end of data at line 1 column 2."),
 ])
 def test_what_is_not_json_is_said_plainly(body, words):
@@ -80,3 +80,32 @@ def test_what_is_not_json_is_said_plainly(body, words):
 
 def test_a_valid_request_parses_as_orjson_reads_it(cat_sat):
     assert parse_json(json.dumps(cat_sat).encode()) == cat_sat
+
+
+def test_a_lone_surrogate_escape_comes_back_as_that_surrogate_for_validation_to_refuse():
+    # JSON's grammar allows "\ud800" (RFC 8259, 8.2); orjson refuses it, the marker keeps it.
+    body = rb'["c\ud800t", {"k\udc00": 1, "\ud83d\ude00": 2}, "\\ud800", "\u00e9"]'
+    assert parse_json(body) == ["c\ud800t", {"k\udc00": 1, "\U0001f600": 2}, "\\ud800", "é"]
+    # Two lone halves, the wrong way round or doubled, are two lone surrogates.
+    assert parse_json(rb'["\udc00\ud800", "\ud800\ud800", "\ud800\u0041"]') == [
+        "\udc00\ud800", "\ud800\ud800", "\ud800A"]
+    marked = parse_json(rb'["\ud800", NaN]')
+    assert marked[0] == "\ud800" and marked[1].text == "NaN"
+
+
+def test_an_error_after_a_lone_surrogate_is_placed_in_the_text_as_sent():
+    # The same text with six plain characters where the escape is: orjson's own column.
+    with pytest.raises(JSONSyntaxError) as plain:
+        parse_json('{"tokens": ["abcdef", "x"] "X": 1}')
+    with pytest.raises(JSONSyntaxError) as lone:
+        parse_json('{"tokens": ["\\ud800", "x\\udfff"] "X": 1}')
+    assert str(plain.value).endswith("at line 1 column 28.")
+    assert str(lone.value).endswith("at line 1 column 34.")  # 6 more: "x\udfff" is 7 long
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("café", '"café"'), ("naïve 日本", '"naïve 日本"'), ("a\tb\n", '"a\\tb\\n"'),
+    ("c\ud800t", '"c\\ud800t"'), ("x" * 25, '"' + "x" * 20 + '…"'),
+])
+def test_a_string_in_a_message_is_shown_as_it_is(text, shown):
+    assert values.describe(text) == f"the string {shown}"

@@ -1,6 +1,6 @@
 // Exports of matrices (CSV, JSON, LaTeX, NumPy, SVG) and of the settings, and their import. Pure.
 
-import { formatNumber, texNumber } from "./format.js";
+import { formatNumber, texNumber, texText } from "./format.js";
 import { textRGB, weightRGB } from "./colour.js";
 
 // A masked score is null (as the API sends it) or −Infinity (as the engine computes it).
@@ -8,12 +8,21 @@ const isMasked = (x) => x === null || x === -Infinity;
 
 // ---- matrices: rows of the matrix are rows of the output ----
 
-const csvText = (s) => (/[",\r\n]/.test(String(s)) ? `"${String(s).replace(/"/g, '""')}"` : String(s));
+// OWASP's defence against formula injection: a label a spreadsheet would run as a formula
+// (one beginning with =, +, -, @, a tab or a carriage return) is prefixed with ' and quoted.
+const FORMULA = /^[=+\-@\t\r]/;
+function csvText(s) {
+  const formula = FORMULA.test(String(s));
+  const text = formula ? `'${s}` : String(s);
+  // Quoted too: a ; (the separator where the decimal mark is a comma) and a tab.
+  return formula || /[",;\t\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
 const csvNumber = (x) => (isMasked(x) ? "-inf" : x === Infinity ? "inf" : Number.isNaN(x) ? "nan" : String(x));
 
 /** CSV (RFC 4180 quoting, rows joined by "\n", no final newline). Numbers are String(x):
  *  the shortest form that reads back as the same double, ASCII minus; masked → "-inf".
- *  rowLabels become a first column; header is a first line (with an empty corner cell). */
+ *  rowLabels become a first column; header is a first line (with an empty corner cell).
+ *  A label that begins with =, +, -, @, a tab or a carriage return reads '=… (see csvText). */
 export function matrixToCSV(matrix, { rowLabels = null, header = null } = {}) {
   const lines = matrix.map((row, i) =>
     [...(rowLabels ? [csvText(rowLabels[i])] : []), ...row.map(csvNumber)].join(","));
@@ -26,10 +35,14 @@ export function matrixToJSON(matrix) {
   return JSON.stringify(matrix.map((row) => row.map((x) => (Number.isFinite(x) ? x : null))));
 }
 
-/** One-line LaTeX pmatrix with fixed decimals, ASCII minus, never -0.000; masked → -\infty. */
-export function matrixToLatex(matrix, { decimals = 3 } = {}) {
+/** One-line LaTeX pmatrix with fixed decimals, ASCII minus, never -0.000; masked → -\infty.
+ *  rowLabels and header (the columns' labels) come first as comment lines, "% rows: the,
+ *  cat", each label as texText writes it. */
+export function matrixToLatex(matrix, { decimals = 3, rowLabels = null, header = null } = {}) {
   const cell = (x) => (isMasked(x) ? "-\\infty" : x === Infinity ? "\\infty" : texNumber(x, decimals));
-  return `\\begin{pmatrix} ${matrix.map((r) => r.map(cell).join(" & ")).join(" \\\\ ")} \\end{pmatrix}`;
+  const named = (what, labels) => (labels ? [`% ${what}: ${labels.map(texText).join(", ")}`] : []);
+  return [...named("rows", rowLabels), ...named("columns", header),
+    `\\begin{pmatrix} ${matrix.map((r) => r.map(cell).join(" & ")).join(" \\\\ ")} \\end{pmatrix}`].join("\n");
 }
 
 const PY_KEYWORDS = new Set(("False None True and as assert async await break class continue def " +

@@ -75,10 +75,10 @@ export function matrixExport(now, id, format, whole = null) {
     const [rows, cols] = wholeShape(now, spec);
     if (!m || m.length !== rows || m[0].length !== cols) return { ok: false, fetch: field };
   }
-  const text = format === "csv"
-    ? matrixToCSV(m, { rowLabels: labels[spec.rows] ?? null, header: labels[spec.cols] ?? null })
+  const named = { rowLabels: labels[spec.rows] ?? null, header: labels[spec.cols] ?? null };
+  const text = format === "csv" ? matrixToCSV(m, named)
     : format === "json" ? matrixToJSON(m)
-      : format === "latex" ? matrixToLatex(m)
+      : format === "latex" ? matrixToLatex(m, named)
         : `import numpy as np\n\n${matrixToNumpy(name, m)}`;
   const { ext, type } = FORMATS[format];
   return { ok: true, text, file: `${name}.${ext}`, type, shape: `${m.length} × ${m[0].length}` };

@@ -46,6 +46,22 @@ export function texNumber(x, decimals = 3) {
   return typeof out === "string" ? out : `${out.mant} \\times 10^{${out.exp}}`;
 }
 
+// Each character that means something to TeX, as text that prints it; every control
+// character (newline, tab, carriage return…) and line separator as a space. So no label can
+// end a comment, open or close a group, issue a command (\input), start TeX's ^^5c (a
+// backslash) or switch to maths. attention_api/report.py's latex_text agrees.
+const TEX_TEXT = {
+  "\\": "\\textbackslash{}", "^": "\\textasciicircum{}", "~": "\\textasciitilde{}",
+  "<": "\\textless{}", ">": "\\textgreater{}", "|": "\\textbar{}",
+  ...Object.fromEntries([..."{}$&#%_"].map((c) => [c, `\\${c}`])),
+};
+// eslint-disable-next-line no-control-regex -- matching the control characters is the point
+const TEX_SPECIAL = /[\\^~<>|{}$&#%_\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** A token label as LaTeX text that prints it and does nothing else, in a comment or in
+ *  running text alike: "50% {x}" → "50\% \{x\}". */
+export const texText = (s) => String(s).replace(TEX_SPECIAL, (c) => TEX_TEXT[c] ?? " ");
+
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /** Parse what a person typed in a matrix cell.

@@ -124,13 +124,18 @@ export function buildRequest(state) {
   }
   for (const key of ["tokens", "tokens_kv"]) {
     (state[key] ?? []).forEach((label, i) => {
-      if (label.length > limits.label) {
-        errors.set(`${key}[${i}]`, `Labels have at most ${limits.label} characters; this one has ${label.length}.`);
+      const length = characters(label);
+      if (length > limits.label) {
+        errors.set(`${key}[${i}]`, `Labels have at most ${limits.label} characters; this one has ${length}.`);
       }
     });
   }
   return { request: errors.size ? null : request, errors };
 }
+
+/** A label's length as the server counts it: characters (code points), not UTF-16 units,
+ *  so "😀" is 1, not 2. */
+const characters = (label) => [...label].length;
 
 const parsedRows = new WeakMap();
 function parseRow(r) {

@@ -58,7 +58,32 @@ function render(span) {
   globalThis.katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
 }
 
-/** Prose with maths: "text $tex$ text" → text nodes and maths spans. */
+/** Words to quote in prose (a token label): each $ and \ escaped, so they stay words. */
+export const proseText = (words) => String(words).replace(/[\\$]/g, (c) => `\\${c}`);
+
+/** "text $tex$ text" as its parts in order, [{text}, {tex}, {text}]. Outside maths "\$"
+ *  is a dollar and "\\" a backslash (proseText), so quoted words never switch to maths. */
+export function proseParts(text) {
+  const parts = [];
+  let words = "";
+  for (let k = 0; k < text.length; k++) {
+    const end = text[k] === "$" ? text.indexOf("$", k + 1) : -1;
+    if (text[k] === "\\" && (text[k + 1] === "$" || text[k + 1] === "\\")) {
+      words += text[++k];
+    } else if (end > k + 1) {  // "$$" is no maths, as a $ without its pair
+      if (words) parts.push({ text: words });
+      parts.push({ tex: text.slice(k + 1, end) });
+      words = "";
+      k = end;
+    } else {
+      words += text[k];
+    }
+  }
+  if (words) parts.push({ text: words });
+  return parts;
+}
+
+/** Prose with maths: "text $tex$ text" → text nodes and maths spans (see proseParts). */
 export function prose(text) {
-  return text.split(/\$([^$]+)\$/).map((part, k) => (k % 2 ? math(part) : part)).filter((part) => part !== "");
+  return proseParts(text).map((part) => (part.tex === undefined ? part.text : math(part.tex)));
 }

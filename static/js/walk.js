@@ -4,7 +4,7 @@
 
 import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
-import { prose, typeset } from "./tex.js";
+import { prose, proseText, typeset } from "./tex.js";
 import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
@@ -25,7 +25,7 @@ export const STEPS = [
   {
     block: ".block-inputs",
     light: (c) => [row("X", c.i), row("XP", c.i), '#qkv [data-key="qx"]'],
-    say: (c) => `The query token “${c.t}” starts as its embedding: row ${c.i + 1} of X, `
+    say: (c) => `The query token “${proseText(c.t)}” starts as its embedding: row ${c.i + 1} of X, `
       + (!c.pos ? `$x_{${c.i + 1}} = ${texVector(c.x)}$.`
         : c.x ? `plus its position's encoding: $x_{${c.i + 1}} + PE_{${c.i + 1}} = ${texVector(c.x)}$.`
         : `plus its position's encoding $PE_{${c.i + 1}}$ (shown under Step by step).`),
@@ -80,7 +80,7 @@ export const STEPS = [
   {
     block: ".block-output",
     light: (c) => [row("Z", c.i), step("output")],
-    say: (c) => `The output for “${c.t}” is the weighted sum of those values, each weighted by its row of A: `
+    say: (c) => `The output for “${proseText(c.t)}” is the weighted sum of those values, each weighted by its row of A: `
       + `$z_{${c.i + 1}} = ${joinTerms(c.keys.map((j) => `${texNumber(c.w.weights[j])}\\,${texVector(c.V[j])}`))} = ${texVector(c.w.z, texNumber)}$. That is the end of the calculation.`,
   },
 ];

@@ -94,7 +94,8 @@ def test_download_gives_the_file_the_preview_shows(page, server):
     name, data = download(page, "Download")
     assert name == "A.tex"
     assert data.decode() == preview(page).input_value() + "\n"
-    assert data.startswith(rb"\begin{pmatrix} 0.446 & 0.108 & 0.446 \\ 0.164")
+    assert data.startswith(b"% rows: the, cat, sat\n% columns: the, cat, sat\n"
+                           rb"\begin{pmatrix} 0.446 & 0.108 & 0.446 \\ 0.164")
     choose(page, "Z (output)", "NumPy")
     name, data = download(page, "Download")
     assert name == "Z.py"
@@ -227,6 +228,54 @@ def test_a_bad_file_is_named_and_changes_nothing(page, console, server, tmp_path
         assert page.evaluate("location.hash") == hash_before
     # Chrome logs every 4xx answer as a console error; the server's 422s are the expected ones.
     console[:] = [m for m in console if "status of 422" not in m[1]]
+
+
+def test_a_file_with_a_lone_surrogate_is_refused_and_later_edits_still_work(page, console,
+                                                                           server, tmp_path):
+    # "\ud800" is JSON's grammar but no character: the server names the label that holds
+    # it, and the page, which could not write it into its link, takes nothing from the file.
+    loaded(page, server.url)
+    bad = tmp_path / "lone.json"
+    untitled = json.dumps({k: v for k, v in CAT.items() if k != "tokens"})
+    bad.write_text(untitled[:-1] + ', "tokens": ["the", "c\\ud800t", "sat"]}')
+    hash_before = page.evaluate("location.hash")
+    page.get_by_label("Import configuration file").set_input_files(bad)
+    text = ('Token 2 label is "c\\ud800t": its character 2, \\ud800, is a lone UTF-16 surrogate '
+            "(half of a pair, with no other half), which no text can hold")
+    expect(panel(page).locator(".export-message")).to_have_text(text)
+    expect(page.locator("#status")).to_have_text(text)
+    assert page.evaluate("location.hash") == hash_before
+    expect(cell(page, "Token 2 label")).to_have_value("cat")
+    assert heatmap(page) == CAT_A
+    # An unknown key holding one is refused too, by its name.
+    bad.write_text(json.dumps(CAT)[:-1] + ', "note\\udc00": 1}')
+    page.get_by_label("Import configuration file").set_input_files(bad)
+    expect(panel(page).locator(".export-message")).to_contain_text(
+        'Unknown field "note\\udc00". The fields are tokens, X,')
+    assert page.evaluate("location.hash") == hash_before
+    # The page goes on as before: an edit is computed and written into the link.
+    cell(page, "Token 2 label").fill("dog")
+    cell(page, "W_Q row 2 column 1").fill("3")
+    wait_settled(page)
+    expect_url(page, "tokens=the|dog|sat", "W_Q=1,0;3,2")
+    grid = page.get_by_role("grid", name="Attention weights")
+    expect(grid.get_by_role("rowheader").nth(1)).to_have_text("dog")
+    assert heatmap(page) != CAT_A
+    console[:] = [m for m in console if "status of 422" not in m[1]]
+
+
+def test_hostile_labels_are_neutralised_in_csv_and_escaped_in_latex(page, server):
+    loaded(page, server.url)
+    cell(page, "Token 1 label").fill("=HYPERLINK(\"http://x\")")
+    cell(page, "Token 2 label").fill("\\input{x}%")
+    wait_settled(page)
+    choose(page, "A (weights)", "CSV")
+    expect(preview(page)).to_have_value(re.compile(
+        r'^,"\'=HYPERLINK\(""http://x""\)",\\input\{x\}%,sat\n"\'=HYPERLINK'))
+    choose(page, "Q (queries)", "LaTeX")
+    expect(preview(page)).to_have_value(
+        "% rows: =HYPERLINK(\"http://x\"), \\textbackslash{}input\\{x\\}\\%, sat\n"
+        r"\begin{pmatrix} 1.000 & 0.000 \\ 1.000 & 2.000 \\ 2.000 & 2.000 \end{pmatrix}")
 
 
 def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server):

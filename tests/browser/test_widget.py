@@ -397,6 +397,23 @@ def test_a_label_over_64_characters_is_marked_not_sent(page, server):
     expect(page.locator("#stale-note")).to_be_visible()
 
 
+def test_64_emoji_are_one_label_as_the_server_counts_it(page, server):
+    # 64 characters, 128 UTF-16 units: the page counts characters, as the server does.
+    loaded(page, server.url)
+    label = page.get_by_role("textbox", name="Token 2 label")
+    emoji = "\U0001f600" * 64
+    label.fill(emoji)
+    grid = page.get_by_role("grid", name="Attention weights")
+    expect(grid.get_by_role("rowheader").nth(1)).to_have_text(emoji)  # the server's answer
+    wait_settled(page)
+    expect(label).not_to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#input-errors")).to_have_text("")
+    label.fill(emoji + "\U0001f600")
+    expect(label).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#input-errors")).to_contain_text(
+        "Token 2 label: Labels have at most 64 characters; this one has 65.")
+
+
 def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
     # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/test_scaling.py).
     loaded(page, server.url + "#tokens=a|b|c&X=1,0;1,0;1,1&W_Q=1,0;0,1&W_K=1,0;0,1&W_V=1,0;0,1"

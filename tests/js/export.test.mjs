@@ -42,6 +42,16 @@ test("CSV: labels with a comma, quote or newline are quoted, quotes doubled", ()
     ',"x""y"\n"a,b",1\n"say ""hi""",2\n"two\nlines",3\nplain,4');
 });
 
+test("CSV: a label a spreadsheet would run as a formula is prefixed with ' and quoted (OWASP)", () => {
+  const labels = ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\ry", "=HYPERLINK(\"http://x\",\"a\")",
+    "a=1", "a;b", "'quoted", "-"];
+  assert.equal(matrixToCSV(labels.map(() => [0]), { rowLabels: labels, header: ["=k"] }).split("\n").join("|"),
+    ',"\'=k"|"\'=1+1",0|"\'+SUM(A1)",0|"\'-2+3",0|"\'@cmd",0|"\'\tx",0|"\'\ry",0|' +
+    '"\'=HYPERLINK(""http://x"",""a"")",0|a=1,0|"a;b",0|\'quoted,0|"\'-",0');
+  // Numbers stay numbers: a negative weight is not a formula.
+  assert.equal(matrixToCSV([[-0.5, -Infinity]], { rowLabels: ["+"] }), '"\'+",-0.5,-inf');
+});
+
 // A small RFC 4180 reader, to show the quoting reads back.
 function readCSV(text) {
   const rows = [[]];
@@ -91,6 +101,15 @@ test("LaTeX: a pmatrix with fixed decimals, masked as -\\infty, never -0.000", (
   assert.equal(matrixToLatex([[2.25, -1]], { decimals: 1 }), "\\begin{pmatrix} 2.3 & -1.0 \\end{pmatrix}");
   assert.equal(matrixToLatex([[7]], { decimals: 0 }), "\\begin{pmatrix} 7 \\end{pmatrix}");
   assert.ok(!matrixToLatex(AWKWARD).includes("\u2212"));
+});
+
+test("LaTeX: the labels come first as comments that no label can end, each as texText writes it", () => {
+  const rows = ["a\n\\input{x}", "50%", "^^5c"];
+  assert.equal(matrixToLatex([[1], [0], [-1]], { rowLabels: rows, header: ["}"] }),
+    "% rows: a \\textbackslash{}input\\{x\\}, 50\\%, \\textasciicircum{}\\textasciicircum{}5c\n" +
+    "% columns: \\}\n" +
+    "\\begin{pmatrix} 1.000 \\\\ 0.000 \\\\ -1.000 \\end{pmatrix}");
+  assert.equal(matrixToLatex([[1]], { rowLabels: ["q"] }), "% rows: q\n\\begin{pmatrix} 1.000 \\end{pmatrix}");
 });
 
 // ---- NumPy ----

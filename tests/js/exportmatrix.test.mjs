@@ -29,6 +29,10 @@ test("file names and Python names: A for the weights, Z for the output", () => {
     "import numpy as np\n\nZ = np.array([[1.0, 0.0], [0.5, 1.0], [0.9, 1.6]])");
   assert.equal(matrixExport(page, "W_Q", "latex").text,
     "\\begin{pmatrix} 1.000 & 0.000 \\\\ 1.000 & 2.000 \\end{pmatrix}");
+  // LaTeX names the tokens as CSV does: the rows, and the columns where they are keys.
+  assert.equal(matrixExport(page, "Q", "latex").text,
+    "% rows: the, cat, sat\n\\begin{pmatrix} 1.000 & 0.000 \\\\ 1.000 & 2.000 \\\\ 2.000 & 2.000 \\end{pmatrix}");
+  assert.match(matrixExport(page, "weights", "latex").text, /^% rows: the, cat, sat\n% columns: the, cat, sat\n\\begin/);
   assert.equal(matrixExport(page, "Q", "json").shape, "3 × 2");
 });
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatNumber, parseCell, texNumber } from "../../static/js/format.js";
+import { formatNumber, parseCell, texNumber, texText } from "../../static/js/format.js";
 
 test("three decimals with a true minus sign", () => {
   assert.equal(formatNumber(0.44649), "0.446");
@@ -62,4 +62,18 @@ test("the same rule for KaTeX", () => {
   assert.equal(texNumber(-123456789), "-1.235 \\times 10^{8}");
   assert.equal(texNumber(Infinity), "\\infty ");
   assert.equal(texNumber(-0.0001), "0.000");
+});
+
+test("texText: a hostile label prints as itself in LaTeX and does nothing else", () => {
+  // [label, the LaTeX text expected], each worked out by hand; report.py's latex_text agrees.
+  const cases = [
+    ["\\input{/etc/passwd}", "\\textbackslash{}input\\{/etc/passwd\\}"],
+    ["^^5cinput", "\\textasciicircum{}\\textasciicircum{}5cinput"],  // ^^5c is TeX's backslash
+    ["a\n\\input x", "a \\textbackslash{}input x"],  // a newline would end a comment
+    ["x\r\\end", "x \\textbackslash{}end"], ["tab\there", "tab here"],
+    ["100% sure", "100\\% sure"], ["}{", "\\}\\{"], ["$x^2$", "\\$x\\textasciicircum{}2\\$"],
+    ["a&b#c_d~e", "a\\&b\\#c\\_d\\textasciitilde{}e"], ["<|>", "\\textless{}\\textbar{}\\textgreater{}"],
+    ["\x85\u2028\u2029\x00\x7f", "     "], ["café 😀", "café 😀"],
+  ];
+  for (const [label, tex] of cases) assert.equal(texText(label), tex, JSON.stringify(label));
 });

@@ -256,3 +256,17 @@ test("every transition keeps within the server's limits as config.js gives them"
     assert.match(fromHash("#tokens=a|b|c|d&X=1,0;0,1;1,1;1,1", base()).problem, /too large/);
   });
 });
+
+test("a label's length is counted in characters, as the server counts it, not in UTF-16 units", () => {
+  const emoji = "\u{1F600}".repeat(64);  // 64 characters, 128 UTF-16 units: one valid label
+  assert.equal(emoji.length, 128);
+  const ok = buildRequest(setLabel(base(), 1, emoji));
+  assert.equal(ok.errors.size, 0);
+  assert.equal(ok.request.tokens[1], emoji);
+  const over = buildRequest(setLabel(base(), 1, emoji + "é"));
+  assert.equal(over.request, null);
+  assert.equal(over.errors.get("tokens[1]"), "Labels have at most 64 characters; this one has 65.");
+  // An accent written as a combining mark is two characters to the server, so here too.
+  assert.equal(buildRequest(setLabel(base(), 0, "e\u0301".repeat(32) + "x")).errors.get("tokens[0]"),
+    "Labels have at most 64 characters; this one has 65.");
+});

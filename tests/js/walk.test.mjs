@@ -44,3 +44,20 @@ test("a custom scale and masked keys are said as they are", () => {
   assert.match(say, /The 2 masked keys' scores become \$-\\infty\$/);
   assert.doesNotMatch(say, /divided/);
 });
+
+test("a token label is quoted as words: a $ or a backslash in it never starts maths", async () => {
+  const { proseParts } = await import("../../static/js/tex.js");
+  const label = "a $\\input{x}$ b\\";
+  const c = walkContext({ ...body, tokens: ["the", "cat", label] }, 2, request, false);
+  const first = proseParts(STEPS[0].say(c));
+  assert.deepEqual(first.slice(0, 2), [
+    { text: "The query token “a $\\input{x}$ b\\” starts as its embedding: row 3 of X, " },
+    { tex: "x_{3} = (1,\\allowbreak 1)" }]);
+  const last = proseParts(STEPS[7].say(c));
+  assert.deepEqual(last[0], { text: `The output for “${label}” is the weighted sum of those values, each weighted by its row of A: ` });
+  assert.equal(last.filter((part) => part.tex !== undefined).length, 1);
+  // Maths between dollars; an escaped $ is a word, and so is the first of "$$".
+  assert.deepEqual(proseParts("a $x$ b \\$ c $$ d $"),
+    [{ text: "a " }, { tex: "x" }, { text: " b $ c $" }, { tex: " d " }]);
+  assert.deepEqual(proseParts("no maths $"), [{ text: "no maths $" }]);
+});
