@@ -27,9 +27,9 @@ USER 10001:10001
 EXPOSE 8000
 
 # The slim image has no curl. urlopen raises on a refused connection or a non-2xx status,
-# and the exception makes python exit 1.
+# and the exception makes python exit 1. Under SCRIPT_NAME the app is only there.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('PORT', '8000') + '/health', timeout=4)"]
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('PORT', '8000') + os.environ.get('SCRIPT_NAME', '') + '/health', timeout=4)"]
 
 # The heartbeat file in /dev/shm (RAM): on an overlay filesystem a worker's heartbeat
 # write can block and get a healthy worker killed.

@@ -26,6 +26,7 @@ import contextlib
 import errno
 import fcntl
 import html
+import os
 import re
 import resource
 import selectors
@@ -38,6 +39,7 @@ from functools import partial
 from http import HTTPStatus
 
 from gunicorn import http as gunicorn_http
+from gunicorn.http.errors import ConfigurationProblem
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from .framing import FramingError, RequestFraming
@@ -149,6 +151,12 @@ class BufferingWorker(ThreadWorker):
         captured = _Captured()
         super().handle_error(req, captured, addr, exc)
         status, message = captured.status_and_message()
+        prefix = os.environ.get("SCRIPT_NAME", "")
+        if isinstance(exc, ConfigurationProblem) and prefix and req is not None:
+            # gunicorn's 500 for a path outside SCRIPT_NAME: the client asked for a page
+            # that is not here, which is a 404 (the app's own words for one).
+            status = 404
+            message = f"There is nothing at {req.path}; this server is under {prefix}/."
         self._send_quietly(client, error_response(status, message))
 
     # --- accepting and reading -----------------------------------------------------

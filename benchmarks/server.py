@@ -30,8 +30,10 @@ def dockerfile_cmd() -> list[str]:
     return exec_form(arguments("CMD")[-1])
 
 
-def health(port: int, timeout: float = 1) -> int:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=timeout) as r:
+def health(port: int, timeout: float = 1, prefix: str = "") -> int:
+    """The status of /health (under ``prefix``, the server's SCRIPT_NAME)."""
+    url = f"http://127.0.0.1:{port}{prefix}/health"
+    with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.status
 
 
@@ -84,7 +86,8 @@ class Gunicorn:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
-                if health(self.port) == 200 and len(self.workers()) >= self.expected_workers():
+                up = health(self.port, prefix=self.env.get("SCRIPT_NAME", "")) == 200
+                if up and len(self.workers()) >= self.expected_workers():
                     return self
             except OSError:
                 pass

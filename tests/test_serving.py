@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from benchmarks.server import ROOT, Gunicorn, dockerfile_cmd
-from tests.test_deploy import free_port
+from tests.test_deploy import free_port, healthcheck_command
 
 CLIENT_TIMEOUT = 1.5  # seconds
 REQUEST_TIMEOUT = 3.0
@@ -379,8 +379,12 @@ def test_bodies_past_the_buffer_budget_wait_and_are_then_all_served(tmp_path, ca
 
 
 def answers_health(port: int) -> bool:
+    return answers_health_at(port, "/health")
+
+
+def answers_health_at(port: int, path: str) -> bool:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as r:
             return r.status == 200
     except OSError:
         return False
@@ -439,3 +443,17 @@ def test_the_readmes_start_command_serves_with_the_same_protected_server(tmp_pat
     finally:
         process.terminate()
         assert process.wait(timeout=15) == 0, log.read_text()
+
+
+def test_under_a_prefix_the_health_check_passes_and_other_paths_are_404(tmp_path):
+    with Gunicorn(tmp_path, env={**SERVING_ENV, "SCRIPT_NAME": "/explorer"}) as running:
+        status, headers, body = exchange(
+            running.port, b"GET /health HTTP/1.1\r\nHost: example\r\n\r\n")
+        assert (status, json.loads(body)["error"]["message"]) == (
+            404, "There is nothing at /health; this server is under /explorer/.")
+        assert headers["content-type"] == "application/json"
+        assert answers_health_at(running.port, "/explorer/health")
+        env = {"PATH": os.environ["PATH"], "PORT": str(running.port),
+               "SCRIPT_NAME": "/explorer"}
+        assert subprocess.run(healthcheck_command(), env=env, timeout=20).returncode == 0
+        assert "Traceback" not in log_of(running)
