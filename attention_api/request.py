@@ -52,8 +52,9 @@ class Limits:
     max_label: int = 64  # characters in one token label
     # Numbers in one answer (attention_api/answer_size.py counts them before computing).
     # The page asks for at most ~4.7 million (512 tokens, 16 heads, d 256: the heads'
-    # weights_u8 and the shown head's K, V and mask); 16 heads' every intermediate at 512
-    # tokens would be ~36 million, 0.6 GB of JSON and ~0.8 GB of a worker's memory.
+    # weights_u8 and the shown head's K, V and mask). 10 million floats are ~200 MB of JSON,
+    # and six such answers at once keep two workers under 2.5 GB (test_answer_memory.py);
+    # 16 heads' every intermediate at 512 tokens is ~36 million, 0.6 GB of JSON.
     max_answer_cells: int = 10_000_000
 
 
