@@ -9,9 +9,10 @@ from flask.json.provider import JSONProvider
 OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 # Cells of an array that orjson writes in one call: ~1.3 MB of JSON, a few ms. orjson holds
 # the GIL while it writes, so one call per answer kept a worker's other threads waiting: in
-# tests/test_answer_memory.py (six 160 MB answers at once, two workers) /health took up to
-# 2.4 s, and the workers peaked at 1.76 and 1.87 GB. Written in pieces: /health at most
-# 0.4 s, the peak 1.30 to 1.32 GB (two runs and three). Small answers stay one call.
+# tests/test_answer_memory.py (six 203 MB answers at once, two workers) /health timed out
+# after 2 s in one run of three and took up to 1.2 s in the others, and the workers peaked
+# at 1.87 to 2.07 GB. Written in pieces, in three runs: /health at most 0.32 s, the peak 1.47
+# to 1.63 GB. Small answers stay one call.
 PIECE_CELLS = 1 << 16
 
 
