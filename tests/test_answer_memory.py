@@ -8,6 +8,7 @@ import threading
 import time
 
 import numpy as np
+import orjson
 import pytest
 
 from attention_api.request import Limits
@@ -81,6 +82,13 @@ def server(tmp_path_factory):
 
 def test_the_largest_answer_is_just_under_the_limit(server):
     assert ROWS == 150 and cells(ROWS) == 9_999_872 <= Limits.max_answer_cells < cells(ROWS + 1)
+    status, size, whole = post(server.port, json.dumps(largest_request(ROWS)).encode(),
+                               keep=1 << 30)
+    assert status == 200 and size == len(whole)
+    heads = orjson.loads(whole)["heads"]
+    assert sum(np.asarray(m, dtype=float).size for head in heads for m in head.values()) == \
+        cells(ROWS)
+    del whole, heads
     status, _, start = post(server.port, json.dumps(largest_request(ROWS + 1)).encode(),
                             keep=4096)
     assert status == 422
