@@ -44,6 +44,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", 4 * 1024 * 1024),
         MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", Limits.max_tokens),
         MAX_DIM=_env_int("ATTENTION_MAX_DIM", Limits.max_dim),
+        MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
     )
     if test_config:
         app.config.from_mapping(test_config)

@@ -8,6 +8,7 @@ from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 from attention_core import AttentionInputError, __version__, presets
 
 from . import lab
+from .answer_size import check_answer_size
 from .errors import error
 from .openapi import openapi_document
 from .request import Limits, parse_request
@@ -20,7 +21,8 @@ bp = Blueprint("api", __name__)
 def limits(config=None) -> Limits:
     """This app's limits on a request, from its config (the current app's by default)."""
     config = current_app.config if config is None else config
-    return Limits(max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"])
+    return Limits(max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"],
+                  max_answer_cells=config["MAX_ANSWER_CELLS"])
 
 
 @bp.record_once
@@ -61,11 +63,15 @@ def attention():
     except JSONSyntaxError as exc:
         return error(400, str(exc))
     try:
-        req = parse_request(payload, limits())
-        computed = compute(req)
+        allowed = limits()
+        req = parse_request(payload, allowed)
+        check_answer_size(req, allowed.max_answer_cells)  # before a single number is computed
+        # Only the selected arrays outlive this line: what fields leaves out is freed before
+        # the answer is written (16 heads at 512 tokens compute ~220 MB, whatever is sent).
+        body = response_body(req, compute(req))
     except AttentionInputError as exc:
         return error(422, exc.message, exc.field)
-    return jsonify(response_body(req, computed))
+    return jsonify(body)
 
 
 @bp.get("/api/presets")

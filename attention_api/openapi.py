@@ -324,16 +324,24 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
     """
     attention = _op(
         "attention", "Compute attention and return every intermediate.",
-        _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields."),
+        _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields; at most "
+                                       f"{limits.max_answer_cells} numbers."),
         ("400", "408", "413", "415", "422"),
         requestBody={
             "required": True, "x-max-body-bytes": max_body_bytes,
+            "x-max-answer-cells": limits.max_answer_cells,
             "description": f"At most {max_body_bytes} bytes, {limits.max_tokens} tokens and "
                            f"{limits.max_dim} numbers in a row of any matrix.",
             "content": {"application/json": {"schema": _ref("AttentionRequest"),
                                              "examples": request_examples()}},
         })
     errors = {status: _json(_ref("Error"), text) for status, text in ERRORS.items()}
+    errors["422"]["description"] = (
+        f"{ERRORS['422'][:-1]}; or an answer that would hold more than "
+        f"{limits.max_answer_cells} numbers (every array entry, true/false and single number "
+        "counts one), refused before it is computed: its message says how many and roughly "
+        "how many bytes, and its field is fields. Name fewer fields, or cut a matrix to a "
+        "corner (\"heads.K[:16,:16]\"); base64 makes the bytes fewer, not the numbers.")
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
     return {

@@ -50,6 +50,12 @@ class Limits:
     max_tokens: int = 512  # n and m; a 512×512 weight matrix is ~2 MB of float64
     max_dim: int = 256  # d_model, d_k, d_v and W_O's width each
     max_label: int = 64  # characters in one token label
+    # Numbers in one answer (attention_api/answer_size.py counts them before computing).
+    # The page asks for at most ~4.7 million (512 tokens, 16 heads, d 256: the heads'
+    # weights_u8 and the shown head's K, V and mask). 10 million floats are ~200 MB of JSON,
+    # and six such answers at once keep two workers under 2.5 GB (test_answer_memory.py);
+    # 16 heads' every intermediate at 512 tokens is ~36 million, 0.6 GB of JSON.
+    max_answer_cells: int = 10_000_000
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,11 @@ def test_body_limit_is_configurable(cat_sat):
 def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
     assert (app.config["MAX_TOKENS"], app.config["MAX_DIM"]) == (Limits.max_tokens,
                                                                  Limits.max_dim)
+    assert app.config["MAX_ANSWER_CELLS"] == Limits.max_answer_cells == 10_000_000
     monkeypatch.setenv("ATTENTION_MAX_TOKENS", "64")
-    assert create_app().config["MAX_TOKENS"] == 64
+    monkeypatch.setenv("ATTENTION_MAX_ANSWER_CELLS", "5000")
+    configured = create_app().config
+    assert (configured["MAX_TOKENS"], configured["MAX_ANSWER_CELLS"]) == (64, 5000)
 
 
 def test_the_app_is_built_from_its_blueprints(app):

@@ -98,12 +98,13 @@ def test_every_route_is_described_with_its_methods(small_app, spec):
     assert len(routes) >= 8  # not vacuous: the url_map was read
 
 
-@pytest.mark.parametrize("config, tokens, dim, body", [
-    (SMALL, 8, 8, 65536),
-    ({"MAX_TOKENS": 5, "MAX_DIM": 3, "MAX_CONTENT_LENGTH": 1000}, 5, 3, 1000),
-    ({}, 512, 256, 4 * 1024 * 1024),
+@pytest.mark.parametrize("config, tokens, dim, body, cells", [
+    (SMALL, 8, 8, 65536, 10_000_000),
+    ({"MAX_TOKENS": 5, "MAX_DIM": 3, "MAX_CONTENT_LENGTH": 1000, "MAX_ANSWER_CELLS": 99},
+     5, 3, 1000, 99),
+    ({}, 512, 256, 4 * 1024 * 1024, 10_000_000),
 ])
-def test_the_limits_are_the_configured_ones(config, tokens, dim, body):
+def test_the_limits_are_the_configured_ones(config, tokens, dim, body, cells):
     r = create_app({"TESTING": True, **config}).test_client().get("/api/openapi.json")
     assert r.status_code == 200
     spec = r.get_json()
@@ -122,6 +123,10 @@ def test_the_limits_are_the_configured_ones(config, tokens, dim, body):
     assert weights["maxItems"] == weights["items"]["maxItems"] == tokens
     request_body = spec["paths"]["/api/attention"]["post"]["requestBody"]
     assert request_body["x-max-body-bytes"] == body
+    assert request_body["x-max-answer-cells"] == cells
+    too_large = spec["components"]["responses"]["422"]["description"]
+    assert f"an answer that would hold more than {cells} numbers" in too_large
+    assert "corner" in too_large and "fields" in too_large
     assert f"At most {body} bytes, {tokens} tokens" in request_body["description"]
 
 

@@ -45,7 +45,8 @@ def test_api_docs_page_describes_the_routes(client):
     assert r.status_code == 200 and r.mimetype == "text/html"
     text = r.get_data(as_text=True)
     for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
-                  "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes"):
+                  "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes",
+                  "an answer of\n    at most 10,000,000 numbers"):
         assert words in text, words
 
 
@@ -57,13 +58,14 @@ def config_block(html):
 
 
 def test_the_config_block_holds_the_apps_own_limits():
-    app = create_app({"TESTING": True, "MAX_TOKENS": 64, "MAX_DIM": 8, "MAX_CONTENT_LENGTH": 5000})
+    app = create_app({"TESTING": True, "MAX_TOKENS": 64, "MAX_DIM": 8, "MAX_CONTENT_LENGTH": 5000,
+                      "MAX_ANSWER_CELLS": 70_000})
     r = app.test_client().get("/")
     assert r.status_code == 200
     html = r.get_data(as_text=True)
     config = config_block(html)
     assert config["limits"] == {"tokens": 64, "dim": 8, "label": Limits.max_label,
-                                "heads": MAX_HEADS, "body_bytes": 5000}
+                                "heads": MAX_HEADS, "body_bytes": 5000, "answer_cells": 70_000}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
     # The template's own bounds come from the same values.
