@@ -112,10 +112,13 @@ def test_several_heads_counted_by_hand(client, changes, expected):
 
 
 def _fields(draw, heads: int):
-    """A random valid fields list: names of the answer, some cut to corners."""
-    names = [*RESPONSE_FIELDS, *WORKING_PARTS, *(f"heads.{f}" for f in HEAD_FIELDS),
+    """A random valid fields list: names of the answer, some cut to corners. A request of
+    one head sent as W_Q, W_K, W_V (``heads`` 0) has no heads list to name parts of."""
+    each_head = [f"heads.{f}" for f in HEAD_FIELDS] if heads else []
+    names = [*RESPONSE_FIELDS, *WORKING_PARTS, *each_head,
              *(f"heads[{k}].{f}" for k in range(heads) for f in HEAD_FIELDS)]
-    derived = ["weights_u8", "strongest_keys", "heads.weights_u8", "heads.strongest_keys"]
+    derived = ["weights_u8", "strongest_keys",
+               *(["heads.weights_u8", "heads.strongest_keys"] if heads else [])]
     chosen = draw(st.lists(st.one_of(st.sampled_from(names), st.sampled_from(derived)),
                            unique=True, max_size=8))  # the derived ones drawn more often
     out = []
