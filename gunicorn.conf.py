@@ -102,7 +102,8 @@ client_timeout = _env_number("ATTENTION_CLIENT_TIMEOUT", 10.0, kind=float, minim
 request_timeout = _env_number("ATTENTION_REQUEST_TIMEOUT", 30.0, kind=float, minimum=0.1)
 # Requests still arriving, held in memory per worker. Past it the loop stops reading
 # bodies (not headers) until earlier requests have gone to a thread: 64 MiB is sixteen
-# 4 MiB bodies, or four hundred of the page's largest (512 tokens, ~160 KB).
+# 4 MiB bodies, or four hundred of the page's largest (512 tokens, ~160 KB). Answers
+# waiting for slow readers have a budget of the same size, beside it.
 buffer_bytes = _env_number("ATTENTION_BUFFER_BYTES", 64 * 1024 * 1024)
 
 
@@ -114,7 +115,8 @@ def post_worker_init(worker):
 
 
 def pre_request(worker, req):
-    """Bound each wait for the client while the answer is written (a thread's only wait)."""
+    """Bound each wait of a thread for the client to read (only when the worker's budget
+    for answers waiting in memory, buffer_bytes, is full; else the loop sends the rest)."""
     sock = getattr(req.unreader, "sock", None)
     if sock is not None:  # gthread resets it to blocking for the next keep-alive request
         sock.settimeout(client_timeout)

@@ -9,30 +9,28 @@ whole request reaches a thread; a thread then never waits for a client to send. 
 it reads, the loop enforces two limits (gunicorn.conf.py sets them):
 
 - ``client_timeout``: the longest a client may stay silent: before its first byte, in
-  the middle of its request line, headers or body, and, from the thread, while the
-  server waits to write the answer (``PatientSocket``);
+  the middle of its request line, headers or body, and while it does not read its
+  answer (sending.py: the loop also sends what the client could not take at once);
 - ``request_timeout``: the longest a request may take to arrive, from its first byte to
   its last, so a client trickling a byte every few seconds is closed too.
 
 A request that breaks either gets 408; a body over the app's limit gets 413 and
 malformed chunked framing 400, before any of it reaches the app. Bodies waiting in
 memory are bounded per worker by ``buffer_bytes``: past it, the loop stops reading the
-bodies still arriving until the requests ahead of them have gone to a thread.
+bodies still arriving until the requests ahead of them have gone to a thread. Answers
+waiting for slow readers have a budget of the same size.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import html
 import os
 import re
 import resource
 import selectors
 import socket
-import struct
-import termios
 import time
 from collections import deque
 from functools import partial
@@ -44,38 +42,11 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from .framing import FramingError, RequestFraming
 from .replies import CONTINUE, error_response
+from .sending import Ledger, PatientSocket
 
 READ_SIZE = 64 * 1024
 LINGER_SECONDS = 2.0  # how long a closing connection may take to read our last answer
 CLOCK_SECONDS = 0.5  # how often the clocks of connections still sending are read
-
-
-class PatientSocket(socket.socket):
-    """A client socket whose ``sendall`` gives up only when the client takes nothing.
-
-    The standard sendall treats the socket's timeout as a deadline for the whole call
-    (Python 3.5+), so a 15 MB answer read at under 1 MB/s was cut off at the client
-    timeout. Here each wait for room may last the timeout, and a wait that times out
-    still goes on if the client took bytes meanwhile: the kernel reports a socket
-    writable only once a third of a send buffer of several megabytes is free, so a client
-    reading 2.6 MB/s could look silent for 1.5 s.
-    """
-
-    __slots__ = ()
-
-    def sendall(self, data, flags=0):
-        with memoryview(data) as view, view.cast("B") as rest:
-            while rest:
-                unacknowledged = self.unacknowledged()
-                try:
-                    rest = rest[self.send(rest, flags):]
-                except TimeoutError:
-                    if self.unacknowledged() >= unacknowledged:
-                        raise
-
-    def unacknowledged(self) -> int:
-        """Bytes sent to the client and not yet acknowledged (Linux's SIOCOUTQ)."""
-        return struct.unpack("i", fcntl.ioctl(self.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
 
 
 class Conn(TConn):
@@ -89,6 +60,8 @@ class Conn(TConn):
         self.first_byte = None  # when the current request's first byte came
         self.paused = False
         self.continued = False
+        self.finished = None  # the thread's result, while the loop sends the answer's rest
+        self.last_sent = self.unacknowledged = 0
 
     def close(self, graceful=False):
         # gthread's graceful close waits up to 2 s for the client to close first, on the
@@ -120,6 +93,7 @@ class BufferingWorker(ThreadWorker):
     def init_process(self):
         self.reading: dict[Conn, None] = {}  # connections sending a request, oldest first
         self.paused: deque[Conn] = deque()  # of those, the ones not read until memory frees
+        self.writing: dict[Conn, None] = {}  # connections whose answer the loop sends
         self.lingering: dict[socket.socket, float] = {}  # socket → when to close it
         self.buffered = 0  # bytes of requests held in memory by ``reading``
         self.next_clock = 0.0
@@ -134,6 +108,7 @@ class BufferingWorker(ThreadWorker):
         if self.client_timeout is None:
             raise RuntimeError("BufferingWorker.configure() was not called "
                                "(gunicorn.conf.py's post_worker_init does it)")
+        self.answers = Ledger(self.buffer_bytes)
         super().run()
 
     # --- in a thread --------------------------------------------------------------
@@ -141,9 +116,12 @@ class BufferingWorker(ThreadWorker):
         try:
             return super().handle_request(req, conn)
         except TimeoutError:  # from PatientSocket.sendall: the client stopped reading
-            self.log.warning("Closed the connection to %s: it took no byte of the answer "
-                             "for %g s", conn.client[0], self.client_timeout)
+            self._note_stopped_reader(conn)
             return False
+
+    def _note_stopped_reader(self, conn) -> None:
+        self.log.warning("Closed the connection to %s: it took no byte of the answer for "
+                         "%g s", conn.client[0], self.client_timeout)
 
     def handle_error(self, req, client, addr, exc):
         """gunicorn's answer to a request it could not parse (400, 414, 431 …), rewritten
@@ -172,6 +150,7 @@ class BufferingWorker(ThreadWorker):
             return
         self.nr_conns += 1
         sock = PatientSocket(client.family, client.type, client.proto, fileno=client.detach())
+        sock.start(self.answers)
         self.enqueue_req(Conn(self, self.cfg, sock, address, listener.getsockname()))
 
     def enqueue_req(self, conn):
@@ -237,6 +216,47 @@ class BufferingWorker(ThreadWorker):
         conn.framing = None
         conn.data_ready = True  # gthread's handle() then does not wait for data again
         super().enqueue_req(conn)
+
+    # --- writing the rest of an answer ---------------------------------------------
+    def finish_request(self, conn, fs):
+        """After a thread: send what is left of its answer first, then carry on as gthread
+        does (keep the connection for the next request, or close it)."""
+        if not conn.sock.outbox or conn.sock.fileno() < 0:  # closed after an error
+            conn.sock.drop_queued()
+            super().finish_request(conn, fs)
+            return
+        conn.finished = fs
+        conn.last_sent, conn.unacknowledged = time.monotonic(), conn.sock.unacknowledged()
+        conn.sock.setblocking(False)
+        self.writing[conn] = None
+        self.poller.register(conn.sock, selectors.EVENT_WRITE, partial(self._writable, conn))
+
+    def _writable(self, conn, sock) -> None:
+        try:
+            done = sock.send_queued()
+        except OSError:
+            self._abandon(conn)
+            return
+        conn.last_sent, conn.unacknowledged = time.monotonic(), sock.unacknowledged()
+        if done:
+            self.poller.unregister(sock)
+            del self.writing[conn]
+            super().finish_request(conn, conn.finished)
+
+    def _abandon(self, conn) -> None:
+        self.poller.unregister(conn.sock)
+        del self.writing[conn]
+        conn.sock.drop_queued()
+        self.nr_conns -= 1
+        conn.close()
+
+    def _check_reader(self, conn, now: float) -> None:
+        unacknowledged = conn.sock.unacknowledged()
+        if unacknowledged < conn.unacknowledged:  # the client read, though no room came
+            conn.last_sent, conn.unacknowledged = now, unacknowledged
+        elif now - conn.last_sent > self.client_timeout:
+            self._note_stopped_reader(conn)
+            self._abandon(conn)
 
     # --- memory for bodies ---------------------------------------------------------
     def _pause(self, conn) -> None:
@@ -329,6 +349,8 @@ class BufferingWorker(ThreadWorker):
             self._close_lingering(sock)
         for conn in list(self.reading):
             self._check_clock(conn, now)
+        for conn in list(self.writing):
+            self._check_reader(conn, now)
 
     def _check_clock(self, conn, now: float) -> None:
         if conn.first_byte is None:

@@ -274,6 +274,31 @@ def test_a_reader_that_stops_is_dropped_after_the_client_timeout(server, cat_sat
     assert timed_get_and_post(server.port, cat_sat) < FAST_ENOUGH
 
 
+def test_a_reader_that_pauses_holds_no_thread_and_then_gets_every_byte(tmp_path, cat_sat):
+    """One worker with one thread: while a client leaves a 10 MB answer unread, the loop
+    holds the answer's rest and the thread serves others; then the client gets it all."""
+    env = {**SERVING_ENV, "ATTENTION_WORKERS": "1", "ATTENTION_THREADS": "1",
+           "ATTENTION_CLIENT_TIMEOUT": "6"}
+    request, n = large_request()
+    with Gunicorn(tmp_path, env=env) as running, slow_socket(running.port) as sock:
+        sock.sendall(request)
+        first = sock.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 OK")
+        paused = time.monotonic()
+        slowest = max(timed_get_and_post(running.port, cat_sat) for _ in range(5))
+        assert slowest < 1.0, f"a request took {slowest:.2f} s beside the paused reader"
+        assert time.monotonic() - paused < 6 - 1, "too slow to test before the timeout"
+        head, _, body = first.partition(b"\r\n\r\n")
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        while len(body) < length:
+            more = sock.recv(1 << 20)
+            assert more, f"closed after {len(body)} of {length} bytes"
+            body += more
+    weights = np.array(json.loads(body)["weights"])
+    assert weights.shape == (n, n)
+    np.testing.assert_allclose(weights.sum(axis=1), 1, rtol=1e-12)
+
+
 # --- malformed and oversized bodies --------------------------------------------------------
 def error_of(answer) -> tuple[int, str]:
     status, headers, body = answer
