@@ -259,24 +259,28 @@ def table(value, name: str, max_rows: int, max_cols: int) -> list[list]:
     if len(value) > max_rows:
         raise AttentionInputError(
             f"{name} has {len(value)} rows; at most {max_rows} are allowed", name)
-    width = None
+    width = len(value[0]) if isinstance(value[0], list) else None
     for i, row in enumerate(value):
-        field, said = f"{name}[{i}]", page_name(f"{name}[{i}]")  # "X[2]", "X row 3"
-        if not isinstance(row, list):
-            raise AttentionInputError(
-                f"{said} must be a row (a list of numbers), got {describe(row)}", field)
-        if not row:
-            raise AttentionInputError(f"{said} is an empty row", field)
-        if len(row) > max_cols:
-            raise AttentionInputError(
-                f"{said} has {len(row)} numbers; at most {max_cols} are allowed", field)
-        if width is None:
-            width = len(row)
-        elif len(row) != width:
-            raise AttentionInputError(
-                f"{said} has {len(row)} numbers but {page_name(name + '[0]')} has {width}; "
-                "every row must be the same length", field)
+        if not isinstance(row, list) or not row or len(row) > max_cols or len(row) != width:
+            _bad_row(row, f"{name}[{i}]", max_cols, width)
     return value
+
+
+def _bad_row(row, field: str, max_cols: int, width: int | None):
+    """Raise the error for a row ``table`` refused (named only then: page_name is a regex)."""
+    said = page_name(field)  # "X[2]" is "X row 3"
+    if not isinstance(row, list):
+        raise AttentionInputError(
+            f"{said} must be a row (a list of numbers), got {describe(row)}", field)
+    if not row:
+        raise AttentionInputError(f"{said} is an empty row", field)
+    if len(row) > max_cols:
+        raise AttentionInputError(
+            f"{said} has {len(row)} numbers; at most {max_cols} are allowed", field)
+    first = page_name(field.rsplit("[", 1)[0] + "[0]")
+    raise AttentionInputError(
+        f"{said} has {len(row)} numbers but {first} has {width}; "
+        "every row must be the same length", field)
 
 
 _PLAIN_NUMBERS = {int, float}  # not bool, a subclass of int that JSON keeps apart
