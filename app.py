@@ -45,6 +45,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", Limits.max_tokens),
         MAX_DIM=_env_int("ATTENTION_MAX_DIM", Limits.max_dim),
         MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
+        # Large requests computed at once per process (admission.py): half of gunicorn's
+        # 8 threads, so the others always serve everything else.
+        LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
     )
     if test_config:
         app.config.from_mapping(test_config)

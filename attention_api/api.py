@@ -8,6 +8,7 @@ from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 from attention_core import AttentionInputError, __version__, presets
 
 from . import lab
+from .admission import LargeRequests
 from .answer_size import check_answer_size
 from .errors import error
 from .openapi import openapi_document
@@ -27,8 +28,10 @@ def limits(config=None) -> Limits:
 
 @bp.record_once
 def _describe(state) -> None:
-    """Build the OpenAPI document once, from the limits the app was configured with."""
+    """Build the OpenAPI document and the turns for large requests once, from the limits
+    the app was configured with."""
     config = state.app.config
+    state.app.extensions["large_requests"] = LargeRequests(config["LARGE_REQUESTS"])
     state.app.extensions["openapi"] = openapi_document(
         limits(config), config["MAX_CONTENT_LENGTH"], __version__)
 
@@ -66,12 +69,33 @@ def attention():
         allowed = limits()
         req = parse_request(payload, allowed)
         check_answer_size(req, allowed.max_answer_cells)  # before a single number is computed
-        # Only the selected arrays outlive this line: what fields leaves out is freed before
-        # the answer is written (16 heads at 512 tokens compute ~220 MB, whatever is sent).
-        body = response_body(req, compute(req))
     except AttentionInputError as exc:
         return error(422, exc.message, exc.field)
-    return jsonify(body)
+    release = current_app.extensions["large_requests"].admit(req)
+    if release is None:
+        return busy()
+    try:
+        # Only the selected arrays outlive this line: what fields leaves out is freed before
+        # the answer is written (16 heads at 512 tokens compute ~220 MB, whatever is sent).
+        response = jsonify(response_body(req, compute(req)))
+    except AttentionInputError as exc:
+        release()
+        return error(422, exc.message, exc.field)
+    except BaseException:
+        release()
+        raise
+    response.call_on_close(release)  # the turn is given back once the answer is written
+    return response
+
+
+def busy():
+    """503: this process computes as many large answers as it may (admission.py)."""
+    slots = current_app.extensions["large_requests"].slots
+    response = error(503, f"This server is computing {slots} other large answers, as many as "
+                          "it computes at once; nothing was computed. Send it again in a "
+                          "moment (the page does so on its own).")[0]
+    response.headers["Retry-After"] = "1"
+    return response, 503
 
 
 @bp.get("/api/presets")

@@ -37,6 +37,8 @@ ERRORS = {  # status: when the app answers it, always with the Error body
     "415": "The body is not sent as application/json.",
     "422": "A value or shape that cannot be computed; field names it.",
     "500": "A fault of the server; the request was not computed.",
+    "503": ("The server is computing as many large answers as it may at once; nothing was "
+            "computed. Send it again after Retry-After seconds."),
 }
 
 
@@ -326,7 +328,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "attention", "Compute attention and return every intermediate.",
         _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields; at most "
                                        f"{limits.max_answer_cells} numbers."),
-        ("400", "408", "413", "415", "422"),
+        ("400", "408", "413", "415", "422", "503"),
         requestBody={
             "required": True, "x-max-body-bytes": max_body_bytes,
             "x-max-answer-cells": limits.max_answer_cells,
@@ -342,6 +344,8 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "counts one), refused before it is computed: its message says how many and roughly "
         "how many bytes, and its field is fields. Name fewer fields, or cut a matrix to a "
         "corner (\"heads.K[:16,:16]\"); base64 makes the bytes fewer, not the numbers.")
+    errors["503"]["headers"] = {"Retry-After": {"required": True, "schema": {"type": "integer"},
+                                                "description": "Seconds to wait."}}
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
     return {

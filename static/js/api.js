@@ -1,5 +1,6 @@
 // Talking to POST /api/attention: only the newest request's answer is ever delivered,
-// and a lost connection is retried on its own until the server answers again. An answer
+// and a lost connection, or a server busy with large answers (503), is retried on its own
+// until the server answers. An answer
 // that comes but cannot be read (a proxy's HTML error page, a malformed body) is not a
 // lost connection: it is delivered once as an error saying what came back.
 
@@ -88,7 +89,10 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
         const answer = await readAnswer(response, request.encoding === "base64");
         if (seq !== newest) return null;
         setConnected(true);  // something answered, readable or not
-        return answer;
+        if (response.status !== 503) return answer;
+        // Busy with other large answers (admission.py): the old numbers stay while it waits.
+        await sleep(1000 * (Number(response.headers?.get?.("Retry-After")) || 1));
+        if (seq !== newest) return null;
       } catch (err) {
         if (err.name === "AbortError" || seq !== newest) return null;
         if (!(err instanceof TypeError)) throw err;  // fetch's network failure is a TypeError

@@ -88,8 +88,8 @@ const raw = (status, type, text) => ({
   status, headers: new Headers({ "Content-Type": type }), json: async () => JSON.parse(text),
 });
 
-test("an error answer in JSON is an answer, whatever its status: delivered, not retried", async () => {
-  for (const status of [422, 503]) {
+test("an error answer in JSON is an answer, whatever its status but 503: delivered, not retried", async () => {
+  for (const status of [422, 500]) {
     let calls = 0;
     const api = createApi({
       fetch: async () => { calls += 1; return reply(status, { error: { message: "m", field: "X[0][0]" } }); },
@@ -159,4 +159,39 @@ test("requestJSON writes what JSON.stringify writes, and reuses a row's text", (
   assert.equal(requestJSON(request), JSON.stringify(request));
   assert.equal(requestJSON({ X: [row] }), JSON.stringify({ X: [row] }));  // the cached text
   assert.equal(requestJSON([]), "[]");
+});
+
+test("a 503 (busy with large answers) is sent again after Retry-After, then answered", async () => {
+  const waits = [];
+  const answers = [
+    { status: 503, headers: new Map([["Retry-After", "2"]]), json: async () => ({ error: { message: "busy", field: null } }) },
+    { status: 503, headers: new Map(), json: async () => ({ error: { message: "busy", field: null } }) },
+    reply(200, { ok: 1 }),
+  ];
+  let posts = 0;
+  const api = createApi({ fetch: async () => answers[posts++], sleep: async (ms) => { waits.push(ms); } });
+  assert.deepEqual(await api.compute({ X: [[1]] }), { status: 200, body: { ok: 1 } });
+  assert.equal(posts, 3);
+  assert.deepEqual(waits, [2000, 1000]);  // the header's seconds, else one second
+});
+
+test("a newer edit while a 503 waits supersedes the retry", async () => {
+  const gate = deferred();
+  const sent = [];
+  const api = createApi({
+    fetch: async (_url, init) => {
+      const { n } = JSON.parse(init.body);
+      sent.push(n);
+      return n === 1 ? { status: 503, headers: new Map(), json: async () => ({ error: { message: "busy", field: null } }) }
+        : reply(200, { n });
+    },
+    sleep: () => gate.promise,
+  });
+  const first = api.compute({ n: 1 });
+  await new Promise((r) => setImmediate(r));  // the first is answered 503 and waits
+  const newer = api.compute({ n: 2 });
+  gate.resolve();
+  assert.equal(await first, null);  // not sent again: the newer request took its place
+  assert.deepEqual(await newer, { status: 200, body: { n: 2 } });
+  assert.deepEqual(sent, [1, 2]);
 });

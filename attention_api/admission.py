@@ -1,0 +1,50 @@
+"""How many large requests one server process computes at once; the rest are answered
+503 with Retry-After, so that no mix of valid requests can exhaust memory.
+
+A request is large when computing and writing its answer holds, by ``work_bytes``, more
+than LARGE_BYTES. The answer-size limit bounds what one answer holds, not how many are
+computed together: sixteen of the largest accepted requests at once (every thread of two
+8-thread workers) took the two workers to 3.18 GB, where six took 1.5 GB. Waiting for a
+turn would hold a thread each, so /health could starve behind them: refusing at once
+keeps the other threads for everything else.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from .answer_size import answer_cells
+from .request import AttentionRequest
+
+LARGE_BYTES = 64 * 1024 * 1024
+FLOAT = 8  # bytes of a float64
+ANSWER_BYTES = 24  # bytes a number of the answer holds: its JSON and the array behind it
+
+
+def work_bytes(request: AttentionRequest) -> int:
+    """Roughly the bytes computing ``request`` holds at its peak: per head, the n × m
+    scores, scaled scores, mask, weights and the softmax's two temporaries, its Q, K, V
+    and output; then the answer, at ANSWER_BYTES a number."""
+    n, m = request.X.shape[0], (request.X if request.X_kv is None else request.X_kv).shape[0]
+    per_head = 0
+    for W_Q, _, W_V in request.heads:  # W_Q (d_model, d_k), W_V (d_model, d_v)
+        d_k, d_v = W_Q.shape[1], W_V.shape[1]
+        per_head += 6 * n * m + (n + m) * d_k + m * d_v + n * d_v
+    return FLOAT * per_head + ANSWER_BYTES * answer_cells(request)
+
+
+class LargeRequests:
+    """At most ``slots`` large requests computed at once in this process (thread-safe)."""
+
+    def __init__(self, slots: int):
+        self.slots = slots
+        self._free = threading.BoundedSemaphore(slots)
+
+    def admit(self, request: AttentionRequest):
+        """A function that gives the turn back, or None when every turn is taken. A
+        request that is not large needs no turn (its function does nothing)."""
+        if work_bytes(request) <= LARGE_BYTES:
+            return lambda: None
+        if not self._free.acquire(blocking=False):
+            return None
+        return self._free.release
