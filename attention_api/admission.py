@@ -21,16 +21,18 @@ FLOAT = 8  # bytes of a float64
 ANSWER_BYTES = 24  # bytes a number of the answer holds: its JSON and the array behind it
 
 
-def work_bytes(request: AttentionRequest) -> int:
+def work_bytes(request: AttentionRequest, cells: int | None = None) -> int:
     """Roughly the bytes computing ``request`` holds at its peak: per head, the n × m
     scores, scaled scores, mask, weights and the softmax's two temporaries, its Q, K, V
-    and output; then the answer, at ANSWER_BYTES a number."""
+    and output; then the answer (``cells`` numbers, counted if not given) at ANSWER_BYTES
+    a number."""
     n, m = request.X.shape[0], (request.X if request.X_kv is None else request.X_kv).shape[0]
     per_head = 0
     for W_Q, _, W_V in request.heads:  # W_Q (d_model, d_k), W_V (d_model, d_v)
         d_k, d_v = W_Q.shape[1], W_V.shape[1]
         per_head += 6 * n * m + (n + m) * d_k + m * d_v + n * d_v
-    return FLOAT * per_head + ANSWER_BYTES * answer_cells(request)
+    cells = answer_cells(request) if cells is None else cells
+    return FLOAT * per_head + ANSWER_BYTES * cells
 
 
 class LargeRequests:
@@ -40,10 +42,11 @@ class LargeRequests:
         self.slots = slots
         self._free = threading.BoundedSemaphore(slots)
 
-    def admit(self, request: AttentionRequest):
+    def admit(self, request: AttentionRequest, cells: int | None = None):
         """A function that gives the turn back, or None when every turn is taken. A
-        request that is not large needs no turn (its function does nothing)."""
-        if work_bytes(request) <= LARGE_BYTES:
+        request that is not large needs no turn (its function does nothing). ``cells``:
+        the answer's numbers, when they are already counted."""
+        if work_bytes(request, cells) <= LARGE_BYTES:
             return lambda: None
         if not self._free.acquire(blocking=False):
             return None

@@ -173,14 +173,14 @@ def _about(size: float) -> str:
     return f"about {size:.0f} bytes"
 
 
-def check_answer_size(request: AttentionRequest, limit: int) -> None:
-    """Raise a 422's AttentionInputError (field "fields") when the answer to ``request``
-    would hold more than ``limit`` numbers: how many, roughly how many bytes, its largest
-    parts, and how ``fields`` and corners make it smaller."""
+def check_answer_size(request: AttentionRequest, limit: int) -> int:
+    """The numbers the answer to ``request`` holds; or raise a 422's AttentionInputError
+    (field "fields") when they are more than ``limit``: how many, roughly how many bytes,
+    its largest parts, and how ``fields`` and corners make it smaller."""
     counts = tally(request)
     cells = sum(counts.values())
     if cells <= limit:
-        return
+        return cells
     kinds, by_name = Counter(), Counter()
     for (name, kind), size in counts.items():
         kinds[kind] += size

@@ -68,10 +68,10 @@ def attention():
     try:
         allowed = limits()
         req = parse_request(payload, allowed)
-        check_answer_size(req, allowed.max_answer_cells)  # before a single number is computed
+        cells = check_answer_size(req, allowed.max_answer_cells)  # before computing a thing
     except AttentionInputError as exc:
         return error(422, exc.message, exc.field)
-    release = current_app.extensions["large_requests"].admit(req)
+    release = current_app.extensions["large_requests"].admit(req, cells)
     if release is None:
         return busy()
     try:
