@@ -8,7 +8,8 @@ Environment, with defaults:
   ATTENTION_THREADS [8]             threads per worker (requests in progress per worker)
   ATTENTION_CLIENT_TIMEOUT [10]     seconds a client may stay silent, sending or reading
   ATTENTION_REQUEST_TIMEOUT [30]    seconds a whole request may take to arrive
-  ATTENTION_BUFFER_BYTES [67108864] request bytes a worker holds in memory while they arrive
+  ATTENTION_BUFFER_BYTES [67108864] bytes of requests arriving, and of answers waiting to
+                                    be read, a worker holds in memory (each its own budget)
 Any other gunicorn setting can be overridden through GUNICORN_CMD_ARGS.
 """
 
@@ -42,15 +43,16 @@ bind = f"{os.environ.get('HOST') or '0.0.0.0'}:{_env_number('PORT', 8000)}"
 # half a request and then nothing, costs memory in the loop, not a thread. The requests
 # are CPU-bound numpy work (a 256-token request is ~65 ms, the default example ~1 ms),
 # so the worker count, not threads, sets throughput: two workers on this 2-core test
-# machine. Threads are for the answer's way out: a thread writes one answer at a time.
+# machine. A thread computes an answer and writes what the client takes at once; the loop
+# sends the rest as the client reads (attention_server/sending.py).
 worker_class = "attention_server.worker.BufferingWorker"
 workers = _env_number("ATTENTION_WORKERS", 2)
 threads = _env_number("ATTENTION_THREADS", 8)
 # Connections a worker holds at once, idle and slow ones included; past it the worker
 # stops accepting, and new clients wait. A waiting connection costs the loop little: at
 # worst its unfinished head (32 KiB at most, attention_server/framing.py), so 4096 of
-# them ~128 MiB. gunicorn's default, 1000, let 2 × 960 slow clients (benchmarks/
-# bench_faults.py) fill both workers of this machine.
+# them ~128 MiB. gunicorn's default, 1000, would let 2,000 slow connections fill both
+# workers; with 4096, 3,800 of them left other clients served (benchmarks/bench_faults.py).
 worker_connections = 4096
 
 # With one shared listening socket, whichever worker wakes first accepts a burst of new
