@@ -25,23 +25,20 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import html
 import os
-import re
 import resource
 import selectors
 import socket
 import time
 from collections import deque
 from functools import partial
-from http import HTTPStatus
 
 from gunicorn import http as gunicorn_http
 from gunicorn.http.errors import ConfigurationProblem
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from .framing import FramingError, RequestFraming
-from .replies import CONTINUE, error_response
+from .replies import CONTINUE, CapturedError, error_response
 from .sending import Ledger, PatientSocket
 
 READ_SIZE = 64 * 1024
@@ -127,7 +124,7 @@ class BufferingWorker(ThreadWorker):
     def handle_error(self, req, client, addr, exc):
         """gunicorn's answer to a request it could not parse (400, 414, 431 …), rewritten
         in the app's JSON shape with its security headers; gunicorn still logs it."""
-        captured = _Captured()
+        captured = CapturedError()
         super().handle_error(req, captured, addr, exc)
         status, message = captured.status_and_message()
         prefix = os.environ.get("SCRIPT_NAME", "")
@@ -380,24 +377,3 @@ class BufferingWorker(ThreadWorker):
             self.refuse(conn, 408, f"The client sent nothing for {self.client_timeout:g} s "
                                    f"before its request was complete.")
 
-
-class _Captured:
-    """Stands in for the client socket while gunicorn writes its HTML error answer."""
-
-    def __init__(self):
-        self.data = b""
-
-    def gettimeout(self):
-        return 0.0  # gunicorn's write_nonblock then writes straight through sendall
-
-    def sendall(self, data):
-        self.data += data
-
-    def status_and_message(self) -> tuple[int, str]:
-        """The status and the sentence of gunicorn's answer: ``HTTP/1.1 400 Bad Request``
-        … ``<h1><p>Bad Request</p></h1> <message>``."""
-        head, _, body = self.data.decode("latin-1").partition("\r\n\r\n")
-        status = int(head.split(" ", 2)[1])
-        found = re.search(r"</h1>\s*(.*?)\s*</body>", body, re.S)
-        message = html.unescape(found.group(1)) if found else ""
-        return status, message or HTTPStatus(status).phrase

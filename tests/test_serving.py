@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.server import ROOT, Gunicorn, dockerfile_cmd
+from benchmarks.server import ROOT, Gunicorn, dockerfile_cmd, health
 from tests.test_deploy import free_port, healthcheck_command
 
 CLIENT_TIMEOUT = 1.5  # seconds
@@ -403,14 +403,9 @@ def test_bodies_past_the_buffer_budget_wait_and_are_then_all_served(tmp_path, ca
             assert_cat_sat_answer(read_answer(sock), cat_sat)
 
 
-def answers_health(port: int) -> bool:
-    return answers_health_at(port, "/health")
-
-
-def answers_health_at(port: int, path: str) -> bool:
+def answers_health(port: int, prefix: str = "") -> bool:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as r:
-            return r.status == 200
+        return health(port, timeout=2, prefix=prefix) == 200
     except OSError:
         return False
 
@@ -477,7 +472,7 @@ def test_under_a_prefix_the_health_check_passes_and_other_paths_are_404(tmp_path
         assert (status, json.loads(body)["error"]["message"]) == (
             404, "There is nothing at /health; this server is under /explorer/.")
         assert headers["content-type"] == "application/json"
-        assert answers_health_at(running.port, "/explorer/health")
+        assert answers_health(running.port, "/explorer")
         env = {"PATH": os.environ["PATH"], "PORT": str(running.port),
                "SCRIPT_NAME": "/explorer"}
         assert subprocess.run(healthcheck_command(), env=env, timeout=20).returncode == 0
