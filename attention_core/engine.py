@@ -231,11 +231,11 @@ def _rope(base, offset):
             "position_offset")
     if base is None:
         return None
-    base = float(base)
-    if not (np.isfinite(base) and base > 0):
+    number = isinstance(base, (int, float, np.integer, np.floating)) and not isinstance(base, bool)
+    if not (number and np.isfinite(base) and base > 0):
         raise AttentionInputError(
-            f"rope_base (θ) must be a positive finite number, got {base}", "rope_base")
-    return base, int(offset)
+            f"rope_base (θ) must be a positive finite number, got {base!r}", "rope_base")
+    return float(base), int(offset)
 
 
 def key_values(X_kv, source: str, W_K, W_V, b_K=None, b_V=None, rope=None) -> KeyValues:
