@@ -625,11 +625,35 @@ def test_odd_d_k_in_a_multi_head_names_positional_and_the_head():
     assert info.value.field == "positional" and "Head 2" in info.value.message
 
 
-def test_h_not_a_multiple_of_g_names_kv_heads():
+@pytest.mark.parametrize("G", [2, 0, 4])
+def test_h_not_a_multiple_of_g_names_kv_heads(G):
     with pytest.raises(AttentionInputError) as info:
-        multi_head_attention(I2, [I2] * 3, np.ones((6, 1)), kv_heads=[(I2, I2), (I2, I2)])
+        multi_head_attention(I2, [I2] * 3, np.ones((6, 1)), kv_heads=[(I2, I2)] * G)
     assert info.value.field == "kv_heads"
-    assert "3" in info.value.message and "2" in info.value.message
+    assert f"3 query heads and {G} key/value heads" in info.value.message
+
+
+def test_with_kv_heads_a_query_head_has_no_keys_of_its_own():
+    with pytest.raises(AttentionInputError) as info:
+        multi_head_attention(I2, [{"W_Q": I2, "W_K": I2}] * 2, np.ones((4, 1)),
+                             kv_heads=[(I2, I2)])
+    assert info.value.field == "heads[0].W_K"
+
+
+def test_a_kv_head_narrower_than_its_query_heads_is_named():
+    with pytest.raises(AttentionInputError) as info:
+        multi_head_attention(I2, [I2, I2], np.ones((4, 1)), kv_heads=[([[1.0], [0.0]], I2)])
+    assert info.value.field == "kv_heads[0].W_K"
+
+
+@pytest.mark.xfail(strict=True, reason="rope_base is passed to float(): a string or list "
+                   "raises a bare ValueError/TypeError and True is taken as θ = 1, where "
+                   "alibi_slope, window and sinks refuse the same with AttentionInputError")
+@pytest.mark.parametrize("base", ["abc", [1, 2], True])
+def test_a_rope_base_that_is_not_a_number_names_rope_base(base):
+    with pytest.raises(AttentionInputError) as info:
+        attention(I2, I2, I2, I2, rope_base=base)
+    assert info.value.field == "rope_base"
 
 
 # ---- the row working ----
