@@ -6,67 +6,86 @@ import numpy as np
 
 from attention_core.working import RowWorking
 
+from . import report_steps as steps
+from .printing import factor, number, setting
+from .printing import vector as _vector
 from .request import AttentionRequest
 from .response import Computed
 
-FIXED_LIMIT = 100_000  # the page's rule (static/js/format.js): beyond it, 4 significant figures
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+__all__ = ["latex_report", "latex_text", "number", "text_report", "working_latex",
+           "working_text"]
 
 
-def number(x: float, decimals: int = 3, latex: bool = False) -> str:
-    r"""x as the page prints it: fixed decimals while |x| rounds below 100000, else 4
-    significant figures, "1.235×10²⁰" (LaTeX "1.235 \times 10^{20}"); never "-0.000";
-    ±inf as "inf" (or \infty in LaTeX). The minus is ASCII, as in the rest of the text.
-
-    >>> number(-99999.999), number(1.2346e20), number(123456789, latex=True)
-    ('-99999.999', '1.235×10²⁰', '1.235 \\times 10^{8}')
-    """
-    if np.isinf(x):
-        sign = "-" if x < 0 else ""
-        return sign + ("\\infty" if latex else "inf")
-    text = f"{x:.{decimals}f}"
-    if abs(float(text)) >= FIXED_LIMIT:
-        mant, exp = f"{x:.3e}".split("e")
-        exp = str(int(exp))
-        if latex:
-            return f"{mant} \\times 10^{{{exp}}}"
-        return f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
-    if text.startswith("-") and float(text) == 0:
-        text = text[1:]
-    return text
+def _span(start: int, count: int) -> str:
+    """ "positions 5 to 7": the positions of ``count`` tokens from ``start``."""
+    return f"position {start}" if count == 1 else f"positions {start} to {start + count - 1}"
 
 
-def factor(x: float, decimals: int = 3, latex: bool = False) -> str:
-    """A factor of a product: negative numbers in parentheses, "2.000·(-0.500)"."""
-    text = number(x, decimals, latex)
-    return f"({text})" if text.startswith("-") else text
-
-
-def _matrices(request: AttentionRequest, computed: Computed):
+def _matrices(request: AttentionRequest, computed: Computed, decimals: int = 3):
     """(heading, LaTeX name, matrix, row labels) for every matrix, in the order computed."""
     q, kv = request.tokens, request.tokens_kv or request.tokens
     out = [("X", "X", request.X, q)]
     if request.X_kv is not None:
         out.append(("X_kv (keys and values)", "X_{kv}", request.X_kv, kv))
+    offset = request.position_offset
     if computed.positional_encoding is not None:
-        out.append(("PE, sinusoidal positions (added to X)", "PE", computed.positional_encoding, q))
+        at = _span(offset, len(q)) if offset else "positions"
+        out.append((f"PE, sinusoidal {at} (added to X)", "PE",
+                    computed.positional_encoding, q))
     if computed.positional_encoding_kv is not None:
-        out.append(("PE_kv (added to X_kv)", "PE_{kv}", computed.positional_encoding_kv, kv))
-    for h, r in enumerate(computed.results):
-        head = f"head {h + 1}: " if computed.multi is not None else ""
-        sup = f"^{{({h + 1})}}" if computed.multi is not None else ""
-        out += [
-            (f"{head}Q = X·W_Q", f"Q{sup}", r.Q, q), (f"{head}K", f"K{sup}", r.K, kv),
-            (f"{head}V", f"V{sup}", r.V, kv),
-            (f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q),
-            (f"{head}QKᵀ × {number(r.scale)}", f"Q{sup}K{sup}{{}}^\\top \\times {number(r.scale)}",
-             r.scaled_scores, q),
-            (f"{head}A = softmax", f"A{sup}", r.weights, q),
-            (f"{head}Z = A·V", f"Z{sup}", r.output, q),
-        ]
+        at = f", {_span(offset, len(kv))}" if offset else ""
+        out.append((f"PE_kv{at} (added to X_kv)", "PE_{kv}", computed.positional_encoding_kv, kv))
+    for h in range(len(computed.results)):
+        out += _head_matrices(request, computed, h, decimals)
     if computed.multi is not None:
         out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
                 ("Output = Concat·W_O", "\\operatorname{Concat} W_O", computed.multi.output, q)]
+    return out
+
+
+def _head_matrices(request: AttentionRequest, computed: Computed, h: int, decimals: int):
+    """Head h's matrices (see _matrices): its biases, Q and K before and after RoPE, V,
+    the scores, ALiBi's bias, the weights and Z."""
+    r = computed.results[h]
+    q, kv = request.tokens, request.tokens_kv or request.tokens
+    head = f"head {h + 1}: " if computed.multi is not None else ""
+    sup = f"^{{({h + 1})}}" if computed.multi is not None else ""
+    # Shared keys and values: say whose they are, as the answer's kv_head does.
+    shared = (f" (key/value head {computed.multi.kv_heads[h] + 1})"
+              if computed.multi is not None and request.kv_heads is not None else "")
+    src = "X_kv" if request.X_kv is not None else "X"
+    out = []
+
+    def projection(name, b, unrotated, turned, x, rows, plain_name, of=""):
+        plus = f" + b_{name}" if b is not None else ""
+        if b is not None:
+            out.append((f"{head}b_{name}, added to every row of {name}{of}", f"b_{name}{sup}",
+                        b[np.newaxis, :], [f"b_{name}"]))
+        if unrotated is None:
+            out.append((f"{head}{name} = {x}·W_{name}{plus}{of}" if b is not None
+                        else f"{head}{plain_name}{of}", f"{name}{sup}", turned, rows))
+            return
+        out.append((f"{head}{name} before rotation = {x}·W_{name}{plus}{of}",
+                    f"{name}{sup}_{{\\text{{before RoPE}}}}", unrotated, rows))
+        out.append((f"{head}{name}, turned by RoPE (θ = {setting(r.rope_base, decimals)}, "
+                    f"{_span(r.position_offset, len(rows))}){of}", f"{name}{sup}", turned, rows))
+
+    projection("Q", r.b_Q, r.Q_unrotated, r.Q, "X", q, "Q = X·W_Q")
+    projection("K", r.b_K, r.K_unrotated, r.K, src, kv, "K", shared)
+    projection("V", r.b_V, None, r.V, src, kv, "V", shared)
+    scaled = f"Q{sup}K{sup}{{}}^\\top \\times {number(r.scale)}"
+    out.append((f"{head}QKᵀ", f"Q{sup}K{sup}{{}}^\\top", r.scores, q))
+    if r.bias is None:
+        out.append((f"{head}QKᵀ × {number(r.scale)}", scaled, r.scaled_scores, q))
+    else:
+        slope = setting(r.alibi_slope, decimals)
+        alibi = f"B{sup}_{{\\text{{ALiBi}}}}"
+        out += [(f"{head}ALiBi's bias -m·|i - j|, slope m = {slope}",
+                 f"{alibi} = -{setting(r.alibi_slope, decimals, True)} \\, |i - j|", r.bias, q),
+                (f"{head}QKᵀ × {number(r.scale)} + ALiBi's bias", f"{scaled} + {alibi}",
+                 r.scaled_scores, q)]
+    out += [(f"{head}A = softmax", f"A{sup}", r.weights, q),
+            (f"{head}Z = A·V", f"Z{sup}", r.output, q)]
     return out
 
 
@@ -75,9 +94,9 @@ def text_report(request: AttentionRequest, computed: Computed, decimals: int = 3
     first = computed.results[0]
     n, d_model = request.X.shape  # (n tokens, d_model)
     lines = [f"Tokens: {', '.join(request.tokens)}  (n = {n}, d_model = {d_model}, "
-             f"heads = {len(computed.results)}, d_k = {first.d_k}, "
+             f"heads = {len(computed.results)}{_kv_count(request)}, d_k = {first.d_k}, "
              f"scale = {number(first.scale, decimals)})", ""]
-    for name, _, m, row_labels in _matrices(request, computed):
+    for name, _, m, row_labels in _matrices(request, computed, decimals):
         width = max(len(t) for t in row_labels)
         cells = [[number(v, decimals) for v in r] for r in m]
         cw = max(len(c) for r in cells for c in r)
@@ -89,13 +108,39 @@ def text_report(request: AttentionRequest, computed: Computed, decimals: int = 3
     keys = request.tokens_kv or request.tokens
     for h, w in enumerate(computed.rows):
         if w is not None:
-            title = [f"Head {h + 1}", ""] if computed.multi is not None else []
-            lines += ["", *title, *working_text(w, request.tokens, keys, decimals)]
+            title = ([f"Head {h + 1}", *_kv_note(request, computed, h), ""]
+                     if computed.multi is not None else [])
+            lines += ["", *title, *working_text(w, request.tokens, keys, decimals,
+                                                **_context(request, computed, h))]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _vector(v: np.ndarray, decimals: int, latex: bool = False) -> str:
-    return "(" + ", ".join(number(x, decimals, latex) for x in v) + ")"
+def _kv_count(request: AttentionRequest) -> str:
+    return f", key/value heads = {len(request.kv_heads)}" if request.kv_heads else ""
+
+
+def _kv_note(request: AttentionRequest, computed: Computed, h: int) -> list[str]:
+    """The sentence naming the key/value head query head h reads, when heads share them."""
+    if request.kv_heads is None:
+        return []
+    g = computed.multi.kv_heads[h]
+    readers = [k + 1 for k, kv in enumerate(computed.multi.kv_heads) if kv == g]
+    if len(readers) == 1:
+        return [f"Query head {h + 1} reads key/value head {g + 1}, which no other query "
+                "head reads."]
+    names = ", ".join(map(str, readers[:-1])) + f" and {readers[-1]}"
+    return [f"Query head {h + 1} reads key/value head {g + 1}, which query heads {names} "
+            "share."]
+
+
+def _context(request: AttentionRequest, computed: Computed, h: int) -> dict:
+    """What head h's working needs beside its RowWorking: RoPE's θ, whether the keys are
+    X_kv's, the causal flag and the asked row of the mask given by hand (why the window's
+    step finds a key closed)."""
+    row = computed.rows[h].row
+    return {"rope_base": computed.results[h].rope_base, "cross": request.X_kv is not None,
+            "causal": request.causal,
+            "mask": None if request.mask is None else request.mask[row]}
 
 
 def _weight_fraction(w: RowWorking, j: int) -> tuple[float, float]:
@@ -124,25 +169,31 @@ def _exp_lines_text(w: RowWorking, f) -> list[str]:
     return lines + [f"  sum of e^(s - m) = {f(w.exp_shifted_sum)}"]
 
 
-def working_text(w: RowWorking, tokens: list[str], keys: list[str],
-                 decimals: int = 3) -> list[str]:
+def working_text(w: RowWorking, tokens: list[str], keys: list[str], decimals: int = 3, *,
+                 rope_base: float | None = None, cross: bool = False, causal: bool = False,
+                 mask: np.ndarray | None = None) -> list[str]:
     """The hand calculation of one row as lines of plain text (indices 1-based, as taught).
 
     ``tokens`` label the queries, ``keys`` the keys (the same list in self-attention).
+    ``rope_base`` is RoPE's θ, written in its step (as "θ" when None); ``cross`` says the
+    keys and values are X_kv's rows (cross-attention), for the biases' step. ``causal`` and
+    ``mask`` (row i of the mask given by hand, (m,) bool) say why the window's step finds a
+    key closed.
     """
     def f(x: float) -> str:
         return number(x, decimals)
 
     i = w.row + 1
     lines = [f"Working for query {i}, \"{tokens[w.row]}\" (row index {w.row})",
-             f"q_{i} = {_vector(w.q, decimals)}", "",
-             f"Scores, then × scale {f(w.scale)}:"]
+             *steps.query_text(w, decimals, rope_base),
+             *steps.keys_text(w, keys, decimals, cross), "",
+             steps.scores_heading(w, decimals)]
     for j, t in enumerate(keys):
         terms = " + ".join(f"{factor(a, decimals)}·{factor(b, decimals)}"
                            for a, b in zip(w.q, w.k[j], strict=True))
-        scaled = f(w.scaled[j]) if w.allowed[j] else "-inf (masked)"
         lines.append(f"  q_{i}·k_{j + 1} ({t}) = {terms} = {f(w.dots[j])}  →  "
-                     f"s_{i},{j + 1} = {scaled}")
+                     f"s_{i},{j + 1} = {steps.scaled(w, j, decimals)}")
+    lines += steps.window_text(w, keys, causal, mask)
     lines += ["", "Exponentials:", *_exp_lines_text(w, f)]
     lines += ["", "Weights:"]
     for j, t in enumerate(keys):
@@ -192,12 +243,12 @@ def latex_report(request: AttentionRequest, computed: Computed, decimals: int = 
     label = ", ".join(map(latex_text, request.tokens))
     parts = [f"% Attention Explorer: tokens {label}"]
     parts += [f"\\[ {tex} = {_pmatrix(m, decimals)} \\]"
-              for _, tex, m, _ in _matrices(request, computed)]
+              for _, tex, m, _ in _matrices(request, computed, decimals)]
     for h, w in enumerate(computed.rows):
         if w is not None:
             if computed.multi is not None:
-                parts.append(f"% head {h + 1}")
-            parts.append(working_latex(w, decimals))
+                parts += [f"% head {h + 1}", *_kv_note(request, computed, h)]
+            parts.append(working_latex(w, decimals, **_context(request, computed, h)))
     return "\n".join(parts) + "\n"
 
 
@@ -219,20 +270,24 @@ def _exp_lines_latex(w: RowWorking, f) -> list[str]:
             f"\\textstyle\\sum_j e^{{s_{{{i},j}} - m}} &= {exps} = {f(w.exp_shifted_sum)}"]
 
 
-def working_latex(w: RowWorking, decimals: int = 3) -> str:
-    """The hand calculation of one row as an align* environment (indices 1-based, as printed)."""
+def working_latex(w: RowWorking, decimals: int = 3, *, rope_base: float | None = None,
+                  cross: bool = False, causal: bool = False,
+                  mask: np.ndarray | None = None) -> str:
+    """The hand calculation of one row as an align* environment (indices 1-based, as printed).
+
+    ``rope_base``, ``cross``, ``causal`` and ``mask`` as for working_text.
+    """
     def f(x: float) -> str:
         return number(x, decimals, latex=True)
 
     i = w.row + 1
-    lines = [f"q_{{{i}}} &= {_vector(w.q, decimals, True)}"]
+    lines = [*steps.query_latex(w, decimals, rope_base), *steps.keys_latex(w, decimals, cross)]
     for j in range(len(w.dots)):
         terms = " + ".join(f"{factor(a, decimals, True)} \\cdot {factor(b, decimals, True)}"
                            for a, b in zip(w.q, w.k[j], strict=True))
-        s = (f"{f(w.dots[j])} \\times {f(w.scale)} = {f(w.scaled[j])}" if w.allowed[j]
-             else "-\\infty \\quad\\text{(masked)}")
         lines.append(f"q_{{{i}}} \\cdot k_{{{j + 1}}} &= {terms} = {f(w.dots[j])}, "
-                     f"\\quad s_{{{i},{j + 1}}} = {s}")
+                     f"\\quad s_{{{i},{j + 1}}} = {steps.scaled(w, j, decimals, latex=True)}")
+    lines += steps.window_latex(w, causal, mask)
     lines += _exp_lines_latex(w, f)
     for j in range(len(w.dots)):
         lines.append(f"a_{{{i},{j + 1}}} &= " + (
