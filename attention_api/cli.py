@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from attention_core.errors import AttentionInputError
@@ -15,7 +16,7 @@ from attention_core.presets import default_request
 from attention_core.scaling import score_variance, winner_probability
 
 from .report import latex_report, text_report
-from .request import parse_request
+from .request import POSITIONAL, parse_request
 from .response import compute, plain, response_body
 from .values import JSONSyntaxError, parse_json
 
@@ -41,8 +42,13 @@ def _compute_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("text", "latex", "json"), default="text")
     p.add_argument("--decimals", type=int, default=3, choices=range(0, 13), metavar="0..12",
                    help="decimals shown in text and LaTeX (default 3)")
-    p.add_argument("--positional", action="store_true",
-                   help="add sinusoidal positional encodings to X before the projections")
+    p.add_argument("--positional", nargs="?", const="sinusoidal", default=None,
+                   metavar="{sinusoidal,rope,alibi}",
+                   help="positions: sinusoidal encodings added to X (the default when the "
+                        "option is given alone), rope (rotary: q and k turned by their "
+                        "positions) or alibi (-m·|i - j| added to the scores)")
+    for flag, help_ in _REQUEST_OPTIONS.values():
+        p.add_argument(flag, type=_option_value, default=None, metavar="N", help=help_)
     p.add_argument("--scaling-lab", action="store_true",
                    help="instead of a request, print why scores are divided by sqrt(d_k): the "
                         "winner's weight for two keys one standard deviation apart, and the "
@@ -50,6 +56,49 @@ def _compute_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=10_000,
                    help="(pairs of q, k) drawn per d_k by --scaling-lab (default 10000)")
     p.add_argument("--seed", type=int, default=0, help="random seed of --scaling-lab (default 0)")
+
+
+# The options that set a request field, and their help. Their values are read as JSON, so
+# the request's own validation judges them and names the field, as it does a file's.
+_REQUEST_OPTIONS = {
+    "rope_base": ("--rope-base", "θ of rotary positions (default 10000; with --positional rope)"),
+    "position_offset": ("--position-offset",
+                        "the position of the first token (default 0; with --positional "
+                        "sinusoidal or rope)"),
+    "window": ("--window", "sliding window: query i reads key j only when |i - j| < N"),
+    "sinks": ("--sinks", "the first N keys stay readable from every query whatever the window"),
+}
+
+
+def _option_value(text: str):
+    """The value of an option as JSON reads it ("2" is 2, "1e999" too large), else the text."""
+    try:
+        return parse_json(text)
+    except JSONSyntaxError:
+        return text
+
+
+def _options(args: argparse.Namespace, payload: dict) -> None:
+    """Set the request fields the options give, over those of the request file."""
+    if args.causal:
+        payload["causal"] = True
+    if args.positional is not None:
+        payload["positional"] = args.positional
+    for name in _REQUEST_OPTIONS:
+        value = getattr(args, name)
+        if value is not None:
+            payload[name] = value
+    if args.row is not None:
+        payload["row"] = args.row
+
+
+def _file_after_positional(args: argparse.Namespace) -> None:
+    """``--positional request.json``: argparse gives the file to --positional, which may
+    stand alone; it is the request file when it names one and no file was given."""
+    value = args.positional
+    if (value is not None and value not in POSITIONAL and args.request is None
+            and (value == "-" or os.path.exists(value))):
+        args.request, args.positional = value, "sinusoidal"
 
 
 def scaling_lab_text(samples: int, seed: int) -> str:
@@ -87,15 +136,11 @@ def _compute(args: argparse.Namespace) -> int:
             return 2
         print(scaling_lab_text(args.samples, args.seed), end="")
         return 0
+    _file_after_positional(args)
     try:
         payload = _load(args.request)
         if isinstance(payload, dict):
-            if args.causal:
-                payload["causal"] = True
-            if args.positional:
-                payload["positional"] = "sinusoidal"
-            if args.row is not None:
-                payload["row"] = args.row
+            _options(args, payload)
         request = parse_request(payload)
         computed = compute(request)
     except OSError as exc:

@@ -148,3 +148,109 @@ def test_attention_explorer_needs_a_subcommand(capsys):
     with pytest.raises(SystemExit) as exit_:
         console([])
     assert exit_.value.code == 2 and "serve,compute" in capsys.readouterr().err
+
+
+# ---- the options of the newer variants ---------------------------------------------------
+
+WIDE = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+        "W_Q": [[1, 0, 1, 0], [0, 1, 0, 1]], "W_K": [[1, 0, 1, 0], [0, 1, 0, 1]],
+        "W_V": [[1, 0], [0, 1]]}  # d_k = 4: two pairs for RoPE
+
+
+def test_positional_rope_turns_q_and_k(capsys):
+    # q_3 = (2, 2) at position 2, turned by 2 rad: (2cos2 − 2sin2, 2sin2 + 2cos2).
+    assert main(["--positional", "rope", "--row", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "q_3 before rotation = x_3·W_Q = (2.000, 2.000)\n" in out
+    assert "q_3 = (-2.651, 0.986)\n" in out
+    assert "  k_2 (cat) at p_2 = 1, angles (1.000): (0.000, 1.000) turns to (-0.841, 0.540)" in out
+    assert "sinusoidal" not in out
+
+
+def test_rope_base_and_position_offset_options(tmp_path, capsys):
+    # θ = 100, offset 5: query 3 at p = 7; pair c = 1 turns by 7·100^(−2/4) = 0.7 rad.
+    f = tmp_path / "wide.json"
+    f.write_text(json.dumps(WIDE))
+    assert main([str(f), "--positional", "rope", "--rope-base", "100", "--position-offset", "5",
+                 "--row", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "RoPE, θ = 100: query 3 is at position p_3 = 7;" in out
+    assert "  c = 1, components 3 and 4: angle 7·100^(-2/4) = 0.700 rad;" in out
+    assert "  k_1 (the) at p_1 = 5, angles (5.000, 0.500):" in out
+
+
+def test_positional_alibi_in_latex(capsys):
+    # One head: the paper's slope 2^−8; s_3,1 = 4/√2 − 2·2^−8 = 2.8206.
+    assert main(["--positional", "alibi", "--row", "2", "--format", "latex"]) == 0
+    out = capsys.readouterr().out
+    assert ("s_{3,1} = 4.000 \\times 0.707 - 0.00390625 \\cdot |3 - 1| = 2.828 - 0.008 = 2.821"
+            in out)
+    assert "\\[ B_{\\text{ALiBi}} = -0.00390625 \\, |i - j| = \\begin{pmatrix}" in out
+
+
+def test_window_and_sinks_options_win_over_the_file(tmp_path, capsys):
+    f = tmp_path / "windowed.json"
+    f.write_text(json.dumps({**WIDE, "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]],
+                             "window": 3, "sinks": 0, "row": 0}))
+    assert main([str(f), "--window", "1", "--sinks", "1", "--row", "2"]) == 0
+    out = capsys.readouterr().out
+    assert ("Readable keys: |3 - j| < 1 (the window), or j ≤ 1 (the sink):\n"
+            "  k_1 (the): |3 - 1| = 2 ≥ 1, a sink  →  readable\n"
+            "  k_2 (cat): |3 - 2| = 1 ≥ 1  →  not readable: outside the window\n"
+            "  k_3 (sat): |3 - 3| = 0 < 1  →  readable\n") in out
+    # a_3,1 = 1 / (1 + e^(6/√2 − 4/√2)) = 1 / (1 + e^√2)
+    assert "  a_3,1 (the) = 16.919 / 86.510 = 0.196" in out
+
+
+def test_window_and_rope_options_in_json(capsys):
+    assert main(["--positional", "rope", "--window", "2", "--row", "2", "--format", "json"]) == 0
+    working = json.loads(capsys.readouterr().out)["working"]
+    assert working["position"] == 2 and working["positions_k"] == [0, 1, 2]
+    assert working["window"] == 2 and working["in_window"] == [False, True, True]
+    assert working["allowed"] == [False, True, True]
+
+
+def test_positional_alone_before_the_file_still_means_sinusoidal(tmp_path, capsys):
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps(WIDE))
+    assert main(["--positional", str(f)]) == 0
+    out = capsys.readouterr().out
+    # PE rows: (sin 0, cos 0), (sin 1, cos 1), (sin 2, cos 2)
+    assert ("PE, sinusoidal positions (added to X)  (3×2)\n  the   0.000   1.000\n"
+            "  cat   0.841   0.540\n  sat   0.909  -0.416\n") in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--window", "0"], "error (field window): window must be a whole number from 1 to "
+                        "1,000,000 (query i reads key j only when |i − j| < window), got 0"),
+    (["--window", "1.5"], "error (field window): window must be a whole number"),
+    (["--window", "abc"], "error (field window): window must be a whole number from 1 to "
+                          "1,000,000 (query i reads key j only when |i − j| < window), got the "
+                          'string "abc"'),
+    (["--sinks", "-1"], "error (field sinks): sinks must be a whole number from 0 to 1,000,000"),
+    (["--rope-base", "100"], 'error (field rope_base): rope_base goes with "positional": "rope"; '
+                             "this request has positional null"),
+    (["--positional", "rope", "--rope-base", "0"],
+     "error (field rope_base): rope_base (θ) must be a positive number, got 0"),
+    (["--positional", "rope", "--rope-base", "1e999"],
+     "error (field rope_base): rope_base is a number too large for float64"),
+    (["--positional", "foo"], 'error (field positional): positional must be null, "sinusoidal", '
+                              '"rope" or "alibi", got the string "foo"'),
+    (["--positional", "alibi", "--position-offset", "2"],
+     'error (field position_offset): position_offset goes with "positional": "sinusoidal" or '
+     '"rope"'),
+    (["--positional", "rope", "--position-offset", "-1"],
+     "error (field position_offset): position_offset must be a whole number from 0"),
+])
+def test_bad_option_values_are_refused_by_the_request_validation(capsys, args, message):
+    assert main([*args, "--row", "0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(message), captured.err
+    assert captured.out == ""
+
+
+def test_a_bad_option_exits_the_process_with_status_2():
+    p = run("--positional", "rope", "--window", "0")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("error (field window): window must be a whole number")
+
