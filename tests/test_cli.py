@@ -254,3 +254,17 @@ def test_a_bad_option_exits_the_process_with_status_2():
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("error (field window): window must be a whole number")
 
+
+def test_readme_example_of_the_options(capsys):
+    """The README shows part of this command's output; it must be what it prints."""
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    command = ".venv/bin/python -m attention_core --positional rope --window 2 --sinks 1 " \
+              "--causal --row 2"
+    after = readme[readme.index(command):]
+    shown = after[after.index("```text\n") + 8:]
+    shown = shown[:shown.index("```")].rstrip("\n").split("\n")
+    assert main(command.split()[3:]) == 0
+    out = capsys.readouterr().out
+    for part in "\n".join(shown).split("\n…\n"):
+        assert part in out, part
