@@ -5,7 +5,11 @@ their answers and working, what fields, corners and base64 make of them, every c
 and a 422 naming the field for every bad value."""
 
 import copy
+import html
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -652,3 +656,44 @@ def test_a_small_rope_base_whose_angles_stay_finite_is_computed(client):
     w = body["working"]
     close(w["frequencies"][:3], [1, 10 ** (600 / 64), 10 ** (1200 / 64)])
     assert w["angles"][31] == 2 * w["frequencies"][31] and math.isfinite(w["angles"][31])
+
+
+# ---- the documented examples ----
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+NEW_FIELDS = ("b_Q", "positional", "kv_heads", "window")  # one in each new example
+
+
+def readme_requests():
+    """The request bodies of README's JSON blocks (some indented under a list item)."""
+    blocks = re.findall(r"^ *```json\n(.*?)^ *```", README.read_text(), re.M | re.S)
+    return [json.loads(b) for b in blocks]
+
+
+def docs_requests(client):
+    r = client.get("/api/docs")
+    assert r.status_code == 200
+    blocks = re.findall(r'<pre tabindex="0"><code>(\{.*?\})</code></pre>',
+                        r.get_data(as_text=True), re.S)
+    return [json.loads(html.unescape(b)) for b in blocks]
+
+
+def test_the_readme_and_the_docs_page_give_the_same_example_of_each_new_field(client):
+    readme = [b for b in readme_requests() if any(f in b for f in NEW_FIELDS)]
+    docs = [b for b in docs_requests(client) if any(f in b for f in NEW_FIELDS)]
+    assert readme == docs and len(readme) == 5
+    assert [sorted(set(b) & {"b_Q", "positional", "kv_heads", "window", "sinks"})
+            for b in readme] == [["b_Q"], ["positional"], ["positional"], ["kv_heads"],
+                                 ["sinks", "window"]]
+
+
+def test_every_documented_example_computes(client):
+    answers = [ok(client, body) for body in [*readme_requests(), *docs_requests(client)]]
+    assert len(answers) == 6 + 6
+    biases, rope, alibi, kv, window = answers[1:6]
+    assert biases["working"]["q"] == [2, 0]  # x_1·W_Q + b_Q = (1, 0) + (1, 0)
+    close(rope["Q"][0], [math.cos(5), math.sin(5)])  # q_1 = (1, 0) at position 5
+    assert alibi["bias"][2] == [-1, -0.5, 0]
+    assert [h["kv_head"] for h in kv["heads"]] == [0, 0]
+    # Token 4 reads its window (tokens 3, 4) and the sink, token 1.
+    assert window["working"]["allowed"] == [True, False, True, True]
