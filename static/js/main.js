@@ -155,8 +155,8 @@ function allErrors() {
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
   const waiting = renderInputs($("inputs"), state, errors, { later, pages });
-  renderInputErrors($("input-errors"), errors);
-  drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
+  const refused = drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
+  renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
   exportChanged.schedule();
   return waiting;
 }
@@ -231,7 +231,7 @@ const shuffle = createShuffleTest({ now, request: () => built(state).request, sa
 function wire() {
   wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });
   wireHeatmap({ now, body: () => answer.body, pointer, selectRow, update, drawResults, drawLink });
-  wireControls({ now, update, say, presets, presetState, initial: DEFAULT });
+  wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => drawInputs() });
   $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
     if (!td) return;
