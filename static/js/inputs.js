@@ -247,12 +247,12 @@ function build(figure, { name, bias, kv }, w, space) {
   );
 }
 
-/** "+ b_Q [ … ]": a bias row under its matrix, its columns under the matrix's. */
+/** "[ … ] b_Q": a bias row under its matrix, its columns under the matrix's. */
 function biasLine(bias, inputs) {
   return el("div", { class: "grid-wrap bias-row" },
     el("div", { class: "brackets" }, el("table", { class: "cells" }, el("tbody", {},
       el("tr", {}, ...inputs.map((input) => el("td", {}, input)))))),
-    el("span", { class: "bias-name", "aria-hidden": "true" }, "+ ", ...symbols(split(bias).base)));
+    el("span", { class: "bias-name", "aria-hidden": "true" }, ...symbols(split(bias).base)));
 }
 
 /** One axis of a large matrix's pager: "Rows 17–32 of 40", Previous and Next. */

@@ -9,7 +9,16 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import cell, expect_url, hash_matrix, heatmap, loaded, wait_settled, wait_until
+from tests.browser.helpers import (
+    cell,
+    expect_url,
+    hash_matrix,
+    heatmap,
+    loaded,
+    number,
+    wait_settled,
+    wait_until,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -46,8 +55,9 @@ def weights(Q, K, allowed=None):
 
 
 def head_weights(page, k):
-    rows = page.get_by_role("grid", name=f"Attention weights, head {k}", exact=True).locator("tbody tr")
-    return [[float(t.replace("\u2212", "-").replace("(masked)", "")) for t in rows.nth(i).locator("td").all_inner_texts()]
+    grid = page.get_by_role("grid", name=f"Attention weights, head {k}", exact=True)
+    rows = grid.locator("tbody tr")
+    return [[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
             for i in range(rows.count())]
 
 
@@ -84,7 +94,7 @@ def test_the_positions_choice_sends_its_kind_theta_and_offset(page, server):
     expect(offset).to_be_hidden()
     positions.select_option(label="Rotary (RoPE)")
     body = sent.last(page, lambda b: b.get("positional") == "rope", "a request with RoPE")
-    assert "rope_base" not in body and "position_offset" not in body, "θ = 10000 and offset 0 are the defaults"
+    assert "rope_base" not in body and "position_offset" not in body, "the defaults"
     expect(theta).to_have_attribute("placeholder", "10000")
     theta.fill("100")
     offset.fill("3")
@@ -131,13 +141,14 @@ def test_bad_theta_and_offset_are_marked_and_kept(page, server, console):
     expect_url(page, "rope_base=big")
     page.reload()
     expect(theta).to_have_value("big")
-    marked(page, theta, "RoPE base θ", "“big” is not a number.", stale=False)  # nothing computed yet
+    # Nothing is computed yet, so nothing is out of date.
+    marked(page, theta, "RoPE base θ", "“big” is not a number.", stale=False)
     theta.fill("")  # the default again
     expect(theta).to_have_attribute("aria-invalid", "false")
     offset = page.get_by_role("textbox", name="Position offset", exact=True)
     offset.fill("2.5")  # a number, but not a whole one: the server's to say
-    marked(page, offset, "Position offset",
-           "position_offset must be a whole number from 0 to 1,000,000 (the position of the first token), got 2.5")
+    marked(page, offset, "Position offset", "position_offset must be a whole number from 0 to"
+           " 1,000,000 (the position of the first token), got 2.5")
     expect(offset).to_have_value("2.5")
     offset.fill("2")
     wait_settled(page)
@@ -154,7 +165,7 @@ def test_alibi_slopes_the_papers_or_typed(page, server, console):
     slopes = [page.get_by_role("textbox", name=f"ALiBi slope head {k}", exact=True) for k in (1, 2)]
     expect(paper).to_be_checked()
     # The paper's slopes for 2 heads, 2^-4 and 2^-8, shown and not sent (the server's default).
-    for field, want in zip(slopes, ["0.0625", "0.00390625"]):
+    for field, want in zip(slopes, ["0.0625", "0.00390625"], strict=True):
         expect(field).to_have_value(want)
         expect(field).to_be_disabled()
     body = sent.last(page, lambda b: b.get("positional") == "alibi", "ALiBi")
@@ -179,11 +190,12 @@ def test_alibi_slopes_the_papers_or_typed(page, server, console):
     slopes[0].fill("steep")
     marked(page, slopes[0], "ALiBi slope head 1", "“steep” is not a number.")
     slopes[0].fill("-1")
-    marked(page, slopes[0], "ALiBi slope head 1",
-           "ALiBi slope head 1 is -1; a slope must be 0 or more (the bias −slope·|i − j| must push far keys down, not up)")
+    marked(page, slopes[0], "ALiBi slope head 1", "ALiBi slope head 1 is -1; a slope must be 0 or"
+           " more (the bias −slope·|i − j| must push far keys down, not up)")
     expect(slopes[0]).to_have_value("-1")
     paper.check()
-    body = sent.last(page, lambda b: b.get("positional") == "alibi" and "alibi_slopes" not in b, "the paper's again")
+    sent.last(page, lambda b: b.get("positional") == "alibi" and "alibi_slopes" not in b,
+              "the paper's slopes again")
     expect(slopes[0]).to_be_disabled()
     expect_url(page, "&alibi=&")
     without_422s(console)
@@ -198,7 +210,8 @@ def test_biases_are_rows_under_their_matrices(page, server):
         expect(cell(page, name)).to_have_value("0")
     body = sent.last(page, lambda b: "b_Q" in b, "the biases")
     assert (body["b_Q"], body["b_K"], body["b_V"]) == ([0, 0], [0, 0], [0, 0])
-    expect(page.locator('figure[data-key="W_Q"] .shape')).to_have_text("2 × 2  (dmodel × dk), b_Q 1 × 2".replace("b_Q", "bQ"))
+    shape = page.locator('figure[data-key="W_Q"] .shape')
+    expect(shape).to_have_text("2 × 2  (dmodel × dk), bQ 1 × 2")
     cell(page, "b_Q column 2").fill("1")
     cell(page, "b_V column 1").fill("-0.5")
     body = sent.last(page, lambda b: b["b_V"] == [-0.5, 0], "b_Q and b_V typed")
@@ -269,7 +282,8 @@ def test_a_key_value_head_count_that_does_not_divide_is_marked_and_kept(page, se
     kv.press("Enter")
     message = "Key/value heads must divide the 4 heads (1, 2 or 4); “3” is not one of them."
     expect(kv).to_have_attribute("aria-invalid", "true")
-    expect(page.locator(f"#{kv.get_attribute('aria-describedby')}")).to_have_text(f"Key/value heads: {message}")
+    described = page.locator(f"#{kv.get_attribute('aria-describedby')}")
+    expect(described).to_have_text(f"Key/value heads: {message}")
     # Another edit leaves the text to be corrected.
     page.get_by_role("checkbox", name="Causal mask").check()
     expect_url(page, "causal=1")
@@ -314,8 +328,8 @@ def test_the_window_and_its_sinks(page, server, console):
     expect(window).to_have_value("2")
     expect(sinks).to_have_value("1")
     window.fill("0")
-    marked(page, window, "Window",
-           "window must be a whole number from 1 to 1,000,000 (query i reads key j only when |i − j| < window), got 0")
+    marked(page, window, "Window", "window must be a whole number from 1 to 1,000,000 (query i"
+           " reads key j only when |i − j| < window), got 0")
     expect(window).to_have_value("0")
     window.fill("two")
     marked(page, window, "Window", "“two” is not a number.")
@@ -340,7 +354,8 @@ def test_axe_finds_nothing_with_every_new_control_on(browser, console, server, w
     page.get_by_role("button", name="Decrease key/value heads").click()
     page.get_by_role("checkbox", name="Biases").check()
     page.get_by_role("checkbox", name="Paper's slopes").uncheck()
-    page.get_by_role("textbox", name="ALiBi slope head 2", exact=True).fill("steep")  # marked, and its message
+    # Marked, with its message.
+    page.get_by_role("textbox", name="ALiBi slope head 2", exact=True).fill("steep")
     kv = page.get_by_role("textbox", name="Key/value heads", exact=True)
     kv.fill("3")
     kv.press("Enter")
