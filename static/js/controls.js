@@ -160,12 +160,7 @@ function wireCounts({ now, update, say }) {
     if (m !== null) update(S.setKeyTokenCount(now(), m));
     else say(notWhole("Key tokens", 1, limits.tokens, e.target.value), { warning: true });
   });
-  const setHeads = (h) => {
-    let next = now();
-    while (next.heads < h && next.heads < limits.heads) next = H.addHead(next);
-    while (next.heads > h && next.heads > 1) next = H.removeHead(next);
-    update(next);
-  };
+  const setHeads = (h) => update(H.setHeadCount(now(), h));
   $("heads").addEventListener("change", (e) => {
     const h = Number(e.target.value);
     if (Number.isInteger(h) && h >= 1 && h <= limits.heads) setHeads(h);

@@ -39,11 +39,25 @@ function keepKvHeads(state, g) {
   return out;
 }
 
+/** ``h`` heads (kept within 1 and the limit): heads added at the end or removed from it,
+ *  as "Increase heads" and "Decrease heads" do, and the key/value heads kvHeadsAfter keeps,
+ *  chosen once from the count before and after (4 heads sharing 2 typed up to 6 still
+ *  share 2, where stepping through 5 would have left 1). */
+export function setHeadCount(state, h) {
+  const want = Math.max(1, Math.min(limits.heads, h));
+  let out = state;
+  while (out.heads < want) out = grown(out);
+  while (out.heads > want) out = shrunk(out);
+  return out === state ? state : keepKvHeads(out, kvHeadsAfter(state.heads, state.kvHeads, want));
+}
+
+export const addHead = (state) => setHeadCount(state, state.heads + 1);
+export const removeHead = (state) => setHeadCount(state, state.heads - 1);
+
 /** One more head, its projections drawn from the seed (only W_Q while key/value heads are
  *  shared: it reads one of theirs), its biases 0, its ALiBi slope the paper's for its place;
- *  W_O grows by its block of rows. */
-export function addHead(state) {
-  if (state.heads >= limits.heads) return state;
+ *  W_O grows by its block of rows. Shared key/value heads are left for setHeadCount. */
+function grown(state) {
   const { d_model, d_k, d_v } = shapes(state);
   const h = state.heads + 1;
   const next = rng(state.seed * 7907 + h);
@@ -59,21 +73,21 @@ export function addHead(state) {
   if (own) Object.assign(out, { [key]: drawn(d_model, d_k), [v]: drawn(d_model, d_v), kvHeads: h });
   if (state.biases) Object.assign(out, { [bq]: zeros(d_k) }, own ? { [bk]: zeros(d_k), [bv]: zeros(d_v) } : {});
   if (state.alibi !== "") out.alibi = [...state.alibi, String(paperSlopes(h)[h - 1])];
-  return own ? out : keepKvHeads(out, kvHeadsAfter(state.heads, state.kvHeads, h));
+  return out;
 }
 
-/** The last head goes, with its block of W_O, its biases and its slope; one head left
- *  has no W_O. */
-export function removeHead(state) {
-  if (state.heads <= 1) return state;
+/** The last head goes, with its block of W_O, its biases and its slope (and its W_K, W_V
+ *  when it has its own); one head left has no W_O. */
+function shrunk(state) {
   const { d_model, d_v } = shapes(state);
   const h = state.heads - 1;
   const out = { ...state, heads: h, head: Math.min(state.head, h - 1) };
   for (const name of [...headKeys(h), ...biasKeys(h)]) delete out[name];
+  if (!grouped(state)) out.kvHeads = h;
   if (h === 1) delete out.W_O;
   else out.W_O = resizeMatrix(state.W_O, h * d_v, d_model, blocks(d_v));
   if (state.alibi !== "") out.alibi = state.alibi.slice(0, h);
-  return keepKvHeads(out, kvHeadsAfter(state.heads, state.kvHeads, h));
+  return out;
 }
 
 /** ``g`` key/value heads, g a divisor of the heads (else the state as it is). Key/value

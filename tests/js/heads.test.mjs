@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limits } from "../../static/js/config.js";
 import {
-  addHead, divisors, kvHeadsAfter, paperSlopes, removeHead, setBiases, setKvHeads, setPaperSlopes,
+  addHead, divisors, kvHeadsAfter, paperSlopes, removeHead, setBiases, setHeadCount, setKvHeads, setPaperSlopes,
 } from "../../static/js/heads.js";
 import { buildRequest, fromPreset } from "../../static/js/request.js";
 import { checkShapes, inputsOf, randomize, resize, setCell } from "../../static/js/state.js";
@@ -113,4 +113,19 @@ test("ALiBi slopes of one's own start from the paper's and follow the heads", ()
   assert.deepEqual(removeHead(four).alibi, ["0.25", "0.0625", "0.015625"]);
   assert.equal(setPaperSlopes(four, true).alibi, "");
   assert.equal(addHead(withHeads(2)).alibi, "", "the paper's slopes stay the paper's");
+});
+
+test("a head count typed chooses the key/value heads once, from the counts before and after", () => {
+  const two = setKvHeads(withHeads(4), 2);
+  const six = setHeadCount(two, 6);
+  assert.deepEqual([six.heads, six.kvHeads, six.W_K_2], [6, 2, two.W_K_2], "6 is divisible by 2: both stay");
+  assert.deepEqual(six.W_Q_6, withHeads(6).W_Q_6, "the new heads' W_Q as Increase heads draws them");
+  assert.equal("W_K_5" in six || "W_K_3" in six, false);
+  checkShapes(six);
+  assert.deepEqual([setHeadCount(two, 5).kvHeads, setHeadCount(two, 3).kvHeads, setHeadCount(two, 2).kvHeads], [1, 1, 2]);
+  assert.deepEqual(setHeadCount(two, 1), { ...base(), seed: two.seed }, "one head: as the example was");
+  assert.equal(setHeadCount(two, 4), two);
+  assert.equal(setHeadCount(base(), 99).heads, 16, "within the limit");
+  const one = base();
+  assert.equal(setHeadCount(one, 0), one, "never fewer than one head");
 });
