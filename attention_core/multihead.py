@@ -199,6 +199,8 @@ def _named(h: int | None, g: int | None, compute, *args, **kwargs):
         key_side = base in _KV
         if g is not None and (key_side or h is None):
             where, who = f"kv_heads[{g}].", f"Key/value head {g + 1}"
+            if h is not None:  # query head h's own step, with the keys it shares
+                who = f"Head {h + 1} (reading key/value head {g + 1})"
         elif base == "alibi_slopes":
             where, who = None, f"Head {h + 1}"
             field = f"alibi_slopes[{h}]"
