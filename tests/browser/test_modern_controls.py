@@ -373,3 +373,48 @@ def test_axe_finds_nothing_with_every_new_control_on(browser, console, server, w
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
     page.context.close()
+
+
+def test_every_example_loads_and_sends_its_own_request(page, server):
+    sent = Sent(page)
+    loaded(page, server.url)
+    presets = page.request.get(server.url + "api/presets").json()["presets"]
+    example = page.get_by_role("combobox", name="Example")
+    for k, preset in enumerate(presets[1:], start=1):
+        want = preset["request"]
+        example.select_option(str(k))
+        def its_own(b, want=want):
+            return all(b.get(key) == want.get(key) for key in ("tokens", "X", "heads"))
+        body = sent.last(page, its_own, preset["name"])
+        asked = {key: v for key, v in body.items() if key not in ("fields", "encoding", "row")}
+        assert asked == want, preset["name"]
+        wait_settled(page)
+        expect(example).to_have_value(str(k))  # the page knows it for the example, not "(edited)"
+    page.reload()
+    wait_settled(page)
+    expect(example).to_have_value(str(len(presets) - 1))
+    expect(page.get_by_role("textbox", name="Window", exact=True)).to_have_value("3")
+
+
+def test_the_servers_marks_land_on_bias_and_key_value_head_cells(page, server, console):
+    loaded(page, server.url)
+    page.get_by_role("checkbox", name="Biases").check()
+    b_Q, b_K = cell(page, "b_Q column 1"), cell(page, "b_K column 1")
+    b_Q.fill("1e300")
+    b_K.fill("1e300")  # q·k overflows; the server blames the largest number, b_Q's ("b_Q[0]")
+    marked(page, b_Q, "b_Q column 1", "Q·Kᵀ is too large for float64: the score of query 1 for key"
+           " 1 comes out beyond ±1.8e308, the largest number a float64 can hold. The largest number"
+           " it is built from is b_Q column 1 (1e+300); make it smaller.")
+    expect(b_Q).to_have_value("1e300")
+    b_Q.fill("0")
+    b_K.fill("0")
+    set_heads(page, 4)
+    page.get_by_role("button", name="Decrease key/value heads").click()
+    w_k = cell(page, "W_K key/value head 2 row 1 column 1")
+    w_k.fill("1e300")
+    cell(page, "W_Q head 3 row 1 column 1").fill("1e10")
+    marked(page, w_k, "W_K key/value head 2 row 1 column 1", "Head 3 (reading key/value head 2):"
+           " Q·Kᵀ is too large for float64: the score of query 1 for key 1 comes out beyond"
+           " ±1.8e308, the largest number a float64 can hold. The largest number it is built from"
+           " is W_K key/value head 2 row 1 column 1 (1e+300); make it smaller.")
+    without_422s(console)
