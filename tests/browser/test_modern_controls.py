@@ -418,3 +418,15 @@ def test_the_servers_marks_land_on_bias_and_key_value_head_cells(page, server, c
            " ±1.8e308, the largest number a float64 can hold. The largest number it is built from"
            " is W_K key/value head 2 row 1 column 1 (1e+300); make it smaller.")
     without_422s(console)
+
+
+def test_rotary_positions_with_an_odd_d_k_mark_the_positions_choice(page, server, console):
+    loaded(page, server.url + "#positional=rope")
+    page.get_by_role("button", name="Decrease d_k").click()
+    positions = page.get_by_role("combobox", name="Positions", exact=True)
+    marked(page, positions, "Positions", "rotary positions turn the numbers of a query and a key"
+           " in pairs, so d_k must be even; it is 1")
+    page.get_by_role("button", name="Increase d_k").click()
+    wait_settled(page)
+    expect(positions).to_have_attribute("aria-invalid", "false")
+    without_422s(console)
