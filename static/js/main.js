@@ -179,12 +179,7 @@ function markStale() {
 }
 
 function isPreset(preset, s) {
-  let p;
-  try {
-    p = presetState(preset, s.seed);
-  } catch {
-    return false;  // a preset of a form this page cannot show yet
-  }
+  const p = presetState(preset, s.seed);
   if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
   const strip = (x) => toHash({ ...x, row: null, seed: 0, present: false });
   return strip(p) === strip(s);
