@@ -23,14 +23,16 @@ ANSWER_BYTES = 24  # bytes a number of the answer holds: its JSON and the array 
 
 def work_bytes(request: AttentionRequest, cells: int | None = None) -> int:
     """Roughly the bytes computing ``request`` holds at its peak: per head, the n × m
-    scores, scaled scores, mask, weights and the softmax's two temporaries, its Q, K, V
+    scores, scaled scores, mask, weights and the softmax's two temporaries (and ALiBi's
+    bias), its Q, K, V
     and output; then the answer (``cells`` numbers, counted if not given) at ANSWER_BYTES
     a number."""
     n, m = request.X.shape[0], (request.X if request.X_kv is None else request.X_kv).shape[0]
     per_head = 0
-    for W_Q, _, W_V in request.heads:  # W_Q (d_model, d_k), W_V (d_model, d_v)
+    squares = 6 + (request.positional == "alibi")  # ALiBi's bias is one more n × m array
+    for W_Q, _, W_V in request.projections:  # W_Q (d_model, d_k), W_V (d_model, d_v)
         d_k, d_v = W_Q.shape[1], W_V.shape[1]
-        per_head += 6 * n * m + (n + m) * d_k + m * d_v + n * d_v
+        per_head += squares * n * m + (n + m) * d_k + m * d_v + n * d_v
     cells = answer_cells(request) if cells is None else cells
     return FLOAT * per_head + ANSWER_BYTES * cells
 

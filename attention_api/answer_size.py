@@ -19,6 +19,7 @@ from math import prod
 import numpy as np
 
 from attention_core.errors import AttentionInputError
+from attention_core.masks import allowed
 
 from .request import AttentionRequest
 from .response import STRONGEST
@@ -46,27 +47,67 @@ class Part:
 ONE, TEXT = Part(()), None  # a single number; a label or warnings (no cells)
 
 
-def working_parts(m: int, d_k: int, d_v: int) -> dict:
-    """The shapes of ``response.working_body`` for m keys (RowWorking's fields)."""
+def working_parts(m: int, d_k: int, d_v: int, on: dict | None = None) -> dict:
+    """The shapes of ``response.working_body`` for m keys (RowWorking's fields); ``on``
+    says which variants' steps it holds (``variants``)."""
+    on = on or {}
     keys = Part((m,))
-    return {"row": ONE, "token": TEXT, "q": Part((d_k,)), "k": Part((m, d_k)),
+    body = {"row": ONE, "token": TEXT, "q": Part((d_k,)), "k": Part((m, d_k)),
             "v": Part((m, d_v)), "products": Part((m, d_k)), "dots": keys, "scale": ONE,
             "scaled": keys, "allowed": Part((m,), BOOL), "exp": keys, "exp_sum": ONE,
             "exp_overflow": Part((), BOOL), "shift": ONE, "exp_shifted": keys,
             "exp_shifted_sum": ONE, "weights": keys, "entropy": ONE, "jacobian_norm": ONE,
             "terms": Part((m, d_v)), "z": Part((d_v,))}
-
-
-def head_parts(n: int, m: int, d_k: int, d_v: int, row: bool) -> dict:
-    """The shapes of ``response.head_body``: n queries, m keys, one head's d_k and d_v."""
-    scores = Part((n, m))
-    body = {"d_k": ONE, "scale": ONE, "Q": Part((n, d_k)), "K": Part((m, d_k)),
-            "V": Part((m, d_v)), "scores": scores, "scaled_scores": scores,
-            "mask": Part((n, m), BOOL), "weights": scores, "output": Part((n, d_v)),
-            "warnings": TEXT}
-    if row:
-        body["working"] = working_parts(m, d_k, d_v)
+    if on.get("b_Q"):
+        body.update(q_unbiased=Part((d_k,)), b_Q=Part((d_k,)))
+    if on.get("b_K"):
+        body.update(k_unbiased=Part((m, d_k)), b_K=Part((d_k,)))
+    if on.get("b_V"):
+        body.update(v_unbiased=Part((m, d_v)), b_V=Part((d_v,)))
+    if on.get("rope"):
+        pairs = d_k // 2
+        body.update(q_unrotated=Part((d_k,)), k_unrotated=Part((m, d_k)), position=ONE,
+                    positions_k=keys, frequencies=Part((pairs,)), angles=Part((pairs,)),
+                    angles_k=Part((m, pairs)))
+    if on.get("alibi"):
+        body.update(bias=keys, alibi_slope=ONE)
+    if on.get("window"):
+        body.update(window=ONE, in_window=Part((m,), BOOL))
+    if on.get("sinks"):
+        body.update(sinks=ONE, sink=Part((m,), BOOL))
     return body
+
+
+def head_parts(n: int, m: int, d_k: int, d_v: int, row: bool, on: dict | None = None) -> dict:
+    """The shapes of ``response.head_body``: n queries, m keys, one head's d_k and d_v, the
+    variants ``on`` (``variants``)."""
+    on = on or {}
+    scores = Part((n, m))
+    body = {"d_k": ONE, "scale": ONE}
+    if on.get("kv_head"):
+        body["kv_head"] = ONE
+    body.update(Q=Part((n, d_k)), K=Part((m, d_k)), V=Part((m, d_v)))
+    if on.get("rope"):
+        body.update(Q_unrotated=Part((n, d_k)), K_unrotated=Part((m, d_k)))
+    body.update(scores=scores, scaled_scores=scores)
+    if on.get("alibi"):
+        body.update(bias=scores, alibi_slope=ONE)
+    body.update(mask=Part((n, m), BOOL), weights=scores, output=Part((n, d_v)), warnings=TEXT)
+    if row:
+        body["working"] = working_parts(m, d_k, d_v, on)
+    return body
+
+
+def variants(request: AttentionRequest, h: int) -> dict:
+    """Which of the newer variants head h's answer shows (response.head_body sends their
+    parts only then)."""
+    head = request.heads[h]
+    kv = request.kv_heads[h * len(request.kv_heads) // len(request.heads)] \
+        if request.kv_heads else head
+    return {"b_Q": "b_Q" in head, "b_K": "b_K" in kv, "b_V": "b_V" in kv,
+            "rope": request.positional == "rope", "alibi": request.positional == "alibi",
+            "kv_head": request.kv_heads is not None, "window": request.window is not None,
+            "sinks": request.window is not None and request.sinks > 0}
 
 
 def body_parts(request: AttentionRequest) -> dict:
@@ -81,12 +122,13 @@ def body_parts(request: AttentionRequest) -> dict:
         if request.X_kv is not None:
             body["positional_encoding_kv"] = Part((m, d_model))
     # W_Q is (d_model, d_k) and W_V (d_model, d_v); the engine refuses other shapes.
-    heads = [head_parts(n, m, W_Q.shape[1], W_V.shape[1], request.row is not None)
-             for W_Q, _, W_V in request.heads]
+    heads = [head_parts(n, m, W_Q.shape[1], W_V.shape[1], request.row is not None,
+                        variants(request, h))
+             for h, (W_Q, _, W_V) in enumerate(request.projections)]
     if request.W_O is None:
         body.update(heads[0])
     else:
-        concat = sum(W_V.shape[1] for _, _, W_V in request.heads)
+        concat = sum(W_V.shape[1] for _, _, W_V in request.projections)
         body.update(heads=heads, concat=Part((n, concat)),
                     output=Part((n, request.W_O.shape[1])), warnings=TEXT)
     return body
@@ -94,13 +136,12 @@ def body_parts(request: AttentionRequest) -> dict:
 
 def strongest_part(request: AttentionRequest) -> Part:
     """``strongest_keys``'s [j, weight] pairs: up to STRONGEST per query, of those it may
-    read (the causal mask and ``mask`` together, as the engine combines them)."""
+    read (the causal mask, ``mask``, the window and its sinks, as the engine combines them)."""
     n = request.X.shape[0]
     m = n if request.X_kv is None else request.X_kv.shape[0]
-    allowed = np.ones((n, m), dtype=bool) if request.mask is None else request.mask
-    if request.causal:
-        allowed = np.tril(allowed)  # key j visible to query i only when j <= i
-    pairs = int(np.minimum(allowed.sum(axis=1), STRONGEST).sum())
+    readable = allowed(n, m, causal=request.causal, mask=request.mask, window=request.window,
+                       sinks=request.sinks)
+    pairs = int(np.minimum(readable.sum(axis=1), STRONGEST).sum())
     return Part((pairs, 2))
 
 

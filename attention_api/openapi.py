@@ -25,8 +25,12 @@ WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
 BOOL = {"type": "boolean"}
 TEXT = {"type": "string"}
 # Parts of a single-head answer that a multi-head answer has only inside each head.
-ONE_HEAD_ONLY = ("d_k", "scale", "Q", "K", "V", "scores", "scaled_scores", "mask", "weights",
+ONE_HEAD_ONLY = ("d_k", "scale", "kv_head", "Q", "K", "V", "Q_unrotated", "K_unrotated",
+                 "scores", "scaled_scores", "bias", "alibi_slope", "mask", "weights",
                  "weights_u8", "strongest_keys", "working")
+
+# Parts of a head's answer present only when their variant is on (response.head_body).
+VARIANT_PARTS = ("kv_head", "Q_unrotated", "K_unrotated", "bias", "alibi_slope")
 
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
@@ -94,24 +98,57 @@ def _fields_schema() -> dict:
 
 
 def request_schemas(limits: Limits) -> dict:
-    """AttentionRequest and Head: one head (W_Q, W_K, W_V) or several (heads, W_O)."""
-    n, d = limits.max_tokens, limits.max_dim
+    """AttentionRequest, Head and KVHead: one head (W_Q, W_K, W_V) or several (heads, W_O),
+    whose keys and values may be shared (kv_heads)."""
+    n, d, far = limits.max_tokens, limits.max_dim, limits.max_position
     weights = _matrix(INPUT_NUMBER, d, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
     labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
-    head = {"type": "object", "properties": {"W_Q": weights, "W_K": weights, "W_V": weights},
-            "required": ["W_Q", "W_K", "W_V"], "additionalProperties": False}
+    biases = {
+        "b_Q": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X·W_Q")),
+        "b_K": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of K")),
+        "b_V": _nullable(_vector(INPUT_NUMBER, d, "d_v numbers added to every row of V")),
+    }
+    head = {"type": "object", "additionalProperties": False,
+            "description": "A query head: W_Q, W_K and W_V (and biases) of its own, or with "
+                           "kv_heads only W_Q and b_Q.",
+            "properties": {"W_Q": weights, "W_K": weights, "W_V": weights, **biases},
+            "required": ["W_Q"]}
+    kv_head = {"type": "object", "additionalProperties": False, "required": ["W_K", "W_V"],
+               "description": "A key/value head, shared by H/G consecutive query heads.",
+               "properties": {"W_K": weights, "W_V": weights,
+                              "b_K": biases["b_K"], "b_V": biases["b_V"]}}
+    whole = {"type": ["integer", "null"], "minimum": 0, "maximum": far}
     properties = {
         "X": _matrix(INPUT_NUMBER, n, d, "n × d_model: one row per query token"),
-        "W_Q": weights, "W_K": weights, "W_V": weights,
+        "W_Q": weights, "W_K": weights, "W_V": weights, **biases,
         "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("Head")},
+        "kv_heads": _nullable({
+            "type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("KVHead"),
+            "description": "G key/value heads (G divides the number of query heads H): query "
+                           "head h reads key/value head ⌊h·G/H⌋; G = 1 is multi-query "
+                           "attention. The heads then carry only W_Q and b_Q."}),
         "W_O": _matrix(INPUT_NUMBER, d * MAX_HEADS, d, "(sum of the heads' d_v) × d_out"),
         "tokens": _nullable({**labels, "description": "one label per row of X; t1 … tn"}),
         "X_kv": _nullable(_matrix(INPUT_NUMBER, n, d, "m × d_model: cross-attention's keys")),
         "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
-        "positional": {"enum": ["sinusoidal", None]},
+        "positional": {"enum": ["sinusoidal", "rope", "alibi", None], "description":
+                       "sinusoidal: encodings added to X; rope: Q and K turned pair by pair "
+                       "(interleaved) by p·θ^(−2c/d_k), d_k even; alibi: −m_h·|i − j| added "
+                       "to each scaled score"},
+        "rope_base": {"anyOf": [{**INPUT_NUMBER, "exclusiveMinimum": 0}, {"type": "null"}],
+                      "description": "θ of rope (default 10000); only with rope"},
+        "position_offset": {**whole, "description": "the position of the first token "
+                            "(default 0); only with sinusoidal or rope"},
+        "alibi_slopes": _nullable(_vector({**INPUT_NUMBER, "minimum": 0}, MAX_HEADS,
+                                          "one slope per head, only with alibi; default "
+                                          "the ALiBi paper's for the number of heads")),
         "causal": {"type": ["boolean", "null"]},
         "scale": _nullable(INPUT_NUMBER),
         "mask": _nullable(_matrix(BOOL, n, n, "n × m: true where query i may read key j")),
+        "window": {**whole, "minimum": 1, "description": "query i reads key j only when "
+                   "|i − j| < window"},
+        "sinks": {**whole, "description": "keys 0 … sinks − 1 stay readable whatever the "
+                  "window (the causal mask and mask still apply); default 0"},
         "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
                 "description": "0-based query row (below n) whose working to return"},
         "fields": _fields_schema(),
@@ -127,12 +164,13 @@ def request_schemas(limits: Limits) -> dict:
         # Exactly one of the two forms; "false" forbids a property of the other form.
         "oneOf": [
             {"title": "one head", "required": ["W_Q", "W_K", "W_V"],
-             "properties": {"heads": False, "W_O": False}},
+             "properties": {"heads": False, "W_O": False, "kv_heads": False}},
             {"title": "several heads", "required": ["heads", "W_O"],
-             "properties": {"W_Q": False, "W_K": False, "W_V": False}},
+             "properties": {"W_Q": False, "W_K": False, "W_V": False,
+                            "b_Q": False, "b_K": False, "b_V": False}},
         ],
     }
-    return {"AttentionRequest": request, "Head": head}
+    return {"AttentionRequest": request, "Head": head, "KVHead": kv_head}
 
 
 ENCODED_ARRAY = {
@@ -182,14 +220,42 @@ def answer_schemas(limits: Limits) -> dict:
             "entropy": {**NUMBER, "minimum": 0, "description": "nats"},
             "jacobian_norm": {**NUMBER, "minimum": 0}, "terms": matrix,
             "z": _v(NUMBER, d),
+            # The steps of the newer variants, present only when theirs is on.
+            "q_unbiased": _v(NUMBER, d, "x_i·W_Q, before b_Q"), "b_Q": _v(NUMBER, d),
+            "k_unbiased": _m(NUMBER, n, d, "x_j·W_K, before b_K"), "b_K": _v(NUMBER, d),
+            "v_unbiased": _m(NUMBER, n, d, "x_j·W_V, before b_V"), "b_V": _v(NUMBER, d),
+            "q_unrotated": _v(NUMBER, d, "q_i before RoPE; q is after"),
+            "k_unrotated": _m(NUMBER, n, d, "the keys before RoPE; k is after"),
+            "position": {"type": "integer", "minimum": 0, "description": "p_i"},
+            "positions_k": _v({"type": "integer", "minimum": 0}, n),
+            "frequencies": _v({**NUMBER, "minimum": 0}, d // 2, "θ^(−2c/d_k), radians per "
+                              "position of pair c"),
+            "angles": _v(NUMBER, d // 2, "p_i·frequencies"),
+            "angles_k": _m(NUMBER, n, d // 2, "each key's p_j·frequencies"),
+            "bias": _v(NUMBER, n, "ALiBi's −slope·|i − j|, already in scaled"),
+            "alibi_slope": {**NUMBER, "minimum": 0},
+            "window": {"type": "integer", "minimum": 1},
+            "in_window": _v(BOOL, n, "|i − j| < window"),
+            "sinks": {"type": "integer", "minimum": 1},
+            "sink": _v(BOOL, n, "j < sinks"),
         },
     }
     head = {
         "type": "object", "additionalProperties": False,
         "properties": {
             "d_k": {"type": "integer", "minimum": 1, "maximum": d}, "scale": NUMBER,
-            "Q": matrix, "K": matrix, "V": matrix, "scores": _m(NUMBER, n, n),
-            "scaled_scores": _m(MASKABLE, n, n, "null where masked (−∞)"),
+            "kv_head": {"type": "integer", "minimum": 0, "maximum": MAX_HEADS - 1,
+                        "description": "the key/value head this query head reads (0-based); "
+                                       "only with kv_heads"},
+            "Q": _m(NUMBER, n, d, "X·W_Q + b_Q, turned by RoPE when on"), "K": matrix,
+            "V": matrix,
+            "Q_unrotated": _m(NUMBER, n, d, "Q before RoPE; only with rope"),
+            "K_unrotated": _m(NUMBER, n, d, "K before RoPE; only with rope"),
+            "scores": _m(NUMBER, n, n),
+            "scaled_scores": _m(MASKABLE, n, n, "scale·scores + ALiBi's bias; null where "
+                                "masked (−∞)"),
+            "bias": _m(NUMBER, n, n, "ALiBi's −slope·|i − j|; only with alibi"),
+            "alibi_slope": {**NUMBER, "minimum": 0},
             "mask": _m(BOOL, n, n), "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
             "weights_u8": _m({"type": "integer", "minimum": 0, "maximum": 255}, n, n,
                              "round(255 · weights); only when fields names it"),
@@ -224,7 +290,8 @@ def answer_schemas(limits: Limits) -> dict:
                              for key in ("heads", "concat")},
     }
     # working needs a row; weights_u8 and strongest_keys are sent only when asked for
-    per_head = sorted(head["properties"].keys() - {"working", "weights_u8", "strongest_keys"})
+    per_head = sorted(head["properties"].keys() - {"working", "weights_u8", "strongest_keys",
+                                                   *VARIANT_PARTS})
     return {
         "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
         "EncodedArray": ENCODED_ARRAY,

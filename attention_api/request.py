@@ -15,27 +15,49 @@ import numpy as np
 
 from attention_core.errors import AttentionInputError, page_name
 from attention_core.multihead import MAX_HEADS
+from attention_core.positions import ROPE_BASE, alibi_slopes
 
-from .values import bool_matrix, describe, did_you_mean, labels, matrix, number, printable, quoted
+from .values import (
+    bool_matrix,
+    describe,
+    did_you_mean,
+    labels,
+    matrix,
+    number,
+    printable,
+    quoted,
+    vector,
+)
 
 PROJECTIONS = ("W_Q", "W_K", "W_V")
+BIASES = ("b_Q", "b_K", "b_V")
 MATRICES = ("X", *PROJECTIONS)
-FIELDS = ("tokens", "X", *PROJECTIONS, "heads", "W_O", "X_kv", "tokens_kv", "positional",
-          "causal", "scale", "mask", "row", "fields", "encoding")
-POSITIONAL = ("sinusoidal",)
+FIELDS = ("tokens", "X", *PROJECTIONS, *BIASES, "heads", "kv_heads", "W_O", "X_kv", "tokens_kv",
+          "positional", "rope_base", "position_offset", "alibi_slopes", "causal", "scale",
+          "mask", "window", "sinks", "row", "fields", "encoding")
+POSITIONAL = ("sinusoidal", "rope", "alibi")
+QUERY_HEAD = ("W_Q", "b_Q")  # a query head's fields when kv_heads gives the keys and values
+KV_HEAD = ("W_K", "W_V", "b_K", "b_V")
 ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response.encode_arrays
 
 # What a response may hold, for the optional "fields" selection of a request.
 RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
-                   "d_k", "scale", "causal", "Q", "K", "V", "scores", "scaled_scores", "mask",
+                   "d_k", "scale", "causal", "kv_head", "Q", "K", "V", "Q_unrotated",
+                   "K_unrotated", "scores", "scaled_scores", "bias", "alibi_slope", "mask",
                    "weights", "output", "warnings", "working", "heads", "concat",
                    "weights_u8", "strongest_keys")  # the last two only when named (response.py)
 # The matrices a field name may take a corner of: "Q[:16,:16]", "heads[1].weights[:8]".
-CORNERED = ("Q", "K", "V", "scores", "scaled_scores", "mask", "weights", "weights_u8",
-            "output", "concat", "positional_encoding", "positional_encoding_kv")
+CORNERED = ("Q", "K", "V", "Q_unrotated", "K_unrotated", "scores", "scaled_scores", "bias",
+            "mask", "weights", "weights_u8", "output", "concat", "positional_encoding",
+            "positional_encoding_kv")
+# The working's parts; those after "z" only when their variant is on (RowWorking).
 WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
                   "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
-                  "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z")
+                  "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z",
+                  "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
+                  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies",
+                  "angles", "angles_k", "bias", "alibi_slope", "window", "in_window", "sinks",
+                  "sink")
 # The names "fields" accepts: a response field, a part of the working, and (as "heads.x"
 # for every head, "heads[k].x" for head k) any of those that one head's answer holds.
 WORKING_PARTS = tuple(f"working.{f}" for f in WORKING_FIELDS)
@@ -56,6 +78,9 @@ class Limits:
     # and six such answers at once keep two workers under 2.5 GB (test_answer_memory.py);
     # 16 heads' every intermediate at 512 tokens is ~36 million, 0.6 GB of JSON.
     max_answer_cells: int = 10_000_000
+    # position_offset, window and sinks: far beyond any context a model reads today, and
+    # small enough that p·θ^(−2c/d_k) keeps float64's precision to ~1e-10 radians.
+    max_position: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -64,11 +89,14 @@ class AttentionRequest:
 
     tokens: list[str]
     X: np.ndarray  # (n, d_model)
-    heads: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]  # (W_Q, W_K, W_V) each
+    # Each query head's {"W_Q", "W_K", "W_V"} and those of "b_Q", "b_K", "b_V" it has; with
+    # kv_heads only {"W_Q"} (and "b_Q"). The engine takes them as they are.
+    heads: tuple[dict, ...]
+    kv_heads: tuple[dict, ...] | None  # {"W_K", "W_V"} (and "b_K", "b_V") each, or None
     W_O: np.ndarray | None  # (sum of d_v, d_out); None for a single head sent as W_Q…
     X_kv: np.ndarray | None  # (m, d_model) for cross-attention, else None
     tokens_kv: list[str] | None
-    positional: str | None
+    positional: str | None  # one of POSITIONAL, or None
     causal: bool
     scale: float | None
     mask: np.ndarray | None  # (n, m) bool
@@ -78,10 +106,24 @@ class AttentionRequest:
     # field name as in ``fields`` ("Q", "heads[1].Q") → (rows, cols) of its top-left corner
     # to send; cols None for every column.
     corners: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    rope_base: float | None = None  # θ when positional is "rope"
+    position_offset: int = 0
+    alibi_slopes: np.ndarray | None = None  # (H,) when positional is "alibi"
+    window: int | None = None
+    sinks: int = 0
 
     @property
     def multi_head(self) -> bool:
         return self.W_O is not None
+
+    @property
+    def projections(self) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
+        """(W_Q, W_K, W_V) of each query head, its key/value head's W_K and W_V when shared."""
+        groups = len(self.kv_heads) if self.kv_heads else None
+        H = len(self.heads)
+        return tuple((head["W_Q"], *((self.kv_heads[h * groups // H][p] for p in PROJECTIONS[1:])
+                                     if groups else (head["W_K"], head["W_V"])))
+                     for h, head in enumerate(self.heads))
 
 
 def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "") -> None:
@@ -104,36 +146,82 @@ def _require(payload: dict, names, where: str = "", owner: str = "The request") 
 
 
 def _heads(payload: dict, limits: Limits):
-    """((W_Q, W_K, W_V), …) and W_O, from either the single-head or the multi-head form."""
+    """(heads, kv_heads, W_O) from the single-head or the multi-head form: each head a dict
+    of its matrices and biases (see AttentionRequest.heads)."""
     dim = limits.max_dim
     if "heads" not in payload:
-        if "W_O" in payload:
-            raise AttentionInputError("W_O goes with heads; a single head has no W_O", "W_O")
+        for name in ("W_O", "kv_heads"):
+            if name in payload:
+                raise AttentionInputError(
+                    f"{name} goes with heads; a single head sent as W_Q, W_K and W_V has no "
+                    f"{name}", name)
         _require(payload, MATRICES)
-        return (tuple(matrix(payload[p], p, dim, dim) for p in PROJECTIONS),), None
-    given = [p for p in PROJECTIONS if p in payload]
+        head = {p: matrix(payload[p], p, dim, dim) for p in PROJECTIONS}
+        return (head | _biases(payload, "", dim),), None, None
+    given = [p for p in (*PROJECTIONS, *BIASES) if p in payload]
     if given:
         raise AttentionInputError(
             f"Send either W_Q, W_K and W_V (one head) or heads with W_O, not both; this "
-            f"request has heads and {', '.join(given)}", "heads")
+            f"request has heads and {', '.join(given)} (with heads, each head carries its own "
+            "weights and biases)", given[0] if given[0] in BIASES else "heads")
     _require(payload, ("X", "W_O"))
-    heads = payload["heads"]
-    if not isinstance(heads, list) or not 1 <= len(heads) <= MAX_HEADS:
+    heads = _objects(payload["heads"], "heads", "Head", "W_Q, W_K and W_V")
+    kv = payload.get("kv_heads")
+    kv_heads = None if kv is None else _objects(kv, "kv_heads", "Key/value head", "W_K and W_V")
+    if kv_heads is not None and len(heads) % len(kv_heads):
+        H, G = len(heads), len(kv_heads)
         raise AttentionInputError(
-            f"heads must be a list of 1 to {MAX_HEADS} objects with W_Q, W_K and W_V, got "
-            f"{describe(heads) if not isinstance(heads, list) else f'{len(heads)} heads'}",
-            "heads")
+            f"kv_heads has {G} key/value heads but there are {H} query heads; the query heads "
+            f"share them equally, so their number must divide {H} "
+            f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
+    own = QUERY_HEAD if kv_heads is not None else (*PROJECTIONS, *BIASES)
     out = []
     for h, head in enumerate(heads):
         where, owner = f"heads[{h}].", f"Head {h + 1}"  # the field 0-based, the sentence from 1
-        if not isinstance(head, dict):
+        if kv_heads is not None:
+            for key in head:
+                if key in KV_HEAD:
+                    raise AttentionInputError(
+                        f"{owner} has {key}, but with kv_heads a query head carries only W_Q "
+                        f"and b_Q: query head {h + 1} reads the keys and values of key/value "
+                        f"head {h * len(kv_heads) // len(heads) + 1}", where + key)
+        _check_keys(head, own, where, owner)
+        names = own[:1] if kv_heads is not None else PROJECTIONS
+        _require(head, names, where, owner)
+        out.append({p: matrix(head[p], where + p, dim, dim) for p in names}
+                   | _biases(head, where, dim))
+    shared = None
+    if kv_heads is not None:
+        shared = []
+        for g, kv_head in enumerate(kv_heads):
+            where, owner = f"kv_heads[{g}].", f"Key/value head {g + 1}"
+            _check_keys(kv_head, KV_HEAD, where, owner)
+            _require(kv_head, KV_HEAD[:2], where, owner)
+            shared.append({p: matrix(kv_head[p], where + p, dim, dim) for p in KV_HEAD[:2]}
+                          | _biases(kv_head, where, dim))
+        shared = tuple(shared)
+    return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
+
+
+def _objects(value, name: str, owner: str, needs: str) -> list:
+    """``value`` checked as a list of 1 to MAX_HEADS objects (heads or kv_heads)."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_HEADS:
+        got = describe(value) if not isinstance(value, list) else f"{len(value)} of them"
+        raise AttentionInputError(
+            f"{name} must be a list of 1 to {MAX_HEADS} objects with {needs}, got {got}", name)
+    for k, item in enumerate(value):
+        if not isinstance(item, dict):
             raise AttentionInputError(
-                f"{owner} must be an object with W_Q, W_K and W_V, got {describe(head)}",
-                f"heads[{h}]")
-        _check_keys(head, PROJECTIONS, where, owner)
-        _require(head, PROJECTIONS, where, owner)
-        out.append(tuple(matrix(head[p], where + p, dim, dim) for p in PROJECTIONS))
-    return tuple(out), matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
+                f"{owner} {k + 1} must be an object with {needs}, got {describe(item)}",
+                f"{name}[{k}]")
+    return value
+
+
+def _biases(obj: dict, where: str, max_dim: int) -> dict:
+    """The biases of one head (or of the single head) as float64 vectors; their lengths
+    are checked against the head's widths by the engine, which names them."""
+    return {b: vector(obj[b], where + b, max_dim)
+            for b in BIASES if obj.get(b) is not None}
 
 
 def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
@@ -149,7 +237,7 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
     _require(payload, ("X",))
     X = matrix(payload["X"], "X", limits.max_tokens, limits.max_dim)
     n = X.shape[0]  # query tokens
-    heads, W_O = _heads(payload, limits)
+    heads, kv_heads, W_O = _heads(payload, limits)
     tokens = labels(payload.get("tokens"), "tokens", n, "X", limits.max_label, "t")
 
     X_kv = payload.get("X_kv")
@@ -167,8 +255,9 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
     positional = payload.get("positional")
     if positional is not None and positional not in POSITIONAL:
         raise AttentionInputError(
-            f"positional must be null or \"sinusoidal\", got {describe(positional)}",
-            "positional")
+            f"positional must be null, \"sinusoidal\", \"rope\" or \"alibi\", got "
+            f"{describe(positional)}", "positional")
+    positions = _positions(payload, positional, len(heads), limits)
     causal = payload.get("causal")
     if causal is None:
         causal = False
@@ -181,6 +270,10 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
     mask = payload.get("mask")
     if mask is not None:
         mask = bool_matrix(mask, "mask", n, m, limits.max_tokens)
+    window = _whole(payload.get("window"), "window", 1, limits.max_position,
+                    "query i reads key j only when |i − j| < window")
+    sinks = _whole(payload.get("sinks"), "sinks", 0, limits.max_position,
+                   "the first keys, readable from every query whatever the window") or 0
     row = payload.get("row")
     if row is not None and (isinstance(row, bool) or not isinstance(row, int)
                             or not 0 <= row < n):
@@ -188,10 +281,58 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
             f"row must be a whole number from 0 to {n - 1} (0-based, queries 1 to {n}), got "
             f"{describe(row)}", "row")
     fields, corners = _fields(payload.get("fields"), len(heads) if W_O is not None else 0)
-    return AttentionRequest(tokens=tokens, X=X, heads=heads, W_O=W_O, X_kv=X_kv,
-                            tokens_kv=tokens_kv, positional=positional, causal=causal,
-                            scale=scale, mask=mask, row=row, fields=fields,
-                            encoding=_encoding(payload.get("encoding")), corners=corners)
+    return AttentionRequest(tokens=tokens, X=X, heads=heads, kv_heads=kv_heads, W_O=W_O,
+                            X_kv=X_kv, tokens_kv=tokens_kv, positional=positional,
+                            causal=causal, scale=scale, mask=mask, row=row, fields=fields,
+                            encoding=_encoding(payload.get("encoding")), corners=corners,
+                            window=window, sinks=sinks, **positions)
+
+
+def _positions(payload: dict, positional: str | None, heads: int, limits: Limits) -> dict:
+    """rope_base, position_offset and alibi_slopes, each refused where it does not apply."""
+    goes_with = {"rope_base": ("rope",), "position_offset": ("sinusoidal", "rope"),
+                 "alibi_slopes": ("alibi",)}
+    for name, kinds in goes_with.items():
+        if payload.get(name) is not None and positional not in kinds:
+            said = " or ".join(f'"{k}"' for k in kinds)
+            raise AttentionInputError(
+                f"{name} goes with \"positional\": {said}; this request has positional "
+                f"{describe(positional)}", name)
+    out = {"position_offset": _whole(payload.get("position_offset"), "position_offset", 0,
+                                     limits.max_position, "the position of the first token")
+           or 0}
+    if positional == "rope":
+        base = payload.get("rope_base")
+        out["rope_base"] = ROPE_BASE if base is None else number(base, "rope_base")
+        if out["rope_base"] <= 0:
+            raise AttentionInputError(
+                f"rope_base (θ) must be a positive number, got {describe(base)}", "rope_base")
+    if positional == "alibi":
+        given = payload.get("alibi_slopes")
+        slopes = alibi_slopes(heads) if given is None else vector(given, "alibi_slopes", MAX_HEADS)
+        if len(slopes) != heads:
+            raise AttentionInputError(
+                f"alibi_slopes has {len(slopes)} slopes but the request has {heads} "
+                f"head{'s' if heads > 1 else ''}; give one slope per head", "alibi_slopes")
+        negative = np.flatnonzero(slopes < 0)
+        if negative.size:
+            c = int(negative[0])
+            raise AttentionInputError(
+                f"{page_name(f'alibi_slopes[{c}]')} is {slopes[c]:g}; a slope must be 0 or more "
+                "(the bias −slope·|i − j| must push far keys down, not up)", f"alibi_slopes[{c}]")
+        out["alibi_slopes"] = slopes
+    return out
+
+
+def _whole(value, name: str, low: int, high: int, meaning: str) -> int | None:
+    """A whole number from ``low`` to ``high``, or None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise AttentionInputError(
+            f"{name} must be a whole number from {low:,} to {high:,} ({meaning}), got "
+            f"{describe(value)}", name)
+    return value
 
 
 def _encoding(value) -> str:

@@ -38,31 +38,46 @@ class Computed:
 
 
 def compute(request: AttentionRequest) -> Computed:
-    """Run the engine on a validated request (positions first, then every head)."""
+    """Run the engine on a validated request (sinusoidal positions first, then every head)."""
     X, X_kv = request.X, request.X_kv
     pe = pe_kv = None
+    offset = request.position_offset
     if request.positional == "sinusoidal":
-        pe = sinusoidal(*X.shape)
+        pe = sinusoidal(*X.shape, offset)
         X = X + pe
         if X_kv is not None:
-            pe_kv = sinusoidal(*X_kv.shape)
+            pe_kv = sinusoidal(*X_kv.shape, offset)
             X_kv = X_kv + pe_kv
-    options = dict(causal=request.causal, scale=request.scale, mask=request.mask, X_kv=X_kv)
+    options = dict(causal=request.causal, scale=request.scale, mask=request.mask, X_kv=X_kv,
+                   rope_base=request.rope_base, position_offset=offset,
+                   window=request.window, sinks=request.sinks)
+    slopes = request.alibi_slopes
     if request.multi_head:
-        multi = multi_head_attention(X, request.heads, request.W_O, **options)
+        multi = multi_head_attention(X, request.heads, request.W_O, kv_heads=request.kv_heads,
+                                     alibi_slopes=slopes, **options)
         results = multi.heads
     else:
         multi = None
-        results = (attention(X, *request.heads[0], **options),)
+        head = request.heads[0]
+        results = (attention(X, head["W_Q"], head["W_K"], head["W_V"], b_Q=head.get("b_Q"),
+                             b_K=head.get("b_K"), b_V=head.get("b_V"),
+                             alibi_slope=None if slopes is None else float(slopes[0]),
+                             **options),)
     rows = tuple(working(r, request.row) if request.row is not None else None
                  for r in results)
     return Computed(results=results, multi=multi, rows=rows, positional_encoding=pe,
                     positional_encoding_kv=pe_kv)
 
 
+# The working's steps of the newer variants, sent when their variant is on (not None).
+VARIANT_STEPS = ("q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V", "q_unrotated",
+                 "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k",
+                 "bias", "alibi_slope", "window", "in_window", "sinks", "sink")
+
+
 def working_body(w: RowWorking, tokens: list[str]) -> dict:
     """The hand calculation of one row (see RowWorking for each field)."""
-    return {
+    body = {
         "row": w.row, "token": tokens[w.row], "q": w.q, "k": w.k, "v": w.v,
         "products": w.products, "dots": w.dots, "scale": w.scale, "scaled": w.scaled,
         "allowed": w.allowed, "exp": w.exp,
@@ -71,15 +86,28 @@ def working_body(w: RowWorking, tokens: list[str]) -> dict:
         "weights": w.weights, "entropy": w.entropy, "jacobian_norm": w.jacobian_norm,
         "terms": w.terms, "z": w.z,
     }
+    for name in VARIANT_STEPS:
+        value = getattr(w, name)
+        if value is not None:
+            body[name] = value
+    return body
 
 
-def head_body(result: AttentionResult, row: RowWorking | None, keys: list[str]) -> dict:
-    """One head's matrices (and working), as in a single-head answer."""
-    body = {
-        "d_k": result.d_k, "scale": result.scale, "Q": result.Q, "K": result.K, "V": result.V,
-        "scores": result.scores, "scaled_scores": result.scaled_scores, "mask": result.mask,
-        "weights": result.weights, "output": result.output, "warnings": list(result.warnings),
-    }
+def head_body(result: AttentionResult, row: RowWorking | None, keys: list[str],
+              kv_head: int | None = None) -> dict:
+    """One head's matrices (and working), as in a single-head answer; ``kv_head`` is the
+    key/value head it reads, when they are shared."""
+    body = {"d_k": result.d_k, "scale": result.scale}
+    if kv_head is not None:
+        body["kv_head"] = kv_head
+    body.update(Q=result.Q, K=result.K, V=result.V)
+    if result.Q_unrotated is not None:
+        body.update(Q_unrotated=result.Q_unrotated, K_unrotated=result.K_unrotated)
+    body.update(scores=result.scores, scaled_scores=result.scaled_scores)
+    if result.bias is not None:
+        body.update(bias=result.bias, alibi_slope=result.alibi_slope)
+    body.update(mask=result.mask, weights=result.weights, output=result.output,
+                warnings=list(result.warnings))
     if row is not None:
         body["working"] = working_body(row, keys)
     return body
@@ -98,8 +126,9 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
         body["positional_encoding"] = computed.positional_encoding
     if computed.positional_encoding_kv is not None:
         body["positional_encoding_kv"] = computed.positional_encoding_kv
-    heads = [head_body(r, w, request.tokens)
-             for r, w in zip(computed.results, computed.rows, strict=True)]
+    shared = computed.multi is not None and request.kv_heads is not None
+    heads = [head_body(r, w, request.tokens, computed.multi.kv_heads[h] if shared else None)
+             for h, (r, w) in enumerate(zip(computed.results, computed.rows, strict=True))]
     if computed.multi is None:
         body.update(heads[0])
     else:

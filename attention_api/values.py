@@ -301,6 +301,17 @@ def matrix(value, name: str, max_rows: int, max_cols: int) -> np.ndarray:
                      for i, row in enumerate(rows)], dtype=np.float64)
 
 
+def vector(value, name: str, max_len: int) -> np.ndarray:
+    """A non-empty list of at most ``max_len`` finite numbers (a bias, ALiBi's slopes)."""
+    if not isinstance(value, list):
+        raise AttentionInputError(
+            f"{name} must be a list of numbers, got {describe(value)}", name)
+    if not value or len(value) > max_len:
+        raise AttentionInputError(
+            f"{name} has {len(value)} numbers; it needs 1 to {max_len}", name)
+    return np.array([number(v, f"{name}[{c}]") for c, v in enumerate(value)], dtype=np.float64)
+
+
 def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.ndarray:
     """A rows × cols matrix of true/false (a mask)."""
     checked = table(value, name, max_size, max_size)

@@ -13,14 +13,14 @@ array([0.955, 1.627])
 from .engine import AttentionResult, attention, softmax_rows
 from .errors import AttentionInputError
 from .multihead import MultiHeadResult, multi_head_attention
-from .positions import sinusoidal
+from .positions import alibi_slopes, rotate, sinusoidal
 from .presets import default_request, presets
 from .working import RowWorking, working
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AttentionInputError", "AttentionResult", "MultiHeadResult", "RowWorking", "attention",
-    "default_request", "multi_head_attention", "presets", "sinusoidal", "softmax_rows",
-    "working",
+    "AttentionInputError", "AttentionResult", "MultiHeadResult", "RowWorking", "alibi_slopes",
+    "attention", "default_request", "multi_head_attention", "presets", "rotate", "sinusoidal",
+    "softmax_rows", "working",
 ]

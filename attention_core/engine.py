@@ -6,8 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import masks
 from .errors import AttentionInputError, page_name
+from .masks import check_window
 from .overflow import EVERY, first_bad, overflow_error
+from .positions import alibi_bias, rotate
 
 
 @dataclass(frozen=True)
@@ -20,13 +23,15 @@ class AttentionResult:
 
     Attributes
     ----------
-    Q : (n, d_k)      projection X @ W_Q.
-    K : (m, d_k)      projection X_kv @ W_K (X @ W_K in self-attention).
-    V : (m, d_v)      projection X_kv @ W_V.
+    Q : (n, d_k)      what enters the scores: X @ W_Q + b_Q, then turned by RoPE if on.
+    K : (m, d_k)      likewise from X_kv (X in self-attention), W_K and b_K.
+    V : (m, d_v)      X_kv @ W_V + b_V (values are never rotated).
     scores : (n, m)   raw Q @ K.T, never masked.
-    scaled_scores : (n, m)  scale * scores, with -inf where ``mask`` is False.
+    scaled_scores : (n, m)  scale * scores + bias (ALiBi), with -inf where ``mask`` is
+        False: what enters the softmax.
     mask : (n, m) bool  ``mask[i, j]`` is True where query i may read key j
-        (the convention of torch's boolean ``attn_mask``).
+        (the convention of torch's boolean ``attn_mask``): causal, the mask given, the
+        window and its sinks, combined.
     weights : (n, m)  row-wise softmax of ``scaled_scores``; ``weights[i, j]``
         is how much query i reads key j. Each row sums to 1, or is all 0 when
         the row has no permitted key. Disallowed entries are exactly 0.
@@ -34,6 +39,19 @@ class AttentionResult:
     scale : float     the factor applied to the scores (1/sqrt(d_k) by default).
     d_k : int         width of the queries and keys.
     warnings : tuple of str  sentences about rows that could not attend anywhere.
+
+    What the newer variants add (None when they are off):
+
+    XW_Q, XW_K, XW_V : (n, d_k), (m, d_k), (m, d_v)  the projections before their bias;
+        None when that bias is None.
+    b_Q, b_K, b_V : (d_k,), (d_k,), (d_v,)  the biases added to every row.
+    Q_unrotated, K_unrotated : (n, d_k), (m, d_k)  Q and K before RoPE turned them.
+    rope_base : float  θ of RoPE; position_offset : int  the position of token 0 (queries'
+        and keys' alike).
+    bias : (n, m)     ALiBi's −alibi_slope·|i − j|, already in ``scaled_scores``.
+    alibi_slope : float
+    window : int      query i reads key j only when |i − j| < window, or j < sinks.
+    sinks : int       0 when there are none.
     """
 
     Q: np.ndarray
@@ -47,6 +65,65 @@ class AttentionResult:
     scale: float
     d_k: int
     warnings: tuple[str, ...] = ()
+    XW_Q: np.ndarray | None = None
+    XW_K: np.ndarray | None = None
+    XW_V: np.ndarray | None = None
+    b_Q: np.ndarray | None = None
+    b_K: np.ndarray | None = None
+    b_V: np.ndarray | None = None
+    Q_unrotated: np.ndarray | None = None
+    K_unrotated: np.ndarray | None = None
+    rope_base: float | None = None
+    position_offset: int = 0
+    bias: np.ndarray | None = None
+    alibi_slope: float | None = None
+    window: int | None = None
+    sinks: int = 0
+
+
+@dataclass(frozen=True)
+class Projected:
+    """One side of attention projected: the queries (W = W_Q) or the keys (W = W_K), and
+    what they were made from, so an overflow can name its input (overflow.py).
+
+    x : (rows, d_model)  the tokens; x_name "X" or "X_kv".
+    W : (d_model, d)     the projection; w_name "W_Q" or "W_K".
+    b : (d,) or None     its bias; b_name "b_Q" or "b_K".
+    XW : (rows, d)       x @ W.
+    unrotated : (rows, d)  XW + b.
+    out : (rows, d)      ``unrotated`` turned by RoPE, or ``unrotated`` itself.
+    """
+
+    x: np.ndarray
+    x_name: str
+    W: np.ndarray
+    w_name: str
+    b: np.ndarray | None
+    b_name: str
+    XW: np.ndarray
+    unrotated: np.ndarray
+    out: np.ndarray
+    rotated: bool
+
+    def blocks(self, row, col):
+        """The inputs entry (row, col) of ``out`` is built from, for overflow_error: under
+        RoPE a column mixes with its pair's, so every column of W and b is named."""
+        col = EVERY if self.rotated else col
+        blocks = [(self.x_name, self.x, row, EVERY), (self.w_name, self.W, EVERY, col)]
+        return blocks + ([(self.b_name, self.b, EVERY, col)] if self.b is not None else [])
+
+
+@dataclass(frozen=True)
+class KeyValues:
+    """The keys and values attention reads, computed once for every query head that
+    shares them (grouped-query attention). K is a Projected; V : (m, d_v); XW_V is X_kv @
+    W_V before b_V (None without b_V)."""
+
+    K: Projected
+    V: np.ndarray
+    W_V: np.ndarray
+    XW_V: np.ndarray | None
+    b_V: np.ndarray | None
 
 
 def softmax_rows(scaled_scores: np.ndarray) -> np.ndarray:
@@ -82,8 +159,11 @@ def softmax_rows(scaled_scores: np.ndarray) -> np.ndarray:
 
 
 def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = None,
-              mask=None, X_kv=None) -> AttentionResult:
-    """Single-head scaled dot-product attention, softmax(scale * Q K^T) V.
+              mask=None, X_kv=None, b_Q=None, b_K=None, b_V=None,
+              rope_base: float | None = None, position_offset: int = 0,
+              alibi_slope: float | None = None, window: int | None = None,
+              sinks: int = 0) -> AttentionResult:
+    """Single-head scaled dot-product attention, softmax(scale * Q K^T + bias) V.
 
     Parameters
     ----------
@@ -98,6 +178,13 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
         combined with the causal mask by logical AND.
     X_kv : (m, d_model) array-like or None  the sequence the keys and values come
         from (cross-attention); None means X itself (self-attention).
+    b_Q, b_K : (d_k,) or None     biases added to every row of Q and of K (b_V: (d_v,)).
+    rope_base : float or None     θ of rotary positions (RoPE, positions.rotate); None for
+        none. Query i is at position position_offset + i, key j at position_offset + j.
+    alibi_slope : float or None   ALiBi: −alibi_slope·|i − j| is added to each scaled
+        score before the mask (positions.alibi_bias).
+    window : int or None          query i reads key j only when |i − j| < window …
+    sinks : int                   … or when j < sinks (masks.allowed).
 
     Returns
     -------
@@ -116,46 +203,88 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
     >>> r.weights[2].round(3)
     array([0.187, 0.045, 0.768])
     """
-    X, W_Q, W_K, W_V = (_as_matrix(a, name) for a, name in
-                        ((X, "X"), (W_Q, "W_Q"), (W_K, "W_K"), (W_V, "W_V")))
-    n, d_model = X.shape  # (n tokens, d_model)
+    X, X_kv, source = sequences(X, X_kv)
+    rope = _rope(rope_base, position_offset)
+    keys = key_values(X_kv, source, W_K, W_V, b_K, b_V, rope)
+    return attend(X, W_Q, b_Q, keys, causal=causal, scale=scale, mask=mask, rope=rope,
+                  alibi_slope=alibi_slope, window=window, sinks=sinks)
+
+
+def sequences(X, X_kv):
+    """(X, X_kv, the name of X_kv's source): X_kv is X itself in self-attention."""
+    X = _as_matrix(X, "X")
     if X_kv is None:
-        X_kv = X
-    else:
-        X_kv = _as_matrix(X_kv, "X_kv")
-        if X_kv.shape[1] != d_model:
-            raise AttentionInputError(
-                f"X_kv has {X_kv.shape[1]} numbers per token but X has {d_model}; both "
-                "sequences must use the same embedding width d_model", "X_kv")
-    m = X_kv.shape[0]  # key/value tokens
-    _check_projection("W_Q", W_Q, d_model)
+        return X, X, "X"
+    X_kv = _as_matrix(X_kv, "X_kv")
+    if X_kv.shape[1] != X.shape[1]:
+        raise AttentionInputError(
+            f"X_kv has {X_kv.shape[1]} numbers per token but X has {X.shape[1]}; both "
+            "sequences must use the same embedding width d_model", "X_kv")
+    return X, X_kv, "X_kv"
+
+
+def _rope(base, offset):
+    """(θ, offset) of rotary positions, checked, or None when they are off."""
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise AttentionInputError(
+            f"position_offset must be a whole number of at least 0, got {offset!r}",
+            "position_offset")
+    if base is None:
+        return None
+    number = isinstance(base, (int, float, np.integer, np.floating)) and not isinstance(base, bool)
+    if not (number and np.isfinite(base) and base > 0):
+        raise AttentionInputError(
+            f"rope_base (θ) must be a positive finite number, got {base!r}", "rope_base")
+    return float(base), int(offset)
+
+
+def key_values(X_kv, source: str, W_K, W_V, b_K=None, b_V=None, rope=None) -> KeyValues:
+    """K (turned by RoPE when ``rope`` is (θ, offset)) and V of the m tokens of X_kv."""
+    d_model = X_kv.shape[1]
+    W_K, W_V = _as_matrix(W_K, "W_K"), _as_matrix(W_V, "W_V")
     _check_projection("W_K", W_K, d_model)
     _check_projection("W_V", W_V, d_model)
+    K = _side(X_kv, source, W_K, "W_K", b_K, "b_K", "K", rope)
+    b_V = _as_bias(b_V, "b_V", W_V.shape[1])
+    XW_V = _projection(X_kv, source, W_V, "W_V", "V")  # (m, d_v)
+    V = XW_V if b_V is None else _add_bias(XW_V, b_V, (source, X_kv), ("W_V", W_V), "V")
+    return KeyValues(K=K, V=V, W_V=W_V, XW_V=None if b_V is None else XW_V, b_V=b_V)
+
+
+def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None, rope=None,
+           alibi_slope=None, window=None, sinks=0) -> AttentionResult:
+    """Attention of the queries X·W_Q (+ b_Q) over ``keys`` (key_values)."""
+    n, d_model = X.shape  # (n tokens, d_model)
+    K, V = keys.K.out, keys.V  # (m, d_k), (m, d_v)
+    m = K.shape[0]
+    W_Q = _as_matrix(W_Q, "W_Q")
+    _check_projection("W_Q", W_Q, d_model)
     d_k = W_Q.shape[1]
-    if W_K.shape[1] != d_k:
+    if K.shape[1] != d_k:
         raise AttentionInputError(
-            f"W_Q has {d_k} columns but W_K has {W_K.shape[1]}; queries and keys "
+            f"W_Q has {d_k} columns but W_K has {K.shape[1]}; queries and keys "
             "must have the same width d_k to take their dot product", "W_K")
     if scale is None:
         scale = 1.0 / np.sqrt(d_k)
     scale = float(scale)
     if not np.isfinite(scale):
         raise AttentionInputError(f"scale must be a finite number, not {scale}", "scale")
-    allowed = _allowed(n, m, causal, mask)
-
-    source = "X" if X_kv is X else "X_kv"
-    Q = _projection(X, "X", W_Q, "W_Q", "Q")  # (n, d_k)
-    K = _projection(X_kv, source, W_K, "W_K", "K")  # (m, d_k)
-    V = _projection(X_kv, source, W_V, "W_V", "V")  # (m, d_v)
+    check_window(window, sinks)
+    allowed = masks.allowed(n, m, causal=causal, mask=mask, window=window, sinks=sinks)
+    bias = None if alibi_slope is None else _alibi(n, m, alibi_slope)
+    queries = _side(X, "X", W_Q, "W_Q", b_Q, "b_Q", "Q", rope)
+    Q = queries.out  # (n, d_k)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = Q @ K.T  # (n, m)
         scaled = scores * scale
+        if bias is not None:
+            scaled += bias
     # One pass over the n × m scores checks both: a non-finite score makes its scaled score
     # non-finite too (inf·0 is NaN), so only a failure needs the finer look that names the
     # culprit.
     if not np.isfinite(scaled).all():
-        _check_scores(scores, scaled, scale, (X, W_Q), (X_kv, source, W_K))
-    _check_terms(Q, K, (X, W_Q), (X_kv, source, W_K))
+        _check_scores(scores, scaled, scale, bias, queries, keys.K)
+    _check_terms(Q, K, queries, keys.K)
     scaled_scores = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
         scaled_scores[~allowed] = -np.inf
@@ -164,16 +293,100 @@ def attention(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = N
         output = weights @ V  # (n, d_v)
     if not np.isfinite(output).all():  # each z_i is an average of the v_j: all V's sources
         i, c = first_bad(output)
-        raise overflow_error("The output Z = A·V", f"row {i + 1} column {c + 1} of Z",
-                             [(source, X_kv, EVERY, EVERY), ("W_V", W_V, EVERY, EVERY)])
+        K_side = keys.K
+        blocks = [(K_side.x_name, K_side.x, EVERY, EVERY), ("W_V", keys.W_V, EVERY, EVERY)]
+        blocks += [("b_V", keys.b_V, EVERY, EVERY)] if keys.b_V is not None else []
+        raise overflow_error("The output Z = A·V", f"row {i + 1} column {c + 1} of Z", blocks)
 
     blocked = np.flatnonzero(~allowed.any(axis=1))
     warnings = tuple(
         f"Query {i + 1} has no key it may read, so its weights and output are all 0."
         for i in blocked)
-    return AttentionResult(Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores,
-                           mask=allowed, weights=weights, output=output, scale=scale,
-                           d_k=int(d_k), warnings=warnings)
+    return AttentionResult(
+        Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores, mask=allowed,
+        weights=weights, output=output, scale=scale, d_k=int(d_k), warnings=warnings,
+        XW_Q=queries.XW if queries.b is not None else None,
+        XW_K=keys.K.XW if keys.K.b is not None else None, XW_V=keys.XW_V,
+        b_Q=queries.b, b_K=keys.K.b, b_V=keys.b_V,
+        Q_unrotated=queries.unrotated if rope else None,
+        K_unrotated=keys.K.unrotated if rope else None,
+        rope_base=rope[0] if rope else None, position_offset=rope[1] if rope else 0,
+        bias=bias, alibi_slope=None if bias is None else float(alibi_slope),
+        window=None if window is None else int(window), sinks=int(sinks))
+
+
+def _side(x, x_name, W, w_name, b, b_name, out, rope) -> Projected:
+    """x @ W (+ b), turned by RoPE when ``rope`` is (θ, offset)."""
+    b = _as_bias(b, b_name, W.shape[1])
+    XW = _projection(x, x_name, W, w_name, out)  # (rows, d)
+    unrotated = XW if b is None else _add_bias(XW, b, (x_name, x), (w_name, W), out, b_name)
+    turned = unrotated
+    if rope is not None:
+        d = W.shape[1]
+        if d % 2:
+            raise AttentionInputError(
+                f"rotary positions turn the numbers of a query and a key in pairs, so d_k must "
+                f"be even; it is {d}", "positional")
+        with np.errstate(over="ignore", invalid="ignore"):
+            turned = rotate(unrotated, rope[1] + np.arange(x.shape[0]), rope[0])
+        if not np.isfinite(turned).all():
+            i, c = first_bad(turned)
+            raise overflow_error(f"Rotating {out}", f"row {i + 1} column {c + 1} of {out}",
+                                 [(x_name, x, i, EVERY), (w_name, W, EVERY, EVERY)]
+                                 + ([(b_name, b, EVERY, EVERY)] if b is not None else []))
+    return Projected(x=x, x_name=x_name, W=W, w_name=w_name, b=b, b_name=b_name, XW=XW,
+                     unrotated=unrotated, out=turned, rotated=rope is not None)
+
+
+def _as_bias(b, name: str, width: int) -> np.ndarray | None:
+    """A bias as a (width,) float64 vector, or None."""
+    if b is None:
+        return None
+    try:
+        v = np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise AttentionInputError(f"{name} must be a list of numbers ({exc})", name) from exc
+    if v.ndim != 1 or v.shape[0] != width:
+        got = f"{v.shape[0]} numbers" if v.ndim == 1 else f"shape {v.shape}"
+        d = "d_v" if name == "b_V" else "d_k"
+        raise AttentionInputError(
+            f"{name} has {got}, but it is added to every row of {name[2]}, which is "
+            f"{d} = {width} wide; it needs {width} numbers", name)
+    if not np.isfinite(v).all():
+        c = int(np.flatnonzero(~np.isfinite(v))[0])
+        raise AttentionInputError(
+            f"{page_name(f'{name}[{c}]')} is {v[c]}; every entry must be a finite number",
+            f"{name}[{c}]")
+    return v
+
+
+def _add_bias(XW, b, x, w, out: str, b_name: str = "b_V") -> np.ndarray:
+    """XW + b, or the error naming the largest input of the first entry beyond float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = XW + b
+    if not np.isfinite(total).all():
+        i, c = first_bad(total)
+        (x_name, X), (w_name, W) = x, w
+        raise overflow_error(f"{out} = {x_name}·{w_name} + {b_name}",
+                             f"row {i + 1} column {c + 1} of {out}",
+                             [(x_name, X, i, EVERY), (w_name, W, EVERY, c), (b_name, b, EVERY, c)])
+    return total
+
+
+def _alibi(n: int, m: int, slope) -> np.ndarray:
+    """ALiBi's (n, m) bias for a slope checked to be a finite number ≥ 0."""
+    ok = isinstance(slope, (int, float, np.integer, np.floating)) and not isinstance(slope, bool)
+    if not ok or not np.isfinite(slope) or slope < 0:
+        raise AttentionInputError(
+            f"an ALiBi slope must be a finite number of at least 0, got {slope!r}",
+            "alibi_slopes")
+    with np.errstate(over="ignore", invalid="ignore"):
+        bias = alibi_bias(n, m, slope)
+    if not np.isfinite(bias).all():
+        raise AttentionInputError(
+            f"the ALiBi slope {slope:.4g} times the distance {max(n, m) - 1} is beyond "
+            "float64's range (about ±1.8e308); make the slope smaller", "alibi_slopes")
+    return bias
 
 
 def _as_matrix(a, name: str) -> np.ndarray:
@@ -199,23 +412,6 @@ def _check_projection(name: str, W: np.ndarray, d_model: int) -> None:
             f"{name} must have one row per embedding component", name)
 
 
-def _allowed(n: int, m: int, causal: bool, mask) -> np.ndarray:
-    """(n, m) bool: True where query i may read key j."""
-    allowed = np.ones((n, m), dtype=bool)
-    if causal:
-        allowed = np.tril(allowed)  # key j visible to query i only when j <= i
-    if mask is not None:
-        given = np.asarray(mask)
-        if given.shape != (n, m):
-            raise AttentionInputError(
-                f"mask has shape {given.shape} but there are {n} queries and {m} keys; "
-                f"it must be {n}×{m}", "mask")
-        if given.dtype != bool:
-            raise AttentionInputError("mask must hold only true and false", "mask")
-        allowed = allowed & given
-    return allowed
-
-
 def _projection(X: np.ndarray, x_name: str, W: np.ndarray, w_name: str, out: str) -> np.ndarray:
     """X @ W, or an error naming the largest of row i of X and column c of W when the
     product's entry (i, c) overflows (the rule is in overflow.py)."""
@@ -228,32 +424,38 @@ def _projection(X: np.ndarray, x_name: str, W: np.ndarray, w_name: str, out: str
     return product
 
 
-def _check_scores(scores, scaled, scale: float, queries, keys) -> None:
+def _check_scores(scores, scaled, scale: float, bias, queries: Projected,
+                  keys: Projected) -> None:
     """Raise for the first score (i, j) out of float64's range: built from row i of X, row j
-    of X_kv and all of W_Q and W_K; or, when the scores are finite, for the scale."""
-    (X, W_Q), (X_kv, source, W_K) = queries, keys
+    of X_kv and all of W_Q and W_K (and their biases); or, when the scores are finite, for
+    the scale, or for ALiBi's slope when the scaled scores are finite too."""
     if not np.isfinite(scores).all():
         i, j = first_bad(scores)
         raise overflow_error("Q·Kᵀ", f"the score of query {i + 1} for key {j + 1}",
-                             [("X", X, i, EVERY), ("W_Q", W_Q, EVERY, EVERY),
-                              (source, X_kv, j, EVERY), ("W_K", W_K, EVERY, EVERY)])
-    i, j = first_bad(scaled)
+                             queries.blocks(i, EVERY) + keys.blocks(j, EVERY))
+    with np.errstate(over="ignore", invalid="ignore"):
+        unbiased = scores * scale
+    i, j = first_bad(scaled if np.isfinite(unbiased).all() else unbiased)
+    if not np.isfinite(unbiased[i, j]):
+        raise overflow_error(
+            "scale·Q·Kᵀ", f"the scaled score of query {i + 1} for key {j + 1}", field="scale",
+            why=f"It is the score {scores[i, j]:.4g} times the scale {scale:.4g}; make the "
+                "scale smaller.")
     raise overflow_error(
-        "scale·Q·Kᵀ", f"the scaled score of query {i + 1} for key {j + 1}", field="scale",
-        why=f"It is the score {scores[i, j]:.4g} times the scale {scale:.4g}; make the scale "
-            "smaller.")
+        "scale·Q·Kᵀ + ALiBi's bias", f"the scaled score of query {i + 1} for key {j + 1}",
+        field="alibi_slopes",
+        why=f"It is {unbiased[i, j]:.4g} plus ALiBi's {bias[i, j]:.4g}; make the slope smaller.")
 
 
-def _check_terms(Q, K, queries, keys) -> None:
+def _check_terms(Q, K, queries: Projected, keys: Projected) -> None:
     """Raise for the first term q_i[c]·k_j[c] (score (i, j) row by row, then c) that is out of
     float64's range while every score is not: built from row i of X, column c of W_Q, row j
-    of X_kv and column c of W_K.
+    of X_kv and column c of W_K (every column under RoPE, and the biases).
 
     The working writes each score out term by term (``RowWorking.products``). A BLAS that
     fuses multiply and add can carry a term beyond float64 back into range within its sum,
     so the scores alone do not show it.
     """
-    (X, W_Q), (X_kv, source, W_K) = queries, keys
     with np.errstate(over="ignore"):
         # Rounding is monotonic, so the largest |term| in component c is the product of
         # the largest |q_i[c]| and the largest |k_j[c]|: O((n + m)·d_k), not O(n·m·d_k).
@@ -265,5 +467,4 @@ def _check_terms(Q, K, queries, keys) -> None:
         j, c = first_bad(Q[i] * K)  # (m, d_k): query i's terms
     raise overflow_error(
         "Q·Kᵀ", f"the term q_{i + 1}[{c + 1}]·k_{j + 1}[{c + 1}] of the score of query {i + 1} "
-        f"for key {j + 1}", [("X", X, i, EVERY), ("W_Q", W_Q, EVERY, c),
-                             (source, X_kv, j, EVERY), ("W_K", W_K, EVERY, c)])
+        f"for key {j + 1}", queries.blocks(i, c) + keys.blocks(j, c))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import AttentionResult, attention
+from .engine import AttentionResult, _rope, attend, key_values, sequences
 from .errors import AttentionInputError, page_name
 from .overflow import EVERY, first_bad, overflow_error
 
@@ -19,9 +19,11 @@ class MultiHeadResult:
 
     Attributes
     ----------
-    heads : tuple of AttentionResult, one per head (each with its own d_k, d_v).
+    heads : tuple of AttentionResult, one per query head (each with its own d_k, d_v).
     concat : (n, sum of d_v)  the heads' outputs side by side, heads[0] first.
     output : (n, d_out)       concat @ W_O.
+    kv_heads : tuple of int   the key/value head each query head reads (0-based): h itself
+        when every head has its own W_K and W_V, ⌊h·G/H⌋ with G shared key/value heads.
     warnings : tuple of str   each head's warnings, prefixed with the head ("Head 1: …").
     """
 
@@ -29,48 +31,63 @@ class MultiHeadResult:
     concat: np.ndarray
     output: np.ndarray
     warnings: tuple[str, ...] = ()
+    kv_heads: tuple[int, ...] = ()
 
 
-def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | None = None,
-                         mask=None, X_kv=None) -> MultiHeadResult:
-    """MultiHead(X) = Concat(head_1, …, head_h) · W_O, where
-    head_i = Attention(X W_Q^i, X W_K^i, X W_V^i).
+def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
+                         scale: float | None = None, mask=None, X_kv=None,
+                         rope_base: float | None = None, position_offset: int = 0,
+                         alibi_slopes=None, window: int | None = None,
+                         sinks: int = 0) -> MultiHeadResult:
+    """MultiHead(X) = Concat(head_1, …, head_H) · W_O, where
+    head_h = Attention(X W_Q^h + b_Q^h, X W_K^g + b_K^g, X W_V^g + b_V^g), g = ⌊h·G/H⌋.
 
     Parameters
     ----------
     X : (n, d_model)          the queries' tokens.
-    heads : sequence of (W_Q, W_K, W_V)  1 to 16 heads; W_Q, W_K (d_model, d_k_h),
-        W_V (d_model, d_v_h).
+    heads : sequence of 1 to 16 query heads. Without ``kv_heads`` each is (W_Q, W_K, W_V)
+        or a dict {"W_Q", "W_K", "W_V", and optionally "b_Q", "b_K", "b_V"}: W_Q, W_K
+        (d_model, d_k_h), W_V (d_model, d_v_h). With ``kv_heads`` each is a W_Q matrix or
+        a dict {"W_Q", "b_Q"}.
     W_O : (sum of d_v_h, d_out)  the output projection.
-    causal, scale, mask, X_kv : as for ``attention``, shared by every head (scale=None
-        means 1/sqrt(d_k) of each head's own d_k).
+    kv_heads : sequence of G key/value heads or None, each (W_K, W_V) or a dict {"W_K",
+        "W_V", "b_K", "b_V"}: grouped-query attention (G = 1 is multi-query attention). H
+        must be a multiple of G; consecutive query heads share one key/value head, as
+        torch's ``scaled_dot_product_attention(..., enable_gqa=True)`` does.
+    alibi_slopes : sequence of H slopes or None; head h adds −slopes[h]·|i − j| to its
+        scaled scores (positions.alibi_slopes gives the ALiBi paper's).
+    causal, scale, mask, X_kv, rope_base, position_offset, window, sinks : as for
+        ``attention``, shared by every head (scale=None means 1/sqrt(d_k) of each head's d_k).
 
     >>> I = [[1, 0], [0, 1]]
     >>> r = multi_head_attention([[1, 0], [0, 1]], [(I, I, I), (I, I, I)],
     ...                          [[1, 0], [0, 1], [0, 0], [0, 0]])
     >>> r.concat.shape, r.output.shape
     ((2, 4), (2, 2))
+    >>> multi_head_attention([[1, 0]], [I, I, I, I], np.eye(8, 2), kv_heads=[(I, I)] * 2).kv_heads
+    (0, 0, 1, 1)
     """
     heads = list(heads)
     if not 1 <= len(heads) <= MAX_HEADS:
         raise AttentionInputError(
             f"there must be 1 to {MAX_HEADS} heads, got {len(heads)}", "heads")
-    results = []
-    for h, (W_Q, W_K, W_V) in enumerate(heads):
-        try:
-            results.append(attention(X, W_Q, W_K, W_V, causal=causal, scale=scale,
-                                     mask=mask, X_kv=X_kv))
-        except AttentionInputError as exc:
-            # A head's own weights are named as the request spells them: heads[1].W_K. An
-            # input all heads share is no one head's fault, so its message names no head.
-            own = (exc.field or "").startswith(("W_Q", "W_K", "W_V"))
-            field = f"heads[{h}].{exc.field}" if own else exc.field
-            message = exc.message
-            if own and "[" in exc.field:  # "W_Q row 1 column 1" -> "W_Q head 2 row 1 column 1"
-                message = message.replace(page_name(exc.field), page_name(field))
-            if exc.field not in ("X", "X_kv", "mask"):  # a head's scaling may overflow: say which
-                message = f"Head {h + 1}: {message}"
-            raise AttentionInputError(message, field) from None
+    H = len(heads)
+    groups = _groups(H, kv_heads)  # (H,): the key/value head of each query head
+    slopes = _slopes(H, alibi_slopes)
+    X, X_kv, source = _named(None, None, sequences, X, X_kv)
+    rope = _named(None, None, _rope, rope_base, position_offset)
+    specs = [_query_spec(head, h, kv_heads is not None) for h, head in enumerate(heads)]
+    if kv_heads is None:  # every head its own keys and values
+        shared = [_named(h, None, key_values, X_kv, source, *spec[2:], rope)
+                  for h, spec in enumerate(specs)]
+    else:
+        shared = [_named(None, g, key_values, X_kv, source, *_kv_spec(kv, g), rope)
+                  for g, kv in enumerate(kv_heads)]
+    results = [
+        _named(h, groups[h] if kv_heads is not None else None, attend, X, W_Q, b_Q,
+               shared[groups[h]], causal=causal, scale=scale, mask=mask, rope=rope,
+               alibi_slope=slopes[h], window=window, sinks=sinks)
+        for h, (W_Q, b_Q, *_) in enumerate(specs)]
     concat = np.concatenate([r.output for r in results], axis=1)  # (n, sum d_v)
     W_O = np.asarray(W_O, dtype=np.float64)
     if W_O.ndim != 2 or W_O.shape[0] != concat.shape[1]:
@@ -83,21 +100,126 @@ def multi_head_attention(X, heads, W_O, *, causal: bool = False, scale: float | 
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
     if not np.isfinite(output).all():
-        raise _output_overflow(output, W_O, X if X_kv is None else X_kv,
-                               "X" if X_kv is None else "X_kv", heads)
+        values = [(f"heads[{h}].W_V", kv.W_V) for h, kv in enumerate(shared)] \
+            if kv_heads is None else [(f"kv_heads[{g}].W_V", kv.W_V) for g, kv in enumerate(shared)]
+        raise _output_overflow(output, W_O, X_kv, source, values)
     # Heads are numbered from 1 in what a person reads, as on the page.
     warnings = tuple(f"Head {h + 1}: {w[0].lower()}{w[1:]}" for h, r in enumerate(results)
                      for w in r.warnings)
     return MultiHeadResult(heads=tuple(results), concat=concat, output=output,
-                           warnings=warnings)
+                           warnings=warnings, kv_heads=tuple(int(g) for g in groups))
 
 
-def _output_overflow(output, W_O, X_kv, source: str, heads) -> AttentionInputError:
+def _groups(H: int, kv_heads) -> np.ndarray:
+    """(H,) the key/value head of each query head: ⌊h·G/H⌋, or h without kv_heads."""
+    if kv_heads is None:
+        return np.arange(H)
+    G = len(kv_heads)
+    if not 1 <= G <= H or H % G:
+        raise AttentionInputError(
+            f"there are {H} query heads and {G} key/value heads; the query heads must share "
+            f"them equally, so the number of key/value heads must divide {H} "
+            f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
+    return np.arange(H) * G // H
+
+
+def _slopes(H: int, alibi_slopes) -> list:
+    """One ALiBi slope (or None) per head."""
+    if alibi_slopes is None:
+        return [None] * H
+    slopes = list(alibi_slopes)
+    if len(slopes) != H:
+        raise AttentionInputError(
+            f"alibi_slopes has {len(slopes)} slopes but there are {H} heads; give one per head",
+            "alibi_slopes")
+    return slopes
+
+
+_QUERY, _OWN, _KV = ("W_Q", "b_Q"), ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"), \
+    ("W_K", "W_V", "b_K", "b_V")
+
+
+def _query_spec(head, h: int, grouped: bool):
+    """(W_Q, b_Q, W_K, W_V, b_K, b_V) of query head h (the last four None when grouped)."""
+    if isinstance(head, dict):
+        names = _QUERY if grouped else _OWN
+        unknown = sorted(set(head) - set(names))
+        if unknown:
+            raise AttentionInputError(
+                f"Head {h + 1} has {unknown[0]}, but "
+                + ("with kv_heads a query head has only W_Q and b_Q; its keys and values "
+                   "come from its key/value head" if grouped and unknown[0] in _KV else
+                   f"a head has only {', '.join(names)}"), f"heads[{h}].{unknown[0]}")
+        missing = [p for p in names[:1 if grouped else 3] if p not in head]
+        if missing:
+            raise AttentionInputError(f"Head {h + 1} needs {missing[0]}",
+                                      f"heads[{h}].{missing[0]}")
+        if grouped:
+            return head["W_Q"], head.get("b_Q"), None, None, None, None
+        return (head["W_Q"], head.get("b_Q"), head["W_K"], head["W_V"], head.get("b_K"),
+                head.get("b_V"))
+    if grouped:
+        return head, None, None, None, None, None
+    W_Q, W_K, W_V = head
+    return W_Q, None, W_K, W_V, None, None
+
+
+def _kv_spec(kv, g: int):
+    """(W_K, W_V, b_K, b_V) of key/value head g."""
+    if isinstance(kv, dict):
+        unknown = sorted(set(kv) - set(_KV))
+        if unknown:
+            raise AttentionInputError(
+                f"Key/value head {g + 1} has {unknown[0]}, but a key/value head has only "
+                "W_K, W_V, b_K and b_V", f"kv_heads[{g}].{unknown[0]}")
+        missing = [p for p in _KV[:2] if p not in kv]
+        if missing:
+            raise AttentionInputError(f"Key/value head {g + 1} needs {missing[0]}",
+                                      f"kv_heads[{g}].{missing[0]}")
+        return kv["W_K"], kv["W_V"], kv.get("b_K"), kv.get("b_V")
+    W_K, W_V = kv
+    return W_K, W_V, None, None
+
+
+_SHARED = ("X", "X_kv", "mask", "window", "sinks", "position_offset", "rope_base")
+
+
+def _named(h: int | None, g: int | None, compute, *args, **kwargs):
+    """``compute(*args, **kwargs)``, its AttentionInputError naming its head as the request
+    spells it: a query head's own inputs are heads[h].W_Q, the key/value head's are
+    heads[h].W_K (each head its own) or kv_heads[g].W_K (shared). An input every head
+    shares is no one head's fault, so its message names no head."""
+    try:
+        return compute(*args, **kwargs)
+    except AttentionInputError as exc:
+        field = exc.field or ""
+        base = field.split("[", 1)[0]
+        if base in _SHARED or (h is None and g is None):
+            raise
+        key_side = base in _KV
+        if g is not None and (key_side or h is None):
+            where, who = f"kv_heads[{g}].", f"Key/value head {g + 1}"
+            if h is not None:  # query head h's own step, with the keys it shares
+                who = f"Head {h + 1} (reading key/value head {g + 1})"
+        elif base == "alibi_slopes":
+            where, who = None, f"Head {h + 1}"
+            field = f"alibi_slopes[{h}]"
+        else:
+            where, who = f"heads[{h}].", f"Head {h + 1}"
+        if where is not None and base in _OWN:
+            field = where + field
+        message = exc.message
+        if "[" in exc.field and where is not None:  # "W_Q row 1 …" -> "W_Q head 2 row 1 …"
+            message = message.replace(page_name(exc.field), page_name(field))
+        raise AttentionInputError(f"{who}: {message}", field) from None
+
+
+def _output_overflow(output, W_O, X_kv, source: str, values) -> AttentionInputError:
     """The error for an entry (i, c) of Concat·W_O beyond float64: built from column c of
-    W_O and from what Concat is (each head's A·V): X_kv and every head's W_V."""
+    W_O and from what Concat is (each head's A·V): X_kv and every W_V, ``values`` of
+    (field, W_V)."""
     i, c = first_bad(output)
-    blocks = [("W_O", W_O, EVERY, c), (source, np.asarray(X_kv, dtype=np.float64), EVERY, EVERY)]
-    blocks += [(f"heads[{h}].W_V", np.asarray(W_V, dtype=np.float64), EVERY, EVERY)
-               for h, (_, _, W_V) in enumerate(heads)]
+    blocks = [("W_O", W_O, EVERY, c), (source, X_kv, EVERY, EVERY)]
+    blocks += [(name, W_V, EVERY, EVERY) for name, W_V in values]
     return overflow_error("The output Concat·W_O", f"row {i + 1} column {c + 1} of the output",
                           blocks)

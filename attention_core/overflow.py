@@ -35,10 +35,17 @@ def largest_cell(blocks) -> tuple[str, float]:
     """(field, value) of the largest |cell| in ``blocks`` of (name, matrix, rows, cols).
 
     ``rows`` and ``cols`` are an index or ``EVERY``; the field is spelt as the request
-    spells it, "X[0][1]", with the indices of the whole matrix.
+    spells it, "X[0][1]", with the indices of the whole matrix. A bias is a vector: its
+    ``rows`` are ignored and its field is "b_Q[2]".
     """
     best = None
     for name, m, rows, cols in blocks:
+        if m.ndim == 1:
+            c = np.arange(m.shape[0])[cols].reshape(-1)
+            b = int(np.argmax(np.abs(m[c])))
+            if best is None or abs(m[c[b]]) > best[2]:
+                best = (f"{name}[{c[b]}]", float(m[c[b]]), abs(m[c[b]]))
+            continue
         r = np.arange(m.shape[0])[rows].reshape(-1)  # the whole matrix's row indices
         c = np.arange(m.shape[1])[cols].reshape(-1)
         size = np.abs(m[np.ix_(r, c)])

@@ -55,6 +55,65 @@ _PRESETS = (
             "causal": True,
         },
     },
+    {
+        "name": "rotary positions",
+        "description": "The cat sat with RoPE: each q and k turns by 1 radian per position "
+                       "(d_k = 2), so a score depends on how far apart two tokens are.",
+        "request": {
+            "tokens": ["the", "cat", "sat"],
+            "X": [[1, 0], [0, 1], [1, 1]],
+            "W_Q": [[1, 0], [1, 2]],
+            "W_K": [[2, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 2]],
+            "causal": False,
+            "positional": "rope",
+        },
+    },
+    {
+        "name": "grouped-query heads",
+        "description": "Four query heads share two key/value heads: heads 1 and 2 read one "
+                       "K and V, heads 3 and 4 the other, as in Llama-style models.",
+        "request": {
+            "tokens": ["the", "cat", "sat"],
+            "X": [[1, 0], [0, 1], [1, 1]],
+            "heads": [{"W_Q": [[1, 0], [1, 2]]}, {"W_Q": [[0, 1], [2, 0]]},
+                      {"W_Q": [[1, 1], [0, 1]]}, {"W_Q": [[-1, 0], [1, 1]]}],
+            "kv_heads": [{"W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]},
+                         {"W_K": [[0, 1], [1, 0]], "W_V": [[0, 1], [1, 0]]}],
+            "W_O": [[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]],
+            "causal": False,
+        },
+    },
+    {
+        "name": "ALiBi",
+        "description": "W_Q is zero, so every score is 0: ALiBi's −0.5·|i − j| alone makes "
+                       "the nearer keys win, with no position in X.",
+        "request": {
+            "tokens": ["I", "like", "green", "tea"],
+            "X": [[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 1, 1]],
+            "W_Q": [[0, 0], [0, 0], [0, 0]],
+            "W_K": [[1, 1], [0, 1], [1, 0]],
+            "W_V": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            "causal": True,
+            "positional": "alibi",
+            "alibi_slopes": [0.5],
+        },
+    },
+    {
+        "name": "sliding window with a sink",
+        "description": "Six tokens, causal, a window of 3 and one sink: each reads the 3 most "
+                       "recent tokens and always the first.",
+        "request": {
+            "tokens": ["the", "cat", "sat", "on", "the", "mat"],
+            "X": [[1, 0], [0, 1], [1, 1], [-1, 1], [1, 0.5], [0.5, -1]],
+            "W_Q": [[1, 0], [1, 2]],
+            "W_K": [[2, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 2]],
+            "causal": True,
+            "window": 3,
+            "sinks": 1,
+        },
+    },
 )
 
 

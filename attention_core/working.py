@@ -8,6 +8,8 @@ import numpy as np
 
 from .engine import AttentionResult
 from .errors import AttentionInputError
+from .masks import sink_keys
+from .positions import rope_angles, rope_frequencies
 from .scaling import entropy, softmax_jacobian
 
 
@@ -45,6 +47,23 @@ class RowWorking:
                               near 0 when the softmax saturates; 0 if no key is allowed.
     terms : (m, d_v)          terms[j] = weights[j] * v_j.
     z : (d_v,)                z_i = sum over j of terms[j].
+
+    The steps of the newer variants, each None when its variant is off:
+
+    q_unbiased : (d_k,)       x_i·W_Q, before b_Q; b_Q : (d_k,); q_unbiased + b_Q is q
+                              (before RoPE turns it).
+    k_unbiased, b_K : (m, d_k), (d_k,)   likewise for the keys; v_unbiased, b_V : (m, d_v),
+                              (d_v,) for the values.
+    q_unrotated : (d_k,)      q_i before RoPE; k_unrotated : (m, d_k) the keys before it.
+    position : int            p_i, the query's position (offset + i); positions_k : (m,)
+                              the keys' (offset + j).
+    frequencies : (d_k/2,)    θ^(−2c/d_k), radians per position of pair c.
+    angles : (d_k/2,)         p_i·frequencies, the query's turn of each pair; angles_k :
+                              (m, d_k/2) each key's.
+    bias : (m,)               ALiBi's −alibi_slope·|i − j|, already in ``scaled``.
+    alibi_slope : float
+    window : int              the window; in_window : (m,) bool, |i − j| < window.
+    sinks : int               the sinks (None when 0); sink : (m,) bool, j < sinks.
     """
 
     row: int
@@ -67,6 +86,25 @@ class RowWorking:
     jacobian_norm: float
     terms: np.ndarray
     z: np.ndarray
+    q_unbiased: np.ndarray | None = None
+    b_Q: np.ndarray | None = None
+    k_unbiased: np.ndarray | None = None
+    b_K: np.ndarray | None = None
+    v_unbiased: np.ndarray | None = None
+    b_V: np.ndarray | None = None
+    q_unrotated: np.ndarray | None = None
+    k_unrotated: np.ndarray | None = None
+    position: int | None = None
+    positions_k: np.ndarray | None = None
+    frequencies: np.ndarray | None = None
+    angles: np.ndarray | None = None
+    angles_k: np.ndarray | None = None
+    bias: np.ndarray | None = None
+    alibi_slope: float | None = None
+    window: int | None = None
+    in_window: np.ndarray | None = None
+    sinks: int | None = None
+    sink: np.ndarray | None = None
 
 
 def working(result: AttentionResult, i: int) -> RowWorking:
@@ -106,4 +144,46 @@ def working(result: AttentionResult, i: int) -> RowWorking:
         exp_overflow=exp_overflow, shift=shift, exp_shifted=exp_shifted,
         exp_shifted_sum=float(exp_shifted.sum()), weights=weights, entropy=entropy(weights),
         jacobian_norm=float(np.linalg.norm(softmax_jacobian(weights))), terms=terms,
-        z=result.output[i])
+        z=result.output[i], **_biases(result, i), **_rotation(result, i),
+        **_alibi(result, i), **_window(result, i))
+
+
+def _biases(r: AttentionResult, i: int) -> dict:
+    """The projections of row i and of the keys and values before their biases."""
+    out = {}
+    if r.b_Q is not None:
+        out.update(q_unbiased=r.XW_Q[i], b_Q=r.b_Q)
+    if r.b_K is not None:
+        out.update(k_unbiased=r.XW_K, b_K=r.b_K)
+    if r.b_V is not None:
+        out.update(v_unbiased=r.XW_V, b_V=r.b_V)
+    return out
+
+
+def _rotation(r: AttentionResult, i: int) -> dict:
+    """Positions, frequencies and angles of RoPE for query i and every key."""
+    if r.rope_base is None:
+        return {}
+    m = r.K.shape[0]
+    position = r.position_offset + i
+    positions_k = r.position_offset + np.arange(m)  # (m,)
+    frequencies = rope_frequencies(r.d_k, r.rope_base)  # (d_k/2,)
+    return dict(q_unrotated=r.Q_unrotated[i], k_unrotated=r.K_unrotated, position=position,
+                positions_k=positions_k, frequencies=frequencies,
+                angles=rope_angles(np.array([position]), r.d_k, r.rope_base)[0],
+                angles_k=rope_angles(positions_k, r.d_k, r.rope_base))
+
+
+def _alibi(r: AttentionResult, i: int) -> dict:
+    return {} if r.bias is None else dict(bias=r.bias[i], alibi_slope=r.alibi_slope)
+
+
+def _window(r: AttentionResult, i: int) -> dict:
+    """Which keys query i's window holds, and which are sinks."""
+    if r.window is None:
+        return {}
+    m = r.K.shape[0]
+    out = dict(window=r.window, in_window=np.abs(i - np.arange(m)) < r.window)  # (m,)
+    if r.sinks:
+        out.update(sinks=r.sinks, sink=sink_keys(m, r.sinks))
+    return out

@@ -319,7 +319,8 @@ WORDING = [
     ("head-not-object", with_(("heads", 1), 3, two_heads()), "heads[1]",
      "Head 2 must be an object with W_Q, W_K and W_V, got 3"),
     ("head-unknown-field", with_(("heads", 1, "W_k"), [[1]], two_heads()), "heads[1].W_k",
-     'Head 2 has an unknown field "W_k"; did you mean "W_K"? The fields are W_Q, W_K, W_V.'),
+     'Head 2 has an unknown field "W_k"; did you mean "W_K"? The fields are W_Q, W_K, W_V, '
+     "b_Q, b_K, b_V."),
     ("head-missing-field", json.dumps(two_heads(heads=[HEAD, {"W_Q": HEAD["W_Q"],
                                                               "W_K": HEAD["W_K"]}])),
      "heads[1].W_V", 'Head 2 needs the field "W_V"'),
@@ -420,6 +421,10 @@ def test_an_overflow_names_the_input_most_to_blame(client, body, field, message)
 
 CAT_TEXT = ('"X": [[1, 0], [0, 1], [1, 1]], "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], '
             '"W_V": [[1, 0], [0, 2]]')
+# Every field of a request, as an unknown key's message lists them.
+ALL_FIELDS = ("tokens, X, W_Q, W_K, W_V, b_Q, b_K, b_V, heads, kv_heads, W_O, X_kv, tokens_kv, "
+              "positional, rope_base, position_offset, alibi_slopes, causal, scale, mask, "
+              "window, sinks, row, fields, encoding.")
 LONE = [
     # (id, what the body adds to the default example, as JSON text, field, message). A lone
     # surrogate escape is JSON's grammar but no character: the field holding it is refused.
@@ -432,10 +437,9 @@ LONE = [
      "surrogate (half of a pair, with no other half), which no text can hold"),
     # An unknown key: the field spells the surrogate as its escape, which JSON can carry.
     ("unknown-key", r'"x\ud800": 1', r"x\ud800",
-     r'Unknown field "x\ud800". The fields are tokens, X, W_Q, W_K, W_V, heads, W_O, X_kv, '
-     "tokens_kv, positional, causal, scale, mask, row, fields, encoding."),
+     r'Unknown field "x\ud800". The fields are ' + ALL_FIELDS),
     ("value", r'"positional": "\udc00"', "positional",
-     r'positional must be null or "sinusoidal", got the string "\udc00"'),
+     r'positional must be null, "sinusoidal", "rope" or "alibi", got the string "\udc00"'),
 ]
 
 
@@ -453,7 +457,8 @@ def test_a_lone_surrogate_in_a_heads_key_names_the_head(client):
     assert r.status_code == 422
     assert r.get_json()["error"] == {
         "field": r"heads[0].\ud800",
-        "message": r'Head 1 has an unknown field "\ud800". The fields are W_Q, W_K, W_V.'}
+        "message": r'Head 1 has an unknown field "\ud800". The fields are W_Q, W_K, W_V, '
+                   "b_Q, b_K, b_V."}
 
 
 def test_a_surrogate_pair_is_a_character_and_64_of_them_one_label(client, cat_sat):
@@ -469,9 +474,8 @@ def test_a_surrogate_pair_is_a_character_and_64_of_them_one_label(client, cat_sa
 
 @pytest.mark.parametrize("change, field, message", [
     ({"positional": "café"}, "positional",
-     'positional must be null or "sinusoidal", got the string "café"'),
-    ({"naïve": 1}, "naïve", 'Unknown field "naïve". The fields are tokens, X, W_Q, W_K, W_V, '
-     "heads, W_O, X_kv, tokens_kv, positional, causal, scale, mask, row, fields, encoding."),
+     'positional must be null, "sinusoidal", "rope" or "alibi", got the string "café"'),
+    ({"naïve": 1}, "naïve", 'Unknown field "naïve". The fields are ' + ALL_FIELDS),
     ({"X": [[1, 0], [0, "一"], [1, 1]]}, "X[1][1]",
      'X row 2 column 2 must be a number, got the string "一"'),
 ])

@@ -83,16 +83,21 @@ def test_a_term_of_a_score_beyond_float64_names_the_largest_cell_it_is_built_fro
     # first term out of range is q_2[2]·k_1[2] = 1e308·1.8; it is built from row 2 of X,
     # column 2 of W_Q (2, 1e308), row 1 of X and column 2 of W_K (1.8, 0.5): W_Q[1][1].
     # Called directly: with these numbers the score itself overflows first, in any BLAS.
-    from attention_core.engine import _check_terms
+    from attention_core.engine import _check_terms, _side
     X, W_Q, W_K = np.eye(2), np.array([[1, 2], [3, 1e308]]), np.array([[1, 1.8], [5, 0.5]])
+
+    def side(W, name):  # the projection X·W, as attention() makes it
+        return _side(X, "X", W, name, None, "b" + name[1:], name[2], None)
+
     with pytest.raises(AttentionInputError) as info:
-        _check_terms(X @ W_Q, X @ W_K, (X, W_Q), (X, "X", W_K))
+        _check_terms(X @ W_Q, X @ W_K, side(W_Q, "W_Q"), side(W_K, "W_K"))
     assert info.value.field == "W_Q[1][1]"
     assert info.value.message == (
         "Q·Kᵀ is too large for float64: the term q_2[2]·k_1[2] of the score of query 2 for "
         "key 1 comes out beyond ±1.8e308, the largest number a float64 can hold. The largest "
         "number it is built from is W_Q row 2 column 2 (1e+308); make it smaller.")
-    _check_terms(X @ W_Q, X @ np.array([[1, 1.7], [5, 0.5]]), (X, W_Q), (X, "X", W_K))  # 1.7e308
+    W_K = np.array([[1, 1.7], [5, 0.5]])  # the term is 1.7e308: within range
+    _check_terms(X @ W_Q, X @ W_K, side(W_Q, "W_Q"), side(W_K, "W_K"))
 
 
 @pytest.mark.parametrize("kwargs, field, words", [

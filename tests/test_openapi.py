@@ -221,9 +221,9 @@ def test_the_documented_examples_compute_and_match(small_app, spec, name):
 def test_every_fields_name_in_the_spec_is_accepted_and_no_other(spec, cat_sat):
     items = fields_items(spec)
     names, one_head = items[0]["enum"], re.compile(items[1]["pattern"])
-    # 21 top-level names, 21 parts of the working, and both again under heads (but for
+    # 26 top-level names, 40 parts of the working, and both again under heads (but for
     # heads and concat themselves).
-    assert len(names) == len(set(names)) == 21 + 21 + 19 + 21
+    assert len(names) == len(set(names)) == 26 + 40 + 24 + 40
     head = {p: cat_sat[p] for p in ("W_Q", "W_K", "W_V")}
     two = {"X": cat_sat["X"], "heads": [head] * 2, "W_O": [[1, 0]] * 4}
     for name in names:  # heads.<part> needs a heads list, as heads[k].<part> does

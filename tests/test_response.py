@@ -289,7 +289,11 @@ def test_a_row_with_no_permitted_key_answers_entropy_and_jacobian_norm_zero_not_
 
 def test_every_working_body_key_can_be_selected_by_fields():
     w = working(attention(X, **H1), 2)
-    assert list(working_body(w, ["the", "cat", "sat"])) == list(WORKING_FIELDS)
+    assert list(working_body(w, ["the", "cat", "sat"])) == list(WORKING_FIELDS[:21])
+    # Every variant on at once (ALiBi and RoPE are one choice at the API, not the engine's).
+    every = attention(X, **H1, b_Q=[1, 0], b_K=[0, 1], b_V=[1, 1], rope_base=100,
+                      alibi_slope=0.5, window=2, sinks=1)
+    assert list(working_body(working(every, 2), ["the", "cat", "sat"])) == list(WORKING_FIELDS)
 
 
 def test_each_heads_working_carries_its_entropy_and_jacobian_norm(client):

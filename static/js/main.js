@@ -177,7 +177,12 @@ function markStale() {
 }
 
 function isPreset(preset, s) {
-  const p = presetState(preset, s.seed);
+  let p;
+  try {
+    p = presetState(preset, s.seed);
+  } catch {
+    return false;  // a preset of a form this page cannot show yet
+  }
   if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
   const strip = (x) => toHash({ ...x, row: null, seed: 0, present: false });
   return strip(p) === strip(s);
