@@ -8,7 +8,7 @@ import {
   alibiRows, alibiVerdict, bandCounts, keyBiasShift, keyBiasVerdict, kvCache, queryBiasShift,
   ropeVerdicts, valueBiasSplit,
 } from "./lessons.js";
-import { math, prose } from "./tex.js";
+import { prose } from "./tex.js";
 import { texRate, texVector } from "./workingtex.js";
 
 const LONG = 8;  // rows of numbers longer than this keep their first 4 and last 2
@@ -22,13 +22,27 @@ export function rowText(v) {
 const para = (text, cls = null) => el("p", { class: cls }, ...prose(text));
 const lesson = (kind, title, ...parts) => el("section", { class: "lesson", "data-lesson": kind }, el("h3", {}, ...symbols(title)), ...parts);
 
-/** A small table: a header row of texts and rows of [heading, ...cells]. */
+/** A small table: a header row of texts and rows of [heading, ...cells]; texts may hold
+ *  maths between $…$. */
 function table(label, head, rows) {
   const cell = (c, tag, scope) => el(tag, { scope }, ...(typeof c === "string" ? prose(c) : [c]));
-  return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": label },
-    el("table", { class: "lesson-table" },
-      el("thead", {}, el("tr", {}, ...head.map((h) => cell(h, "th", "col")))),
-      el("tbody", {}, ...rows.map(([h, ...cells]) => el("tr", {}, cell(h, "th", "row"), ...cells.map((c) => el("td", { text: c })))))));
+  return scroller(label, el("table", { class: "lesson-table" },
+    el("thead", {}, el("tr", {}, ...head.map((h) => cell(h, "th", "col")))),
+    el("tbody", {}, ...rows.map(([h, ...cells]) => el("tr", {}, cell(h, "th", "row"), ...cells.map((c) => cell(c, "td")))))));
+}
+
+// A narrow screen scrolls a table inside its box, by keyboard too (tabindex).
+const scroller = (label, node) => el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": label }, node);
+
+/** Vectors one above the other, a number a cell, so equal numbers line up: ``head`` is
+ *  [{title, size}] (a vector each), ``rows`` [heading, ...vectors] (null: not yet known). */
+function vectorTable(label, head, rows) {
+  const kept = (size) => (size > LONG ? [0, 1, 2, 3, null, size - 2, size - 1] : [...Array(size).keys()]);
+  const cells = (v, size) => (v ? kept(size).map((k) => el("td", { text: k === null ? "…" : formatNumber(v[k]) }))
+    : [el("td", { colspan: kept(size).length, class: "waiting", text: "…" })]);
+  return scroller(label, el("table", { class: "lesson-table vectors" },
+    el("thead", {}, el("tr", {}, el("td"), ...head.map(({ title, size }) => el("th", { scope: "colgroup", colspan: kept(size).length }, ...prose(title))))),
+    el("tbody", {}, ...rows.map(([h, ...vs]) => el("tr", {}, el("th", { scope: "row" }, ...prose(h)), ...vs.flatMap((v, k) => cells(v, head[k].size)))))));
 }
 
 /** The state of a side answer: its value, or a sentence while it comes or when it failed. */
@@ -42,19 +56,19 @@ function pending(side) {
  *  {i, offsets: {a, b, shown}, here: {q, k, dots} (this view), rope, sinA, sinB} — the
  *  side answers as {value: {q, k, dots}} or pending. */
 export function ropeLesson({ i, offsets: { a, b, shown }, here, rope, sinA, sinB }) {
-  const at = (o) => `offset ${o}${o === shown ? " (this view)" : ""}`;
   const ropeAt = { [shown]: here, [shown === a ? b : a]: rope?.value };
-  const rows = (A, B) => [["$q_i$", A?.q, B?.q], ["$k_1$", A?.k, B?.k], ["scores $q_i \\cdot k_j$", A?.dots, B?.dots]]
-    .map(([h, x, y]) => [h, x ? rowText(x) : "…", y ? rowText(y) : "…"]);
+  const head = [{ title: "$q_i$", size: here.q.length }, { title: "scores $q_i \\cdot k_j$", size: here.dots.length }];
+  const rows = (A, B) => [[`offset ${a}`, A?.q, A?.dots], [`offset ${b}`, B?.q, B?.dots]];
   const waitRope = pending(rope);
   const waitSin = pending(sinA) ?? pending(sinB);
   const verdicts = waitRope || waitSin ? null
     : ropeVerdicts({ a: ropeAt[a], b: ropeAt[b] }, { a: sinA.value, b: sinB.value }, b - a);
   return lesson("rope", "Rotary positions: shift every position, the scores stay",
-    para(`Every position moved by ${b - a}: query ${i} from $p = ${a + i - 1}$ to $p = ${b + i - 1}$, key 1 from $p = ${a}$ to $p = ${b}$. Row ${i} at both offsets:`),
-    table(`Rotary positions, query ${i}, offsets ${a} and ${b}`, ["RoPE", at(a), at(b)], rows(ropeAt[a], ropeAt[b])),
+    para(`Every position moved by ${b - a}: query ${i} from $p = ${a + i - 1}$ to $p = ${b + i - 1}$, key 1 from $p = ${a}$ to $p = ${b}$. Row ${i} at offset ${a} and ${b} (this view is at ${shown}), with RoPE:`),
+    vectorTable(`Rotary positions, query ${i}, offsets ${a} and ${b}`, head, rows(ropeAt[a], ropeAt[b])),
     para(waitRope ?? verdicts?.rope ?? "…", "verdict"),
-    table(`Sinusoidal positions, query ${i}, offsets ${a} and ${b}`, ["Sinusoidal", `offset ${a}`, `offset ${b}`], rows(sinA?.value, sinB?.value)),
+    para("The same request with sinusoidal positions added to $X$ instead:"),
+    vectorTable(`Sinusoidal positions, query ${i}, offsets ${a} and ${b}`, head, rows(sinA?.value, sinB?.value)),
     para(waitSin ?? verdicts?.sinusoidal ?? "…", "verdict"));
 }
 
@@ -90,8 +104,8 @@ function keyBiasParts(w, i, rope, side) {
     parts.push(para("With rotary positions $b_K$ is turned with each key, by that key's own angle, so it no longer adds one number to the whole row."));
   }
   const wait = pending(side);
-  parts.push(table(`The weights of query ${i} with and without b_K`, ["", "weights of row " + i],
-    [["with $b_K$", rowText(w.weights)], ["without $b_K$", side?.value ? rowText(side.value) : "…"]]),
+  parts.push(vectorTable(`The weights of query ${i} with and without b_K`, [{ title: `weights $a_{${i},j}$`, size: w.weights.length }],
+    [["with $b_K$", w.weights], ["without $b_K$", side?.value ?? null]]),
   para(wait ?? keyBiasVerdict(w.weights, side.value, rope), "verdict"));
   return parts;
 }
@@ -109,9 +123,8 @@ export function gqaLesson({ H, G, d_k, d_v, tokens, readers }) {
   const who = readers ? readers.map((hs, g) => `query head${hs.length > 1 ? "s" : ""} ${hs.map((h) => h + 1).join(", ")} read${hs.length > 1 ? "" : "s"} key/value head ${g + 1}`).join("; ") : null;
   return lesson("gqa", "Grouped-query heads: a smaller key/value cache",
     para("While a model generates, it keeps the keys and values of every token it has read, in every layer (the key/value cache), so as not to compute them again for each new token. Per token and layer:"),
-    table("Numbers kept per token and layer", ["", "numbers per token, per layer"],
-      [[`$H = ${H}$ query heads, each with keys and values of its own`, `${own.count}`], [`$G = ${G}$ key/value heads, shared`, `${shared.count}`]]),
-    el("p", { class: "formula" }, math(`${own.formula} = ${own.count}`), " → ", math(`${shared.formula} = ${shared.count}`)),
+    table("Numbers kept per token and layer", ["", "key/value heads", "numbers kept"],
+      [["each query head its own", `$H = ${H}$`, `$${own.formula} = ${own.count}$`], ["shared", `$G = ${G}$`, `$${shared.formula} = ${shared.count}$`]]),
     para(`${saving}${who ? ` Here ${who}.` : ""}`, "verdict"));
 }
 

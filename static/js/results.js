@@ -35,7 +35,7 @@ const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp
 const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), corner("positional_encoding_kv")];  // not per head
 
 /** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
-const headFields = (n) => ["d_k", "scale", corner("Q"), "K", "V", "mask", corner("output"),
+const headFields = (n) => ["d_k", "scale", "alibi_slope", corner("Q"), "K", "V", "mask", corner("output"),
   ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
 
 /** The fields to ask of POST /api/attention for n queries and m keys: with several heads
@@ -97,10 +97,13 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   const qIn = pos ? "(X + PE)" : "X";
   const kvIn = cross ? (pos ? "(X_kv + PE_kv)" : "X_kv") : qIn;
   const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
+  // K and V of a head that shares them are its key/value head's.
+  const ofKV = body.kv_head === undefined ? of : `, key/value head ${body.kv_head + 1}`;
   const keysN = cross ? "m" : "n";
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, `= ${qIn}·W_Q`], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${kvIn}·W_K`], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${kvIn}·W_V`], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
+  const f = projectionWords(inputs, body.head ?? 0, body.kv_head, { qIn, kvIn });
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, f.Q], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
   drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
   drawHeadings(body, multi);
   drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
@@ -255,10 +258,21 @@ function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
   all("qv", body.V, ["V", "the values v_j"]);
 }
 
-/** The block headings say what is really computed: the scale used, the mask, the head. */
+/** What the projections compute, for their captions: "= X·W_Q + b_Q, rotated by
+ *  position (RoPE)"; K and V from key/value head ``kvHead`` when the head shares one. */
+function projectionWords(inputs, head, kvHead, { qIn, kvIn }) {
+  const h = inputs?.heads ? inputs.heads[head] : inputs ?? {};
+  const kv = kvHead !== undefined && inputs?.kv_heads ? inputs.kv_heads[kvHead] : h;
+  const rope = inputs?.positional === "rope" ? ", rotated by position (RoPE)" : "";
+  return { Q: `= ${qIn}·W_Q${h.b_Q ? " + b_Q" : ""}${rope}`, K: `= ${kvIn}·W_K${kv.b_K ? " + b_K" : ""}${rope}`,
+    V: `= ${kvIn}·W_V${kv.b_V ? " + b_V" : ""}` };
+}
+
+/** The block headings say what is really computed: the scale used, ALiBi's bias, the
+ *  mask, the head. */
 function drawHeadings(body, multi) {
   const w = scaleWords(body.scale, body.d_k);
-  const scaled = w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`;
+  const scaled = (w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`) + (body.alibi_slope === undefined ? "" : " − m·|i − j|");
   const masked = body.causal ? ", keys after the query masked" : "";
   const head = multi ? `, head ${body.head + 1}` : "";
   setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
@@ -296,10 +310,16 @@ function drawScores(body, labels, sel, shape, figure) {
   const ss = shape("S", "n", keysN);
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
-    caption: w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
-      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`],
+    caption: alibiCaption(body, w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`]),
     ...ss,
     ...(body.causal ? { shape: `${ss.shape} · masked: j > i` } : {}),
     rowLabels: labels, highlight: sel, masked,
   });
+}
+
+/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too. */
+function alibiCaption(body, [what, how]) {
+  if (body.alibi_slope === undefined) return [what, how];
+  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${body.alibi_slope}`];
 }

@@ -68,10 +68,10 @@ export function rotationStep(w, i, shown, keys, { K, base, offset }) {
     const a = w.angles[c];
     const [x, y] = [w.q_unrotated[2 * c], w.q_unrotated[2 * c + 1]];
     const [cos, sin] = [Math.cos(a), Math.sin(a)];
-    return line(`\\cos ${texTerm(a)} = ${texTerm(cos)},\\ \\sin ${texTerm(a)} = ${texTerm(sin)}:\\quad `
-      + `(${texTerm(x)}, ${texTerm(y)}) \\mapsto (${texFactor(x)} \\cdot ${texFactor(cos)} - ${texFactor(y)} \\cdot ${texFactor(sin)},\\ `
-      + `${texFactor(x)} \\cdot ${texFactor(sin)} + ${texFactor(y)} \\cdot ${texFactor(cos)}) = (${texTerm(w.q[2 * c])}, ${texTerm(w.q[2 * c + 1])})`,
-    `pair c = ${c}`);
+    // Two lines a pair: its angle's cosine and sine, then the turn itself.
+    return [line(`\\cos ${texTerm(a)} = ${texTerm(cos)},\\ \\sin ${texTerm(a)} = ${texTerm(sin)}`, `pair c = ${c}`),
+      line(`(${texTerm(x)}, ${texTerm(y)}) \\mapsto (${texFactor(x)} \\cdot ${texFactor(cos)} - ${texFactor(y)} \\cdot ${texFactor(sin)},\\ `
+        + `${texFactor(x)} \\cdot ${texFactor(sin)} + ${texFactor(y)} \\cdot ${texFactor(cos)}) = (${texTerm(w.q[2 * c])}, ${texTerm(w.q[2 * c + 1])})`)];
   };
   const keyLines = shown.map((j) => line(
     `k_{${j + 1}}:\\ p = ${w.positions_k[j]},\\ \\alpha = ${texVector(w.angles_k[j])},\\ ${texVector(w.k_unrotated[j])} \\mapsto ${texVector(K[j])}`,
@@ -81,9 +81,9 @@ export function rotationStep(w, i, shown, keys, { K, base, offset }) {
     items: [
       el("p", { class: "note" }, ...prose(`Positions count ${from}: query ${i} stands at $p = ${p}$. Each pair of components $(2c, 2c + 1)$ turns by the angle $\\alpha_c = p\\,\\theta^{-2c/d_k}$; the turned $q_i$ and $k_j$ are what the dot products use.`)),
       el("ol", {},
-        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, `c = 0 … ${pairs - 1}`),
+        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, pairs > 1 ? `c = 0 … ${pairs - 1}` : "c = 0"),
         line(`\\alpha_c = p\\,\\omega_c = ${p} \\cdot ${texVector(w.frequencies, texRate)} = ${texVector(w.angles)}`),
-        ...keptIndices(pairs).map(turn),
+        ...keptIndices(pairs).flatMap(turn),
         line(`q_{${i}} = ${texVector(w.q)}`, "rotated"),
         ...keyLines),
     ],

@@ -84,21 +84,31 @@ test("RoPE's verdicts say what the numbers show", () => {
   assert.equal(ropeVerdicts(off, SIN, 1).rope, "Shifting every position by 1 changes the scores by up to 0.002.");
 });
 
-test("the RoPE lesson: both offsets side by side, the comparison waiting for its answers", () => {
+test("the RoPE lesson: both offsets one above the other, the comparison waiting for its answers", () => {
   const here = ROPE.a;
+  const rows = (node, k) => all(all(node, "table")[k], "tr").map((tr) => tr.childNodes.map(read));
   const waiting = ropeLesson({ i: 3, offsets: { a: 0, b: 1, shown: 0 }, here });
-  assert.deepEqual(all(all(waiting, "table")[0], "tr").map((tr) => tr.childNodes.map(read)), [
-    ["RoPE", "offset 0 (this view)", "offset 1"],
-    ["$q_i$", "(−1.325, 0.493)", "…"],
-    ["$k_1$", "(1.000, 1.000)", "…"],
-    ["scores $q_i \\cdot k_j$", "(−0.832, 2.764, 3.000)", "…"],
+  assert.deepEqual(rows(waiting, 0), [
+    ["", "$q_i$", "scores $q_i \\cdot k_j$"],
+    ["offset 0", "−1.325", "0.493", "−0.832", "2.764", "3.000"],
+    ["offset 1", "…", "…"],
   ]);
   assert.equal(texts(waiting)[1], "Computing the comparison…");
   const done = ropeLesson({ i: 3, offsets: { a: 0, b: 1, shown: 0 }, here, rope: { value: ROPE.b }, sinA: { value: SIN.a }, sinB: { value: SIN.b } });
-  assert.equal(texts(done)[0], "Every position moved by 1: query 3 from $p = 2$ to $p = 3$, key 1 from $p = 0$ to $p = 1$. Row 3 at both offsets:");
-  assert.deepEqual(all(all(done, "table")[0], "tr")[1].childNodes.map(read), ["$q_i$", "(−1.325, 0.493)", "(−1.131, −0.849)"]);
+  assert.equal(texts(done)[0], "Every position moved by 1: query 3 from $p = 2$ to $p = 3$, key 1 from $p = 0$ to $p = 1$. Row 3 at offset 0 and 1 (this view is at 0), with RoPE:");
+  assert.deepEqual(rows(done, 0).slice(1), [
+    ["offset 0", "−1.325", "0.493", "−0.832", "2.764", "3.000"],
+    ["offset 1", "−1.131", "−0.849", "−0.832", "2.764", "3.000"],
+  ]);
+  assert.deepEqual(rows(done, 1).slice(1), [
+    ["offset 0", "1.000", "2.000", "0.500", "1.200", "2.000"],
+    ["offset 1", "1.500", "2.000", "0.700", "1.100", "2.000"],
+  ]);
   assert.match(texts(done)[1], /^Shifting every position by 1 leaves all 3 scores the same/);
-  assert.match(texts(done)[2], /^With sinusoidal positions the same shift changes the scores, by up to 0\.200/);
+  assert.match(texts(done)[3], /^With sinusoidal positions the same shift changes the scores, by up to 0\.200/);
+  // At offset 5 this view is the second row; the first is RoPE's side answer at 0.
+  const five = ropeLesson({ i: 3, offsets: { a: 0, b: 5, shown: 5 }, here: ROPE.b, rope: { value: ROPE.a } });
+  assert.deepEqual(rows(five, 0).slice(1).map((r) => r.slice(0, 3)), [["offset 0", "−1.325", "0.493"], ["offset 5", "−1.131", "−0.849"]]);
   const failed = ropeLesson({ i: 3, offsets: { a: 0, b: 1, shown: 0 }, here, rope: { error: "the server cannot be reached." } });
   assert.equal(texts(failed)[1], "The comparison could not be computed: the server cannot be reached.");
 });
@@ -141,7 +151,7 @@ test("the bias lesson shows q_i·b_K, each score before and after it, and both r
     ["1", "1.000", "1.000", "2.000"], ["2", "1.000", "1.000", "2.000"], ["3", "2.000", "1.000", "3.000"],
   ]);
   assert.deepEqual(all(weights, "tr").slice(1).map((tr) => tr.childNodes.map(read)),
-    [["with $b_K$", "(0.250, 0.250, 0.500)"], ["without $b_K$", "(0.250, 0.250, 0.500)"]]);
+    [["with $b_K$", "0.250", "0.250", "0.500"], ["without $b_K$", "0.250", "0.250", "0.500"]]);
   const p = texts(node);
   assert.equal(p[0], "$b_K$ adds one number to every score of row 3: $q_{3} \\cdot b_K = (1,\\allowbreak 1) \\cdot (0,\\allowbreak 1) = 1.000$.");
   assert.match(p[1], /^Identical to every digit shown, and equal in float64 too/);
@@ -157,10 +167,11 @@ test("the key/value cache: 2·H·d_k against 2·G·d_k numbers per token and lay
   assert.deepEqual(kvReaders([{ kv_head: 0 }, { kv_head: 0 }, { kv_head: 1 }, { kv_head: 1 }]), [[0, 1], [2, 3]]);
   assert.equal(kvReaders([{ kv_head: 0 }, {}]), null);
   const node = gqaLesson({ H: 4, G: 2, d_k: 2, d_v: 2, tokens: 3, readers: [[0, 1], [2, 3]] });
-  assert.deepEqual(all(all(node, "table")[0], "tr").slice(1).map((tr) => tr.childNodes.map(read)),
-    [["$H = 4$ query heads, each with keys and values of its own", "16"], ["$G = 2$ key/value heads, shared", "8"]]);
-  assert.equal(texts(node)[2], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.");
-  assert.match(texts(gqaLesson({ H: 4, G: 1, d_k: 2, d_v: 2, tokens: 3, readers: null }))[2], /4 times smaller \(multi-query attention\): for the 3 tokens here, 48 numbers become 12/);
+  assert.deepEqual(all(all(node, "table")[0], "tr").slice(1).map((tr) => tr.childNodes.map(read)), [
+    ["each query head its own", "$H = 4$", "$2 \\cdot H \\cdot d_k = 2 \\cdot 4 \\cdot 2 = 16$"],
+    ["shared", "$G = 2$", "$2 \\cdot G \\cdot d_k = 2 \\cdot 2 \\cdot 2 = 8$"]]);
+  assert.equal(texts(node)[1], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.");
+  assert.match(texts(gqaLesson({ H: 4, G: 1, d_k: 2, d_v: 2, tokens: 3, readers: null }))[1], /4 times smaller \(multi-query attention\): for the 3 tokens here, 48 numbers become 12/);
 });
 
 // ALiBi, query 3 of 3, slope 0.5, scale 0.5, dots (1, 2, 0): with the bias

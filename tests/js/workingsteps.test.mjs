@@ -88,9 +88,10 @@ test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbe
 test("the rotation: the position, each pair's angle, the turned q_3 and every k_j", () => {
   const rope = steps(draw(ROPE_BIAS_WINDOW, { ropeBase: 10000 }))[1];
   assert.deepEqual(rope.lines, [
-    "$\\omega_c = \\theta^{-2c/2} = (1)$  c = 0 … 0",
+    "$\\omega_c = \\theta^{-2c/2} = (1)$  c = 0",
     "$\\alpha_c = p\\,\\omega_c = 2 \\cdot (1) = (2)$",
-    "$\\cos 2 = -0.416,\\ \\sin 2 = 0.909:\\quad (1, 1) \\mapsto (1 \\cdot (-0.416) - 1 \\cdot 0.909,\\ 1 \\cdot 0.909 + 1 \\cdot (-0.416)) = (-1.325, 0.493)$  pair c = 0",
+    "$\\cos 2 = -0.416,\\ \\sin 2 = 0.909$  pair c = 0",
+    "$(1, 1) \\mapsto (1 \\cdot (-0.416) - 1 \\cdot 0.909,\\ 1 \\cdot 0.909 + 1 \\cdot (-0.416)) = (-1.325, 0.493)$",
     "$q_{3} = (-1.325,\\allowbreak 0.493)$  rotated",
     "$k_{1}:\\ p = 0,\\ \\alpha = (0),\\ (1,\\allowbreak 1) \\mapsto (1,\\allowbreak 1)$  the",
     "$k_{2}:\\ p = 1,\\ \\alpha = (1),\\ (0,\\allowbreak 2) \\mapsto (-1.683,\\allowbreak 1.081)$  cat",
