@@ -83,7 +83,7 @@ function read(side, h, pick) {
   return { value: pick(side.body.heads ? side.body.heads[h] : side.body) };
 }
 
-const scoresOf = (a) => ({ q: a.working.q, k: a.K[0], dots: a.working.dots });
+const scoresOf = (a) => ({ q: a.working.q, dots: a.working.dots });
 
 function lessonOf(kind, { request, answer }, body, side) {
   const w = body.working;
@@ -99,7 +99,7 @@ function lessonOf(kind, { request, answer }, body, side) {
   if (!w) return el("section", { class: "lesson", "data-lesson": kind }, el("p", { class: "prompt", text: "Select a row of the heatmap to see this lesson with its numbers." }));
   const i = w.row + 1;
   if (kind === "rope") {
-    return ropeLesson({ i, offsets: ropeOffsets(request), here: scoresOf({ working: w, K: body.K }),
+    return ropeLesson({ i, offsets: ropeOffsets(request), here: scoresOf({ working: w }),
       rope: read(side("rope"), h, scoresOf), sinA: read(side("sinA"), h, scoresOf), sinB: read(side("sinB"), h, scoresOf) });
   }
   if (kind === "bias") {

@@ -55,7 +55,7 @@ export function ropeOffsets(request) {
  *  shows of head ``head``; {} when the lesson needs none. */
 export function sideRequests(kind, request, head) {
   const ask = (req, names) => ({ ...req, fields: named(request, head, names) });
-  const scores = ["working.q", "working.dots", "K[:1]"];
+  const scores = ["working.q", "working.dots"];
   if (kind === "rope") {
     const { a, b, shown } = ropeOffsets(request);
     return {
@@ -94,13 +94,12 @@ export function diffText(d) {
 /** Float64's rounding can explain a difference this small beside numbers this large. */
 const rounding = (d, row) => d <= 1e-9 * (1 + Math.max(...row.map(Math.abs)));
 
-/** The RoPE lesson's verdicts: at offsets a and b, {q, k (k_1), dots} each, for RoPE and
+/** The RoPE lesson's verdicts: at offsets a and b, {q, dots} each, for RoPE and
  *  sinusoidal positions. Returns {rope, sinusoidal} sentences. */
 export function ropeVerdicts(rope, sinusoidal, shift) {
   const m = rope.a.dots.length;
   const r = compareRows(rope.a.dots, rope.b.dots);
-  const moved = ["q_i", "k_1"].filter((_, k) => !compareRows(...[rope.a, rope.b].map((s) => (k ? s.k : s.q))).same);
-  const turned = moved.length ? `, while $${moved.join("$ and $")}$ ${moved.length > 1 ? "have" : "has"} turned` : "; $q_i$ and $k_1$ print the same too";
+  const turned = compareRows(rope.a.q, rope.b.q).same ? "; $q_i$ prints the same too" : ", while $q_i$ has turned";
   const ropeWords = r.same
     ? `Shifting every position by ${shift} leaves all ${m} scores the same to the last digit shown${
       r.maxDiff === 0 ? " (exactly equal in float64)" : rounding(r.maxDiff, rope.a.dots) ? ` (they differ by at most ${diffText(r.maxDiff)}, float64's rounding)` : ` (they differ by at most ${diffText(r.maxDiff)})`}${turned}: a score depends only on $i - j$.`

@@ -38,10 +38,11 @@ const scroller = (label, node) => el("div", { class: "table-scroll", tabindex: "
  *  [{title, size}] (a vector each), ``rows`` [heading, ...vectors] (null: not yet known). */
 function vectorTable(label, head, rows) {
   const kept = (size) => (size > LONG ? [0, 1, 2, 3, null, size - 2, size - 1] : [...Array(size).keys()]);
-  const cells = (v, size) => (v ? kept(size).map((k) => el("td", { text: k === null ? "…" : formatNumber(v[k]) }))
-    : [el("td", { colspan: kept(size).length, class: "waiting", text: "…" })]);
+  // Each vector's first cell opens its group (app.css rules it off from the one before).
+  const cells = (v, size) => (v ? kept(size).map((k, c) => el("td", { class: c ? null : "group", text: k === null ? "…" : formatNumber(v[k]) }))
+    : [el("td", { colspan: kept(size).length, class: "group waiting", text: "…" })]);
   return scroller(label, el("table", { class: "lesson-table vectors" },
-    el("thead", {}, el("tr", {}, el("td"), ...head.map(({ title, size }) => el("th", { scope: "colgroup", colspan: kept(size).length }, ...prose(title))))),
+    el("thead", {}, el("tr", {}, el("td"), ...head.map(({ title, size }) => el("th", { scope: "colgroup", class: "group", colspan: kept(size).length }, ...prose(title))))),
     el("tbody", {}, ...rows.map(([h, ...vs]) => el("tr", {}, el("th", { scope: "row" }, ...prose(h)), ...vs.flatMap((v, k) => cells(v, head[k].size)))))));
 }
 
@@ -53,8 +54,8 @@ function pending(side) {
 }
 
 /** RoPE: the same row at two offsets, under RoPE and under sinusoidal positions. data:
- *  {i, offsets: {a, b, shown}, here: {q, k, dots} (this view), rope, sinA, sinB} — the
- *  side answers as {value: {q, k, dots}} or pending. */
+ *  {i, offsets: {a, b, shown}, here: {q, dots} (this view), rope, sinA, sinB} — the
+ *  side answers as {value: {q, dots}} or pending. */
 export function ropeLesson({ i, offsets: { a, b, shown }, here, rope, sinA, sinB }) {
   const ropeAt = { [shown]: here, [shown === a ? b : a]: rope?.value };
   const head = [{ title: "$q_i$", size: here.q.length }, { title: "scores $q_i \\cdot k_j$", size: here.dots.length }];

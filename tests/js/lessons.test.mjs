@@ -22,20 +22,20 @@ test("each feature calls for its lesson, in the order of the maths", () => {
   assert.deepEqual(lessonKinds({ ...ONE, heads: [{ W_Q: I }, { W_Q: I }], kv_heads: [{ W_K: I, W_V: I, b_V: [0, 1] }] }), ["bias", "gqa"]);
 });
 
-test("RoPE's side requests: the other offset, and sinusoidal positions at both, asking three fields", () => {
+test("RoPE's side requests: the other offset, and sinusoidal positions at both, asking two fields", () => {
   const rope = { ...ONE, positional: "rope", rope_base: 500, fields: ["weights"], encoding: "base64" };
   assert.deepEqual(ropeOffsets(rope), { a: 0, b: 1, shown: 0 });
   const side = sideRequests("rope", rope, 0);
   assert.deepEqual(Object.keys(side), ["rope", "sinA", "sinB"]);
-  assert.deepEqual(side.rope, { ...ONE, positional: "rope", rope_base: 500, position_offset: 1, fields: ["working.q", "working.dots", "K[:1]"] });
-  assert.deepEqual(side.sinA, { ...ONE, positional: "sinusoidal", position_offset: 0, fields: ["working.q", "working.dots", "K[:1]"] });
+  assert.deepEqual(side.rope, { ...ONE, positional: "rope", rope_base: 500, position_offset: 1, fields: ["working.q", "working.dots"] });
+  assert.deepEqual(side.sinA, { ...ONE, positional: "sinusoidal", position_offset: 0, fields: ["working.q", "working.dots"] });
   assert.equal(side.sinB.position_offset, 1);
   // At offset 5 the view is the second of the two: RoPE is asked at 0.
   const five = sideRequests("rope", { ...rope, position_offset: 5 }, 0);
   assert.deepEqual([five.rope.position_offset, five.sinA.position_offset, five.sinB.position_offset], [0, 0, 5]);
   // Several heads: the shown head's fields.
   const multi = { ...ONE, heads: [{ W_Q: I, W_K: I, W_V: I }, { W_Q: I, W_K: I, W_V: I }], W_O: I, positional: "rope" };
-  assert.deepEqual(sideRequests("rope", multi, 1).sinA.fields, ["heads[1].working.q", "heads[1].working.dots", "heads[1].K[:1]"]);
+  assert.deepEqual(sideRequests("rope", multi, 1).sinA.fields, ["heads[1].working.q", "heads[1].working.dots"]);
 });
 
 test("the biases' side request takes b_K out of every head and key/value head; ALiBi's drops the positions", () => {
@@ -69,15 +69,15 @@ test("rows are compared as printed, with the largest exact difference", () => {
 // sin 1 + cos 1) = (−0.301169, 1.381773). Each score q_3·k_j depends on 3 − j only: the
 // same numbers, the second off by one unit in the last place (float64's rounding).
 const ROPE = {
-  a: { q: [-1.325444263372824, 0.4931505902785393], k: [1, 1], dots: [-0.8322936730942847, 2.763546581352072, 3] },
-  b: { q: [-1.1311125046603125, -0.8488724885405782], k: [-0.30116867893975674, 1.3817732906760363], dots: [-0.8322936730942847, 2.7635465813520725, 3] },
+  a: { q: [-1.325444263372824, 0.4931505902785393], dots: [-0.8322936730942847, 2.763546581352072, 3] },
+  b: { q: [-1.1311125046603125, -0.8488724885405782], dots: [-0.8322936730942847, 2.7635465813520725, 3] },
 };
 // The same shift with sinusoidal positions, scores chosen by hand.
-const SIN = { a: { q: [1, 2], k: [0, 1], dots: [0.5, 1.2, 2] }, b: { q: [1.5, 2], k: [0.5, 1], dots: [0.7, 1.1, 2] } };
+const SIN = { a: { q: [1, 2], dots: [0.5, 1.2, 2] }, b: { q: [1.5, 2], dots: [0.7, 1.1, 2] } };
 
 test("RoPE's verdicts say what the numbers show", () => {
   const v = ropeVerdicts(ROPE, SIN, 1);
-  assert.equal(v.rope, "Shifting every position by 1 leaves all 3 scores the same to the last digit shown (they differ by at most 4.441×10⁻¹⁶, float64's rounding), while $q_i$ and $k_1$ have turned: a score depends only on $i - j$.");
+  assert.equal(v.rope, "Shifting every position by 1 leaves all 3 scores the same to the last digit shown (they differ by at most 4.441×10⁻¹⁶, float64's rounding), while $q_i$ has turned: a score depends only on $i - j$.");
   assert.equal(v.sinusoidal, "With sinusoidal positions the same shift changes the scores, by up to 0.200: $PE$ is added to $x_i$ before $W_Q$ and $W_K$, so a score depends on where the tokens stand, not only on how far apart.");
   // Scores that do not match are never called the same.
   const off = { a: ROPE.a, b: { ...ROPE.b, dots: [-0.8322936730942847, 2.7656, 3] } };  // 2.766 against 2.764
