@@ -4,6 +4,7 @@
 // the outlines and says in words what they are. band: {window: w, sinks: s} or null.
 
 import { el } from "./dom.js";
+import { keyList } from "./workingsteps.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -31,6 +32,14 @@ export function bandText(band, keys) {
     words.push(`${s === 1 ? "the sink, key" : `the ${s} sinks, keys`} ${named}, marked “sink”, stay${s === 1 ? "s" : ""} readable from every query, so ${s === 1 ? "its column is" : "their columns are"} open outside the band (unless another mask closes a cell)`);
   }
   return `${words.join("; ")}.`;
+}
+
+/** The band in a line under the heatmaps: what the dashes and the dots mean. */
+export function bandLegend(band, keys) {
+  if (!band) return "";
+  const s = Math.min(band.sinks, keys.length);
+  const sinks = s ? ` Marked “sink”: ${keyList([...Array(s).keys()])}, open to every query (${s === 1 ? "its" : "their"} cells outside the band ringed with dots).` : "";
+  return `Dashed lines: the window's band, |i − j| < ${band.window}; cells outside it are masked.${sinks}`;
 }
 
 let described = 0;  // ids for the grids' descriptions

@@ -185,7 +185,7 @@ export function alibiVerdict(rows, slope) {
   const lose = rows.filter((r) => printed(r.weight) < printed(r.plain));
   const parts = [gain.length ? `the keys at ${span(gain)} gain weight` : null, lose.length ? `the keys at ${span(lose)} lose it` : null].filter(Boolean);
   const change = parts.length ? `Against the same scores without the bias, ${parts.join(" and ")}` : "Against the same scores without the bias, no weight changes in the digits shown";
-  return `${change}. Each weight is multiplied by $e^{-m\\,|i - j|}$ and the row divided again by its sum, so the farther the key, the smaller its factor: X holds no position, the bias alone knows the distance.`;
+  return `${change}. Each weight is multiplied by $e^{-m\\,|i - j|}$ and the row divided again by its sum, so the farther the key, the smaller its factor: $X$ holds no position, the bias alone knows the distance.`;
 }
 
 /** The window lesson's counts over an n × m mask: {outside: cells with |i − j| ≥ w,

@@ -135,8 +135,8 @@ export function alibiLesson({ w, i, keys, plain }) {
   const wait = pending(plain);
   const rows = alibiRows(w, plain?.value ?? w.weights.map(() => NaN));
   return lesson("alibi", "ALiBi: nearer keys win, farther keys fade",
-    para(`No position is added to $X$; the scores of row ${i} get $-m\\,|i - j|$ instead, with $m = ${texRate(w.alibi_slope)}$. By distance:`),
-    table(`ALiBi bias and weights of query ${i}, by distance`, ["key $j$", "$|i - j|$", "$-m\\,|i - j|$", "weight without", "weight with ALiBi"],
+    para(`No position is added to $X$; the scores of row ${i} get the bias ${"${-m\\,|i - j|}$"} instead, with $m = ${texRate(w.alibi_slope)}$. By distance:`),
+    table(`ALiBi bias and weights of query ${i}, by distance`, ["key $j$", "$|i - j|$", "bias", `$a_{${i},j}$ without`, "with"],
       shortList(rows).map((r) => (r === null ? ["…", "", "", "", ""]
         : [`${r.j + 1} ${keys[r.j]}`, String(r.distance), formatNumber(r.bias), wait ? "…" : formatNumber(r.plain), formatNumber(r.weight)]))),
     para(wait ?? alibiVerdict(rows, w.alibi_slope), "verdict"));

@@ -5,7 +5,7 @@
 import { el, keyed, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
-import { bandText } from "./heatmapband.js";
+import { bandLegend } from "./heatmapband.js";
 import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
@@ -113,7 +113,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   const big = Math.max(n, m) > TABLE_MAX;
   const how = "Each row is one query token; it spreads a total weight of 1 over the keys across the top. Darker means more attention. Click a row, or use the arrow keys, to see its working"
     + (big ? "." : "; press M on a cell to mask or unmask it.");
-  setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandText(band(inputs), keyLabels)}` : ""}`);
+  setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandLegend(band(inputs), keyLabels)}` : ""}`);
   setProp($("cross-note"), "hidden", !body.tokens_kv);
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));

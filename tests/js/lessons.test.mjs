@@ -6,7 +6,7 @@ import {
   kvReaders, lessonKinds, queryBiasShift, ropeOffsets, ropeVerdicts, sideRequests, valueBiasSplit,
 } from "../../static/js/lessons.js";
 import { alibiLesson, biasLesson, gqaLesson, ropeLesson, windowLesson } from "../../static/js/lessonviews.js";
-import { bandEdges, bandText } from "../../static/js/heatmapband.js";
+import { bandEdges, bandLegend, bandText } from "../../static/js/heatmapband.js";
 
 const X = [[1, 0], [0, 1], [1, 1]];
 const I = [[1, 0], [0, 1]];
@@ -189,7 +189,7 @@ test("ALiBi: the row by distance, and which distances gain or lose weight", () =
   assert.deepEqual(all(all(node, "table")[0], "tr").slice(1).map((tr) => tr.childNodes.map(read)), [
     ["3 sat", "0", "0.000", "0.186", "0.307"], ["2 cat", "1", "−0.500", "0.506", "0.506"], ["1 the", "2", "−1.000", "0.307", "0.186"],
   ]);
-  assert.equal(texts(node)[0], "No position is added to $X$; the scores of row 3 get $-m\\,|i - j|$ instead, with $m = 0.5$. By distance:");
+  assert.equal(texts(node)[0], "No position is added to $X$; the scores of row 3 get the bias ${-m\\,|i - j|}$ instead, with $m = 0.5$. By distance:");
 });
 
 test("window and sinks: the band's edges, its words and its counts", () => {
@@ -198,6 +198,8 @@ test("window and sinks: the band's edges, its words and its counts", () => {
   assert.equal(bandText(band, ["the", "cat", "sat"]),
     "Sliding window of 2: query i reads the keys j with |i − j| < 2, itself and up to 1 on either side, a band along the diagonal, outlined; cells outside it are masked; the sink, key 1 “the”, marked “sink”, stays readable from every query, so its column is open outside the band (unless another mask closes a cell).");
   assert.equal(bandText(null, []), "");
+  assert.equal(bandLegend(band, ["the", "cat", "sat"]), "Dashed lines: the window's band, |i − j| < 2; cells outside it are masked. Marked “sink”: key 1, open to every query (its cells outside the band ringed with dots).");
+  assert.equal(bandLegend({ window: 4, sinks: 0 }, ["the"]), "Dashed lines: the window's band, |i − j| < 4; cells outside it are masked.");
   // 3 tokens, causal, window 2, 1 sink: query 3 reads key 1 through the sink.
   const mask = [[true, false, false], [true, true, false], [true, true, true]];
   assert.deepEqual(bandCounts(mask, band), { outside: 2, open: 1, masked: 3 });
