@@ -65,7 +65,7 @@ export function renderHeatmap(host, view) {
 function keyHeader(th, key, sink) {
   if (!sink) setText(th, key);
   else if (th.childElementCount === 0 || th.firstChild.data !== key) {
-    th.replaceChildren(key, el("span", { class: "sink-tag", text: "sink" }));
+    th.replaceChildren(key, el("span", { class: "sink-tag", text: " sink" }));  // its name: "the sink"
   }
 }
 
