@@ -12,6 +12,9 @@ class Text {
   get textContent() {
     return this.data;
   }
+
+  get nodeValue() { return this.data; }
+  set nodeValue(value) { this.data = String(value); }
 }
 
 class Element {
@@ -33,8 +36,44 @@ class Element {
   get firstChild() { return this.childNodes[0] ?? null; }
   get lastChild() { return this.childNodes.at(-1) ?? null; }
   get childElementCount() { return this.children.length; }
-  append(...nodes) { for (const n of nodes) this.childNodes.push(typeof n === "string" ? new Text(n) : n); }
+  get dataset() {  // data-* attributes, as dataset does (one level of camelCase is enough here)
+    const self = this;
+    return new Proxy({}, {
+      get: (_, key) => self.getAttribute(`data-${String(key)}`) ?? undefined,
+      set: (_, key, value) => { self.setAttribute(`data-${String(key)}`, value); return true; },
+    });
+  }
+
+  append(...nodes) {
+    for (const n of nodes) {
+      const node = typeof n === "string" ? new Text(n) : n;
+      node.parentNode = this;
+      this.childNodes.push(node);
+    }
+  }
+
   replaceChildren(...nodes) { this.childNodes = []; this.append(...nodes); }
+  replaceChild(next, old) {
+    this.childNodes[this.childNodes.indexOf(old)] = next;
+    next.parentNode = this;
+  }
+
+  remove() {
+    if (this.parentNode) this.parentNode.childNodes = this.parentNode.childNodes.filter((n) => n !== this);
+  }
+
+  closest() { return null; }
+  /** Only "[data-tex]" is understood: what tex.js looks for. */
+  querySelectorAll(selector) {
+    if (selector !== "[data-tex]") throw new Error(`the fake DOM has no selector ${selector}`);
+    const found = [];
+    const walk = (n) => n.childNodes?.forEach((c) => {
+      if (c.nodeType === 1 && c.hasAttribute("data-tex")) found.push(c);
+      walk(c);
+    });
+    walk(this);
+    return found;
+  }
   set textContent(value) { this.childNodes = [new Text(value)]; }
   get textContent() { return this.childNodes.map((n) => n.textContent).join(""); }
 }
