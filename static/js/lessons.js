@@ -126,9 +126,9 @@ export function keyBiasVerdict(withBias, without, rope) {
     const exact = c.maxDiff === 0 ? ", and equal in float64 too"
       : ` (the exact numbers differ by at most ${diffText(c.maxDiff)}${rounding(c.maxDiff, withBias) ? ", float64's rounding" : ""})`;
     return `Identical to every digit shown${exact}: `
-      + (rope ? "here b_K happens to change no weight that the page prints." : "adding one number to every score of a row changes no weight, since $e^{s + c} = e^c e^s$ and $e^c$ cancels in the division.");
+      + (rope ? "here $b_K$ happens to change no weight that the page prints." : "adding one number to every score of a row changes no weight, since $e^{s + c} = e^c e^s$ and $e^c$ cancels in the division.");
   }
-  return `They differ, by up to ${diffText(c.maxDiff)}${rope ? ": with RoPE, b_K is turned with each key, by that key's angle, so it adds a different number to each score." : "."}`;
+  return `They differ, by up to ${diffText(c.maxDiff)}${rope ? ": with RoPE, $b_K$ is turned with each key, by that key's angle, so it adds a different number to each score." : "."}`;
 }
 
 /** b_Q·k_j for each key (no RoPE): what b_Q adds to each score of row i, and whether that

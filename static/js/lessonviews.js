@@ -80,8 +80,8 @@ export function biasLesson({ w, i, K, rope, noKeyBias }) {
   if (w.b_K) parts.push(...keyBiasParts(w, i, rope, noKeyBias));
   if (w.b_Q) {
     const { adds, differs } = queryBiasShift(w, K);
-    parts.push(rope
-      ? para("$b_Q$ is added before the rotation: it adds to each score an amount that depends on the key, so it changes the weights.")
+    parts.push(w.b_Q.every((b) => b === 0) ? para("$b_Q$ is 0 here: it adds nothing to $q_i$, and changes no score.")
+      : rope ? para("$b_Q$ is added before the rotation: it adds to each score an amount that depends on the key, so in general it changes the weights.")
       : para(`$b_Q$ adds $b_Q \\cdot k_j$ to the score of key $j$: ${rowText(adds)}, ${differs ? "not the same number for every key this query reads, so $b_Q$ changes the weights." : "here the same number for every key this query reads, so these weights do not change."}`));
   }
   if (w.b_V) {

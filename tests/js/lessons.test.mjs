@@ -140,7 +140,7 @@ test("the b_K verdict says identical only when the printed weights are", () => {
   assert.equal(keyBiasVerdict([0.25, 0.25, 0.5], [0.25, 0.25000000000000006, 0.49999999999999994], false).split(":")[0],
     "Identical to every digit shown (the exact numbers differ by at most 5.551×10⁻¹⁷, float64's rounding)");
   assert.equal(keyBiasVerdict([0.25, 0.25, 0.5], [0.3, 0.2, 0.5], true),
-    "They differ, by up to 0.050: with RoPE, b_K is turned with each key, by that key's angle, so it adds a different number to each score.");
+    "They differ, by up to 0.050: with RoPE, $b_K$ is turned with each key, by that key's angle, so it adds a different number to each score.");
 });
 
 test("the bias lesson shows q_i·b_K, each score before and after it, and both rows of weights", () => {
@@ -158,6 +158,8 @@ test("the bias lesson shows q_i·b_K, each score before and after it, and both r
   assert.equal(p[2], "$b_Q$ adds $b_Q \\cdot k_j$ to the score of key $j$: (−0.500, −2.000, −1.500), not the same number for every key this query reads, so $b_Q$ changes the weights.");
   assert.equal(p[3], "$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{3}$ gains exactly $b_V$ and no weight changes: $z_{3} = \\sum_j a_{3,j}\\, x_j W_V + b_V = (0.750,\\allowbreak 0.750) + (1.000,\\allowbreak 0.000) = (1.750,\\allowbreak 0.750)$.");
   assert.equal(read(all(node, "h3")[0]), "Biases: what b_K, b_Q, b_V do to row 3");
+  const zero = biasLesson({ w: { ...BIASED, b_Q: [0, 0] }, i: 3, K: K_BIASED, rope: true, noKeyBias: { value: [0.25, 0.25, 0.5] } });
+  assert.equal(texts(zero)[2], "$b_Q$ is 0 here: it adds nothing to $q_i$, and changes no score.");
 });
 
 test("the key/value cache: 2·H·d_k against 2·G·d_k numbers per token and layer", () => {
