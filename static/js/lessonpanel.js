@@ -1,7 +1,8 @@
 // The lessons block: which lessons the answered request calls for, their side requests
 // (the same request with one thing changed, asking only the fields shown) and their
-// drawing. A side request leaves after the frame that paints the main answer, so it never
-// delays it, and an answer to a request the view no longer wants is dropped.
+// drawing. main.js draws them after the frame that paints the main answer, and a side
+// request leaves after the next, so neither delays it; an answer to a request the view
+// no longer wants is dropped.
 
 import { postOnce, requestJSON } from "./api.js";
 import { morph } from "./morph.js";

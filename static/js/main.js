@@ -195,7 +195,9 @@ function drawResults({ workingWhenNear = false } = {}) {
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
     link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
-  lessons.draw({ request: built(answer.answered).request, answer: answer.body, head: state.head, row: state.row });
+  // The lessons after the frame that paints the numbers: they never hold it up.
+  const lesson = { request: built(answer.answered).request, answer: answer.body, head: state.head, row: state.row };
+  afterPaint(() => lessons.draw(lesson));
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);

@@ -117,7 +117,7 @@ export function reachStep(w, i, causal) {
   const byHand = all.filter((j) => reach(j) && !late(j) && !w.allowed[j]);
   if (byHand.length) items.push(wordsLine(`Masked by hand: ${keyList(byHand)}.`));
   const readable = all.filter((j) => w.allowed[j]);
-  items.push(wordsLine(readable.length ? `So query ${i} reads ${keyList(readable)}: ${readable.length} of ${m}.` : `So query ${i} reads no key.`, "verdict"));
+  items.push(wordsLine(readable.length ? `So query ${i} reads ${keyList(readable)}: ${readable.length} of ${m}.` : `So query ${i} reads no key.`));
   const title = [w.window !== undefined ? `window w = ${w.window}` : null, w.sinks ? `${w.sinks} sink${w.sinks > 1 ? "s" : ""}` : null].filter(Boolean).join(", ");
   return { title: `Which keys query ${i} may read — ${title}`, key: "reach", items: [el("ol", {}, ...items)] };
 }
