@@ -14,6 +14,7 @@ import { mountExport } from "./exportpanel.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
 import { createHistory } from "./history.js";
+import { createLessons } from "./lessonpanel.js";
 import { wireInputs } from "./inputevents.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
@@ -63,6 +64,7 @@ const api = createApi({ onConnection: (up) => {
 } });
 const urls = createHistory(() => state);
 const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
+const lessons = createLessons($("lessons"));  // beside the numbers, with side requests of their own
 
 // ---- the one path of every change ----
 
@@ -192,6 +194,9 @@ function drawResults({ workingWhenNear = false } = {}) {
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
     link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
+  // The lessons after the frame that paints the numbers: they never hold it up.
+  const lesson = { request: built(answer.answered).request, answer: answer.body, head: state.head, row: state.row };
+  afterPaint(() => lessons.draw(lesson));
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
