@@ -117,7 +117,7 @@ def body_parts(request: AttentionRequest) -> dict:
     body = {"tokens": TEXT, "causal": Part((), BOOL)}
     if request.tokens_kv is not None:
         body["tokens_kv"] = TEXT
-    if request.positional is not None:
+    if request.positional == "sinusoidal":  # RoPE and ALiBi add nothing to X
         body["positional_encoding"] = Part((n, d_model))
         if request.X_kv is not None:
             body["positional_encoding_kv"] = Part((m, d_model))

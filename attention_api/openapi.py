@@ -104,9 +104,12 @@ def request_schemas(limits: Limits) -> dict:
     weights = _matrix(INPUT_NUMBER, d, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
     labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
     biases = {
-        "b_Q": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X·W_Q")),
-        "b_K": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of K")),
-        "b_V": _nullable(_vector(INPUT_NUMBER, d, "d_v numbers added to every row of V")),
+        "b_Q": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X·W_Q "
+                                 "(before RoPE turns it); default none")),
+        "b_K": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X_kv·W_K "
+                                 "(X·W_K without X_kv; before RoPE); default none")),
+        "b_V": _nullable(_vector(INPUT_NUMBER, d, "d_v numbers added to every row of X_kv·W_V "
+                                 "(X·W_V without X_kv); default none")),
     }
     head = {"type": "object", "additionalProperties": False,
             "description": "A query head: W_Q, W_K and W_V (and biases) of its own, or with "
@@ -132,23 +135,34 @@ def request_schemas(limits: Limits) -> dict:
         "X_kv": _nullable(_matrix(INPUT_NUMBER, n, d, "m × d_model: cross-attention's keys")),
         "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
         "positional": {"enum": ["sinusoidal", "rope", "alibi", None], "description":
-                       "sinusoidal: encodings added to X; rope: Q and K turned pair by pair "
-                       "(interleaved) by p·θ^(−2c/d_k), d_k even; alibi: −m_h·|i − j| added "
-                       "to each scaled score"},
+                       "null (the default): no positions. sinusoidal: the original "
+                       "transformer's encodings added to X (and X_kv) before the projections. "
+                       "rope: after the projections and biases, each query and key at "
+                       "position p has its pairs (x[2c], x[2c+1]) turned by p·θ^(−2c/d_k) "
+                       "(interleaved, RoFormer); values are not turned; d_k must be even. "
+                       "alibi: −m_h·|i − j| added to each scaled score of head h, before "
+                       "the masks and the softmax"},
         "rope_base": {"anyOf": [{**INPUT_NUMBER, "exclusiveMinimum": 0}, {"type": "null"}],
-                      "description": "θ of rope (default 10000); only with rope"},
-        "position_offset": {**whole, "description": "the position of the first token "
-                            "(default 0); only with sinusoidal or rope"},
+                      "description": "θ of rope, a positive finite number (default 10000); "
+                                     "only with rope"},
+        "position_offset": {**whole, "description": "the position of query 0 and of key 0 "
+                            "(X_kv's too): query i is at offset + i, key j at offset + j "
+                            "(default 0); only with sinusoidal or rope. Under rope the scores "
+                            "do not change with it, under sinusoidal they do"},
         "alibi_slopes": _nullable(_vector({**INPUT_NUMBER, "minimum": 0}, MAX_HEADS,
-                                          "one slope per head, only with alibi; default "
-                                          "the ALiBi paper's for the number of heads")),
+                                          "m_h, one slope ≥ 0 per query head (1 for a single "
+                                          "head); only with alibi. Default: the ALiBi "
+                                          "paper's for H heads, 2^(−8(h+1)/H) for H a power "
+                                          "of two (2^−8 for one head)")),
         "causal": {"type": ["boolean", "null"]},
         "scale": _nullable(INPUT_NUMBER),
         "mask": _nullable(_matrix(BOOL, n, n, "n × m: true where query i may read key j")),
         "window": {**whole, "minimum": 1, "description": "query i reads key j only when "
-                   "|i − j| < window"},
+                   "|i − j| < window (with causal: the w = window most recent keys, query "
+                   "i's own included); default none, every key"},
         "sinks": {**whole, "description": "keys 0 … sinks − 1 stay readable whatever the "
-                  "window (the causal mask and mask still apply); default 0"},
+                  "window (the causal mask and mask still apply); default 0; without a "
+                  "window it changes nothing"},
         "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
                 "description": "0-based query row (below n) whose working to return"},
         "fields": _fields_schema(),
@@ -210,7 +224,8 @@ def answer_schemas(limits: Limits) -> dict:
         "properties": {
             "row": {"type": "integer", "minimum": 0, "maximum": n - 1}, "token": TEXT,
             "q": _v(NUMBER, d), "k": matrix, "v": matrix, "products": matrix,
-            "dots": _v(NUMBER, n), "scale": NUMBER, "scaled": _v(MASKABLE, n),
+            "dots": _v(NUMBER, n), "scale": NUMBER,
+            "scaled": _v(MASKABLE, n, "scale·dots + ALiBi's bias; null where masked"),
             "allowed": _v(BOOL, n),
             "exp": _v({"type": ["number", "null"], "minimum": 0}, n,
                       "e^scaled_j; null where it overflows float64"),
@@ -247,8 +262,9 @@ def answer_schemas(limits: Limits) -> dict:
             "kv_head": {"type": "integer", "minimum": 0, "maximum": MAX_HEADS - 1,
                         "description": "the key/value head this query head reads (0-based); "
                                        "only with kv_heads"},
-            "Q": _m(NUMBER, n, d, "X·W_Q + b_Q, turned by RoPE when on"), "K": matrix,
-            "V": matrix,
+            "Q": _m(NUMBER, n, d, "X·W_Q + b_Q, turned by RoPE when on"),
+            "K": _m(NUMBER, n, d, "X_kv·W_K + b_K (X without X_kv), turned by RoPE when on"),
+            "V": _m(NUMBER, n, d, "X_kv·W_V + b_V (X without X_kv)"),
             "Q_unrotated": _m(NUMBER, n, d, "Q before RoPE; only with rope"),
             "K_unrotated": _m(NUMBER, n, d, "K before RoPE; only with rope"),
             "scores": _m(NUMBER, n, n),
@@ -256,7 +272,9 @@ def answer_schemas(limits: Limits) -> dict:
                                 "masked (−∞)"),
             "bias": _m(NUMBER, n, n, "ALiBi's −slope·|i − j|; only with alibi"),
             "alibi_slope": {**NUMBER, "minimum": 0},
-            "mask": _m(BOOL, n, n), "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
+            "mask": _m(BOOL, n, n, "true where query i may read key j: causal AND mask AND "
+                       "(in the window OR a sink)"),
+            "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
             "weights_u8": _m({"type": "integer", "minimum": 0, "maximum": 255}, n, n,
                              "round(255 · weights); only when fields names it"),
             "strongest_keys": {
@@ -279,8 +297,10 @@ def answer_schemas(limits: Limits) -> dict:
                        "several heads put each head's parts under heads.",
         "properties": {
             **head["properties"], "tokens": labels, "tokens_kv": labels, "causal": BOOL,
-            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
-            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d),
+            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d,
+                                      "added to X; only with sinusoidal"),
+            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d,
+                                         "added to X_kv; only with sinusoidal and X_kv"),
             "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS,
                       "items": _ref("HeadAnswer")},
             "concat": _m(NUMBER, n, d * MAX_HEADS),
@@ -371,7 +391,8 @@ def _query(params: dict) -> list[dict]:
 
 
 def request_examples() -> dict:
-    """The default example with its working, the same as two heads, and cross-attention."""
+    """The default example with its working, the same as two heads, cross-attention, and
+    the newer variants: grouped-query heads with RoPE and a window, ALiBi with biases."""
     one = {**default_request(), "row": 2}
     head = {p: one[p] for p in PROJECTIONS}
     X_kv = [[1, 1], [2, 0], [0, 3], [1, -1]]
@@ -383,6 +404,14 @@ def request_examples() -> dict:
             "X": one["X"], **head, "X_kv": X_kv, "tokens_kv": ["w", "x", "y", "z"],
             "positional": "sinusoidal", "causal": True, "row": 1,
             "fields": ["weights", "scaled_scores", "working.weights"]}},
+        "grouped-query heads with RoPE, a window and a sink": {"value": {
+            "X": one["X"], "heads": [{"W_Q": head["W_Q"]}, {"W_Q": [[0, 1], [1, 0]]}],
+            "kv_heads": [{"W_K": head["W_K"], "W_V": head["W_V"]}],
+            "W_O": [[1, 0], [0, 1], [0.5, -0.5], [0, 1]], "positional": "rope",
+            "position_offset": 5, "causal": True, "window": 1, "sinks": 1, "row": 2}},
+        "ALiBi with biases": {"value": {
+            **one, "b_Q": [0.5, 0], "b_K": [0, 1], "b_V": [1, -1], "positional": "alibi",
+            "alibi_slopes": [0.5]}},
     }
 
 

@@ -34,7 +34,8 @@ def page_config() -> dict:
         "limits": {"tokens": allowed.max_tokens, "dim": allowed.max_dim,
                    "label": allowed.max_label, "heads": MAX_HEADS,
                    "body_bytes": current_app.config["MAX_CONTENT_LENGTH"],
-                   "answer_cells": allowed.max_answer_cells},
+                   "answer_cells": allowed.max_answer_cells,
+                   "position": allowed.max_position},
         # GET scaling answers d_k = 1, 2, 4 … up to its default d_k_max when not asked.
         "lab": {"max_draws": MAX_DRAWS, "curve_d_k_max": CURVE_PARAMS["d_k_max"].default},
         "urls": {"attention": url_for("api.attention"), "presets": url_for("api.api_presets"),

@@ -171,7 +171,8 @@ def _heads(payload: dict, limits: Limits):
     if kv_heads is not None and len(heads) % len(kv_heads):
         H, G = len(heads), len(kv_heads)
         raise AttentionInputError(
-            f"kv_heads has {G} key/value heads but there are {H} query heads; the query heads "
+            f"kv_heads has {_count(G, 'key/value head')} but the request has "
+            f"{_count(H, 'query head')}; the query heads "
             f"share them equally, so their number must divide {H} "
             f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
     own = QUERY_HEAD if kv_heads is not None else (*PROJECTIONS, *BIASES)
@@ -201,6 +202,11 @@ def _heads(payload: dict, limits: Limits):
                           | _biases(kv_head, where, dim))
         shared = tuple(shared)
     return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
+
+
+def _count(k: int, thing: str) -> str:
+    """"1 head", "2 heads": a count for a message."""
+    return f"{k} {thing}{'' if k == 1 else 's'}"
 
 
 def _objects(value, name: str, owner: str, needs: str) -> list:
@@ -295,9 +301,9 @@ def _positions(payload: dict, positional: str | None, heads: int, limits: Limits
     for name, kinds in goes_with.items():
         if payload.get(name) is not None and positional not in kinds:
             said = " or ".join(f'"{k}"' for k in kinds)
+            has = "no positional" if positional is None else f'"positional": "{positional}"'
             raise AttentionInputError(
-                f"{name} goes with \"positional\": {said}; this request has positional "
-                f"{describe(positional)}", name)
+                f"{name} goes with \"positional\": {said}; this request has {has}", name)
     out = {"position_offset": _whole(payload.get("position_offset"), "position_offset", 0,
                                      limits.max_position, "the position of the first token")
            or 0}
@@ -312,8 +318,8 @@ def _positions(payload: dict, positional: str | None, heads: int, limits: Limits
         slopes = alibi_slopes(heads) if given is None else vector(given, "alibi_slopes", MAX_HEADS)
         if len(slopes) != heads:
             raise AttentionInputError(
-                f"alibi_slopes has {len(slopes)} slopes but the request has {heads} "
-                f"head{'s' if heads > 1 else ''}; give one slope per head", "alibi_slopes")
+                f"alibi_slopes has {_count(len(slopes), 'slope')} but the request has "
+                f"{_count(heads, 'head')}; give one slope per head", "alibi_slopes")
         negative = np.flatnonzero(slopes < 0)
         if negative.size:
             c = int(negative[0])

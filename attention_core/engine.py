@@ -10,7 +10,7 @@ from . import masks
 from .errors import AttentionInputError, page_name
 from .masks import check_window
 from .overflow import EVERY, first_bad, overflow_error
-from .positions import alibi_bias, rotate
+from .positions import alibi_bias, rope_frequencies, rotate
 
 
 @dataclass(frozen=True)
@@ -327,8 +327,10 @@ def _side(x, x_name, W, w_name, b, b_name, out, rope) -> Projected:
             raise AttentionInputError(
                 f"rotary positions turn the numbers of a query and a key in pairs, so d_k must "
                 f"be even; it is {d}", "positional")
+        positions = rope[1] + np.arange(x.shape[0])
+        _check_angles(d, rope[0], int(positions[-1]))
         with np.errstate(over="ignore", invalid="ignore"):
-            turned = rotate(unrotated, rope[1] + np.arange(x.shape[0]), rope[0])
+            turned = rotate(unrotated, positions, rope[0])
         if not np.isfinite(turned).all():
             i, c = first_bad(turned)
             raise overflow_error(f"Rotating {out}", f"row {i + 1} column {c + 1} of {out}",
@@ -336,6 +338,22 @@ def _side(x, x_name, W, w_name, b, b_name, out, rope) -> Projected:
                                  + ([(b_name, b, EVERY, EVERY)] if b is not None else []))
     return Projected(x=x, x_name=x_name, W=W, w_name=w_name, b=b, b_name=b_name, XW=XW,
                      unrotated=unrotated, out=turned, rotated=rope is not None)
+
+
+def _check_angles(d_k: int, base: float, last: int) -> None:
+    """Refuse a θ whose angles p·θ^(−2c/d_k) leave float64 (a θ far below 1 makes the
+    frequencies grow with c), naming rope_base: the rotation would be NaN, and no input
+    of X or W is to blame. The largest angle is the last position's at the fastest pair,
+    and rounding is monotonic, so checking it checks them all."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        fastest = rope_frequencies(d_k, base).max()
+        ok = np.isfinite(fastest) and np.isfinite(last * fastest)
+    if not ok:
+        raise AttentionInputError(
+            f"rope_base (θ) is {base:.4g}: the last pair of a d_k = {d_k} query or key at "
+            f"position {last} turns by {last}·θ^(−{d_k - 2}/{d_k}) radians, beyond float64's "
+            "range (about ±1.8e308), and a θ below 1 turns the later pairs faster; make θ larger "
+            "(10000 is usual)", "rope_base")
 
 
 def _as_bias(b, name: str, width: int) -> np.ndarray | None:
@@ -347,17 +365,21 @@ def _as_bias(b, name: str, width: int) -> np.ndarray | None:
     except (TypeError, ValueError) as exc:
         raise AttentionInputError(f"{name} must be a list of numbers ({exc})", name) from exc
     if v.ndim != 1 or v.shape[0] != width:
-        got = f"{v.shape[0]} numbers" if v.ndim == 1 else f"shape {v.shape}"
+        got = _numbers(v.shape[0]) if v.ndim == 1 else f"shape {v.shape}"
         d = "d_v" if name == "b_V" else "d_k"
         raise AttentionInputError(
             f"{name} has {got}, but it is added to every row of {name[2]}, which is "
-            f"{d} = {width} wide; it needs {width} numbers", name)
+            f"{d} = {width} wide; it needs {_numbers(width)}", name)
     if not np.isfinite(v).all():
         c = int(np.flatnonzero(~np.isfinite(v))[0])
         raise AttentionInputError(
             f"{page_name(f'{name}[{c}]')} is {v[c]}; every entry must be a finite number",
             f"{name}[{c}]")
     return v
+
+
+def _numbers(k: int) -> str:
+    return f"{k} number{'' if k == 1 else 's'}"
 
 
 def _add_bias(XW, b, x, w, out: str, b_name: str = "b_V") -> np.ndarray:

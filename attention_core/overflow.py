@@ -6,10 +6,13 @@ computed from; on a tie, the first of them in the order the blocks are given, ro
 Shrinking that cell is the surest way back into float64's range (about ±1.8e308), and the
 page can outline it. What each product is computed from:
 
-- Q[i, c] = X[i, :]·W_Q[:, c]: row i of X and column c of W_Q (K and V likewise, from X_kv).
+- Q[i, c] = X[i, :]·W_Q[:, c] (+ b_Q[c]): row i of X, column c of W_Q and entry c of b_Q
+  (K and V likewise, from X_kv). Under RoPE a column is turned with its pair, so every
+  column of W_Q and of b_Q is named.
 - scores[i, j] = q_i·k_j: row i of X, row j of X_kv (X in self-attention), all of W_Q and W_K.
 - scaled scores = scale·scores, when the scores themselves are finite: ``scale`` alone
-  (only a scale beyond ±1 can carry finite scores out of range).
+  (only a scale beyond ±1 can carry finite scores out of range); then ALiBi's bias added to
+  finite scaled scores: ``alibi_slopes``.
 - the terms q_i[c]·k_j[c] of a score, which the working writes out, when the scores are
   finite (a fused multiply-add can bring a term beyond float64 back within a sum): row i
   of X, column c of W_Q, row j of X_kv and column c of W_K.

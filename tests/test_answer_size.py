@@ -52,6 +52,7 @@ def counted(body) -> int:
 
 
 HEAD = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+KV = {"W_K": HEAD["W_K"], "W_V": HEAD["W_V"]}  # a key/value head for kv_heads
 
 
 def two_heads(**changes):
@@ -83,6 +84,32 @@ WORKING = 8 + 2 * 2 + 6 * 3 + 4 * 6  # 54
     ({"X": [[1, 0]] * 5, "tokens": None, "fields": ["strongest_keys"], "causal": True},
      (1 + 2 + 3 + 3 + 3) * 2),
     ({"fields": []}, 0),
+    # RoPE: Q_unrotated and K_unrotated, 6 each; its working adds q_unrotated (2),
+    # k_unrotated (3 × 2), position, positions_k (3), frequencies and angles (1 pair each)
+    # and angles_k (3 × 1). RoPE adds nothing to X, so there is no positional_encoding.
+    ({"positional": "rope"}, WHOLE + 12),
+    ({"positional": "rope", "rope_base": 100, "position_offset": 7, "row": 0},
+     WHOLE + 12 + WORKING + 2 + 6 + 1 + 3 + 1 + 1 + 3),
+    ({"positional": "sinusoidal", "position_offset": 7}, WHOLE + 6),  # the 3 × 2 encoding
+    # ALiBi: bias (3 × 3) and alibi_slope; in the working bias (3) and alibi_slope
+    ({"positional": "alibi"}, WHOLE + 9 + 1),
+    ({"positional": "alibi", "alibi_slopes": [0.5], "row": 1}, WHOLE + 10 + WORKING + 3 + 1),
+    # biases: only the working shows them, q_unbiased and b_Q 2 each, k_unbiased and
+    # v_unbiased 3 × 2, b_K and b_V 2 each
+    ({"b_Q": [1, 0], "b_K": [0, 1], "b_V": [1, 1]}, WHOLE),
+    ({"b_Q": [1, 0], "b_K": [0, 1], "b_V": [1, 1], "row": 2}, WHOLE + WORKING + 20),
+    ({"b_K": [0, 1], "row": 2}, WHOLE + WORKING + 8),
+    # window: window and in_window (3); sinks and sink (3) only with a window and sinks > 0
+    ({"window": 2, "row": 0}, WHOLE + WORKING + 4),
+    ({"window": 2, "sinks": 1, "row": 0}, WHOLE + WORKING + 8),
+    ({"window": 2, "sinks": 0, "row": 0}, WHOLE + WORKING + 4),
+    ({"sinks": 2, "row": 0}, WHOLE + WORKING),
+    # a causal window of 1 with one sink: queries read keys {0}, {0, 1}, {0, 2}
+    ({"causal": True, "window": 1, "sinks": 1, "fields": ["strongest_keys"]}, (1 + 2 + 2) * 2),
+    ({"positional": "alibi", "fields": ["bias[:2,:1]", "alibi_slope", "working.bias"]}, 2 + 1),
+    ({"positional": "rope", "row": 1, "fields": ["Q_unrotated[:1]", "K_unrotated[:9,:1]",
+                                                 "working.angles_k", "working.position"]},
+     2 + 3 + (1 + 3 + 1)),
 ])
 def test_one_head_counted_by_hand(client, cat_sat, changes, expected):
     body = {**cat_sat, **changes}
@@ -102,6 +129,17 @@ def test_one_head_counted_by_hand(client, cat_sat, changes, expected):
       "fields": ["positional_encoding_kv", "heads[0].working.k", "heads.working.allowed",
                  "heads.weights_u8[:1]"]}, 4 + (1 + 4 + 2) + (1 + 2) + 2 * 2),
     ({"fields": ["heads"]}, 2 * (WHOLE - 1)),  # causal is not a head's own
+    # grouped-query heads: each query head's answer names its kv_head, one number; then
+    # causal, concat (3 × 4) and the output (3 × 2)
+    ({"kv_heads": [KV], "heads": [{"W_Q": HEAD["W_Q"]}] * 2}, 2 * (WHOLE - 1 + 1) + 1 + 12 + 6),
+    ({"kv_heads": [KV] * 2, "heads": [{"W_Q": HEAD["W_Q"], "b_Q": [1, 1]}] * 2, "row": 1,
+      "positional": "rope",
+      "fields": ["heads.kv_head", "heads[1].working.angles_k", "heads.Q_unrotated[:2,:1]",
+                 "heads[0].working.b_Q"]}, 2 * 1 + (1 + 3) + 2 * 2 + (1 + 2)),
+    ({"positional": "alibi", "alibi_slopes": [1, 0], "fields": ["heads.bias", "heads.alibi_slope"]},
+     2 * (9 + 1)),
+    ({"positional": "sinusoidal", "fields": ["positional_encoding"]}, 6),
+    ({"positional": "alibi", "fields": ["positional_encoding"]}, 0),
 ])
 def test_several_heads_counted_by_hand(client, changes, expected):
     body = two_heads(**changes)
@@ -132,16 +170,17 @@ def _fields(draw, heads: int):
 
 @st.composite
 def requests(draw):
-    """Small random requests of every form: one head or several, self or cross, masks,
-    positions, a working row, fields and either encoding."""
+    """Small random requests of every form: one head or several (their keys and values
+    shared or not), self or cross, masks, biases, every kind of position, a window and
+    sinks, a working row, fields and either encoding."""
     ints = st.integers(-3, 3)
     n, m, d = draw(st.integers(1, 5)), draw(st.integers(1, 5)), draw(st.integers(1, 3))
     matrix = lambda rows, cols: draw(st.lists(st.lists(ints, min_size=cols, max_size=cols),  # noqa: E731
                                              min_size=rows, max_size=rows))
     cross = draw(st.booleans())
     m = m if cross else n
-    body = {"X": matrix(n, d), "causal": draw(st.booleans()),
-            "positional": draw(st.sampled_from([None, "sinusoidal"])),
+    positional = draw(st.sampled_from([None, "sinusoidal", "rope", "alibi"]))
+    body = {"X": matrix(n, d), "causal": draw(st.booleans()), "positional": positional,
             "encoding": draw(st.sampled_from(["json", "base64"]))}
     if cross:
         body["X_kv"] = matrix(m, d)
@@ -150,14 +189,38 @@ def requests(draw):
                                      min_size=n, max_size=n))
     if draw(st.booleans()):
         body["row"] = draw(st.integers(0, n - 1))
-    heads = draw(st.integers(0, 3))  # 0: one head sent as W_Q, W_K, W_V
-    shapes = [(draw(st.integers(1, 3)), draw(st.integers(1, 3))) for _ in range(max(heads, 1))]
-    one = [{"W_Q": matrix(d, d_k), "W_K": matrix(d, d_k), "W_V": matrix(d, d_v)}
-           for d_k, d_v in shapes]
-    if heads:
-        body.update(heads=one, W_O=matrix(sum(d_v for _, d_v in shapes), draw(st.integers(1, 3))))
+    if positional in ("sinusoidal", "rope") and draw(st.booleans()):
+        body["position_offset"] = draw(st.integers(0, 1_000_000))
+    if positional == "rope" and draw(st.booleans()):
+        body["rope_base"] = draw(st.sampled_from([2.5, 100, 10000]))
+    for name, low in (("window", 1), ("sinks", 0)):
+        if draw(st.booleans()):
+            body[name] = draw(st.integers(low, 6))
+    heads = draw(st.integers(0, 4))  # 0: one head sent as W_Q, W_K, W_V
+    H = max(heads, 1)
+    shared = heads and draw(st.booleans())
+    G = draw(st.sampled_from([g for g in range(1, H + 1) if H % g == 0])) if shared else H
+    widths = st.sampled_from([2, 4]) if positional == "rope" else st.integers(1, 3)  # RoPE: even
+    shapes = [(draw(widths), draw(st.integers(1, 3))) for _ in range(G)]  # (d_k, d_v) of each
+
+    def biases(**lengths):
+        return {b: draw(st.lists(ints, min_size=k, max_size=k))
+                for b, k in lengths.items() if draw(st.booleans())}
+    kv = [{"W_K": matrix(d, d_k), "W_V": matrix(d, d_v), **biases(b_K=d_k, b_V=d_v)}
+          for d_k, d_v in shapes]
+    mine = [shapes[h * G // H] for h in range(H)]  # the shapes of the key/value head h reads
+    queries = [{"W_Q": matrix(d, d_k), **biases(b_Q=d_k)} for d_k, _ in mine]
+    if shared:
+        body.update(heads=queries, kv_heads=kv)
+    elif heads:
+        body["heads"] = [q | k for q, k in zip(queries, kv, strict=True)]
     else:
-        body.update(one[0])
+        body.update(queries[0] | kv[0])
+    if heads:
+        body["W_O"] = matrix(sum(d_v for _, d_v in mine), draw(st.integers(1, 3)))
+    if positional == "alibi" and draw(st.booleans()):
+        body["alibi_slopes"] = draw(st.lists(st.sampled_from([0, 0.25, 2]), min_size=H,
+                                             max_size=H))
     if draw(st.booleans()):
         body["fields"] = _fields(draw, heads)
     return body

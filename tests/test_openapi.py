@@ -201,7 +201,9 @@ def test_a_base64_answer_matches_the_full_shape_too(small_app, spec, cat_sat):
             {**body, "concat" if extra else "weights": {**weights, "dtype": "float32"}})
 
 
-@pytest.mark.parametrize("name", ["one head", "two heads", "cross-attention"])
+@pytest.mark.parametrize("name", ["one head", "two heads", "cross-attention",
+                                  "grouped-query heads with RoPE, a window and a sink",
+                                  "ALiBi with biases"])
 def test_the_documented_examples_compute_and_match(small_app, spec, name):
     media = spec["paths"]["/api/attention"]["post"]["requestBody"]["content"]["application/json"]
     example = media["examples"][name]["value"]
@@ -210,9 +212,15 @@ def test_the_documented_examples_compute_and_match(small_app, spec, name):
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
     validator(spec, "AttentionAnswer").validate(body)
-    if name == "two heads":
+    if name.startswith(("two heads", "grouped")):
         validator(spec, "SeveralHeadsAnswer").validate(body)
         assert not validator(spec, "OneHeadAnswer").is_valid(body)
+    if name.startswith("grouped"):  # two query heads on one key/value head
+        assert [h["kv_head"] for h in body["heads"]] == [0, 0]
+        assert body["heads"][1]["working"]["in_window"] == [False, False, True]
+    if name == "ALiBi with biases":
+        validator(spec, "OneHeadAnswer").validate(body)
+        assert body["alibi_slope"] == 0.5 and body["working"]["b_V"] == [1, -1]
     if name == "cross-attention":  # fields: exactly what was asked, and the working's row
         assert set(body) == {"weights", "scaled_scores", "working"}
         assert set(body["working"]) == {"row", "weights"}
@@ -312,3 +320,87 @@ def test_corners_follow_their_pattern_and_the_parser_agrees(spec, cat_sat):
         assert not corner.search(name), name
         with pytest.raises(core.AttentionInputError):
             parse_request({**two, "fields": [name]})
+
+
+# One request for each of the newer variants, and one with all of them at once.
+HEAD = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+KV = {"W_K": HEAD["W_K"], "W_V": HEAD["W_V"], "b_K": [0, 1], "b_V": [1, 1]}
+VARIANTS = {
+    "biases": {"b_Q": [1, 0], "b_K": [0, 1], "b_V": [1, 1]},
+    "rope": {"positional": "rope", "rope_base": 100, "position_offset": 3},
+    "sinusoidal": {"positional": "sinusoidal", "position_offset": 3},
+    "alibi": {"positional": "alibi", "causal": True},
+    "window": {"window": 1, "sinks": 1, "causal": True},
+}
+EVERYTHING = {"X_kv": [[1, 1], [2, 0], [0, 3], [1, -1]], "positional": "rope",
+              "position_offset": 2, "window": 2, "sinks": 1, "scale": 0.5, "causal": True}
+
+
+def several(**changes):
+    """Four query heads with b_Q on two key/value heads with b_K and b_V."""
+    return {"X": [[1, 0], [0, 1], [1, 1]], "heads": [{"W_Q": HEAD["W_Q"], "b_Q": [1, 1]}] * 4,
+            "kv_heads": [KV, KV], "W_O": [[1, 0]] * 8, **changes}
+
+
+@pytest.mark.parametrize("encoding", ["json", "base64"])
+@pytest.mark.parametrize("variant", [*VARIANTS, "everything"])
+def test_the_newer_variants_answers_match_the_full_shapes(small_app, spec, cat_sat, variant,
+                                                          encoding):
+    changes = EVERYTHING if variant == "everything" else VARIANTS[variant]
+    client = small_app.test_client()
+    for request, shape in (({**cat_sat, **changes}, "OneHeadAnswer"),
+                           (several(**{k: v for k, v in changes.items() if k[0] != "b"}),
+                            "SeveralHeadsAnswer")):
+        r = post(client, {**request, "row": 2, "encoding": encoding})
+        assert r.status_code == 200, r.get_json()
+        body = r.get_json()
+        validator(spec, shape).validate(body)
+        validator(spec, "AttentionAnswer").validate(body)
+        head = body["heads"][3] if shape == "SeveralHeadsAnswer" else body
+        assert ("Q_unrotated" in head) == (changes.get("positional") == "rope")
+        assert ("bias" in head) == (changes.get("positional") == "alibi")
+        assert ("window" in head["working"]) == ("window" in changes)
+
+
+def test_the_schema_of_the_newer_parts_is_not_vacuous(small_app, spec):
+    client = small_app.test_client()
+    r = post(client, several(positional="alibi", window=2, sinks=1, row=1))
+    assert r.status_code == 200
+    body = r.get_json()
+    answer = validator(spec, "SeveralHeadsAnswer")
+    answer.validate(body)
+    head = body["heads"][0]
+    for broken in ({**head, "kv_head": -1}, {**head, "kv_head": 1.5},
+                   {**head, "alibi_slope": -0.25}, {**head, "bias": [[None] * 3] * 3},
+                   {**head, "working": {**head["working"], "sinks": 0}},
+                   {**head, "working": {**head["working"], "window": 0}},
+                   {**head, "working": {**head["working"], "in_window": [1, 0, 1]}},
+                   {**head, "working": {**head["working"], "alibi_slope": "0.25"}},
+                   {**head, "alibi": 1}):
+        assert not answer.is_valid({**body, "heads": [broken, *body["heads"][1:]]}), broken
+    r = post(client, {**several(positional="rope", row=0), "fields": ["heads[0].Q_unrotated",
+                                                                   "heads.working.position"]})
+    assert r.status_code == 200
+    validator(spec, "AttentionAnswer").validate(r.get_json())
+    working = r.get_json()["heads"][1]["working"]
+    assert working == {"row": 0, "position": 0}
+    assert not validator(spec, "Working").is_valid({**working, "position": -1})
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"positional": "rope", "rope_base": 0}, "rope_base"),
+    ({"positional": "rope", "rope_base": -1}, "rope_base"),
+    ({"positional": "rope", "position_offset": -1}, "position_offset"),
+    ({"positional": "rope", "position_offset": 1.5}, "position_offset"),
+    ({"positional": "rope", "position_offset": 1_000_001}, "position_offset"),
+    ({"window": 0}, "window"), ({"sinks": -1}, "sinks"),
+    ({"positional": "alibi", "alibi_slopes": [-1]}, "alibi_slopes[0]"),
+    ({"positional": "alibi", "alibi_slopes": []}, "alibi_slopes"),
+    ({"kv_heads": []}, "kv_heads"), ({"positional": "yarn"}, "positional"), ({"b_Q": []}, "b_Q"),
+])
+def test_the_spec_refuses_what_the_app_refuses(small_app, spec, cat_sat, changes, field):
+    """The request schema is as strict as validation about each new field's range."""
+    request = {**cat_sat, **changes}
+    assert not validator(spec, "AttentionRequest").is_valid(request)
+    r = post(small_app.test_client(), request)
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == field

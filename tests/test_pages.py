@@ -65,7 +65,8 @@ def test_the_config_block_holds_the_apps_own_limits():
     html = r.get_data(as_text=True)
     config = config_block(html)
     assert config["limits"] == {"tokens": 64, "dim": 8, "label": Limits.max_label,
-                                "heads": MAX_HEADS, "body_bytes": 5000, "answer_cells": 70_000}
+                                "heads": MAX_HEADS, "body_bytes": 5000, "answer_cells": 70_000,
+                                "position": 1_000_000}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
     # The template's own bounds come from the same values.

@@ -6,7 +6,8 @@
 //
 // limits = {tokens: n and m at most, dim: d_model, d_k and d_v at most, label: characters
 //           in one token label, heads: at most, body_bytes: a request body at most,
-//           answer_cells: the numbers of one answer at most, after fields and corners}
+//           answer_cells: the numbers of one answer at most, after fields and corners,
+//           position: position_offset, window and sinks at most}
 // lab    = {max_draws: samples × d_k of one sample at most,
 //           curve_d_k_max: the widest d_k GET scaling answers (d_k = 1, 2, 4 … up to it)}
 // urls   = {attention, scaling, scaling_sample, …}: the API's routes, with the app's prefix,

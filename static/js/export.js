@@ -142,8 +142,9 @@ export function heatmapToSVG(weights, mask, tokens, { cell = 40, keys = tokens }
 
 // ---- the settings: a request in the API's format, saved and read back ----
 
-const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "heads", "W_O", "X_kv", "tokens_kv",
-  "causal", "scale", "mask", "positional", "row"];
+const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "heads", "kv_heads", "W_O",
+  "X_kv", "tokens_kv", "causal", "scale", "mask", "positional", "rope_base", "position_offset",
+  "alibi_slopes", "window", "sinks", "row"];
 
 /** Pretty JSON (2-space indent, one matrix row per line) of the request's keys, in the
  *  API's order; keys absent from request are left out. readConfig reads it back. */

@@ -34,12 +34,19 @@ export const FORMATS = {
 
 export const INVALID = "An input on the page is not a number yet: fix the marked cell, then export.";
 
+/** What holds head k's ``key`` in ``source`` (the request or the answer): its heads[k], or
+ *  for W_K and W_V of shared key/value heads the kv_heads entry head k reads. */
+function headPart(source, k, key) {
+  const kv = source?.kv_heads;
+  return kv && /^W_[KV]$/.test(key) ? kv[Math.floor((k * kv.length) / source.heads.length)] : source?.heads?.[k];
+}
+
 /** One entry of MATRICES on this page: its matrix (or undefined), labels, name and text. */
 function resolve({ state, request, body }, spec) {
   const k = spec.head && state.heads > 1 ? state.head : null;  // which head is shown
   const source = spec.from === "request" ? request : body;
   return {
-    m: (k === null ? source : source?.heads?.[k])?.[spec.key],
+    m: (k === null ? source : headPart(source, k, spec.key))?.[spec.key],
     labels: { tokens: source?.tokens, keys: source?.tokens_kv ?? source?.tokens },
     name: k === null ? spec.name : `${spec.name}_${k + 1}`,
     text: k === null ? spec.text : `${spec.text}, head ${k + 1}`,
@@ -53,10 +60,11 @@ function wholeShape({ state, request }, spec) {
   const head = request.heads ? request.heads[state.head] : request;
   const n = request.X.length;
   const m = request.X_kv?.length ?? n;
-  const [d_k, d_v] = [head.W_Q[0].length, head.W_V[0].length];
+  const d_v = (k) => (request.heads ? headPart(request, k, "W_V") : request).W_V[0].length;
+  const d_k = head.W_Q[0].length;
   return {
-    Q: [n, d_k], K: [m, d_k], V: [m, d_v], scores: [n, m], scaled_scores: [n, m], weights: [n, m],
-    output: [n, d_v], concat: [n, (request.heads ?? [request]).reduce((w, h) => w + h.W_V[0].length, 0)],
+    Q: [n, d_k], K: [m, d_k], V: [m, d_v(state.head)], scores: [n, m], scaled_scores: [n, m], weights: [n, m],
+    output: [n, d_v(state.head)], concat: [n, (request.heads ?? [request]).reduce((w, _, k) => w + d_v(k), 0)],
     final: [n, request.X[0].length],
   }[spec.id];
 }

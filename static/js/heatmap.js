@@ -8,6 +8,7 @@
 import { el, setAttr, setProp, setText } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { rgbCss, textRGB, weightRGB, writeByteRGB, writeWeightRGB } from "./colour.js";
+import { bandEdges, bandText, describeBand, drawBandOverlay, isSink } from "./heatmapband.js";
 import { labelStep } from "./readout.js";
 
 export const TABLE_MAX = 24;
@@ -32,11 +33,12 @@ export function moveFocus({ i, j }, key, n, ctrl = false, m = n) {
 /** The focus ``{i, j}`` kept inside an n × m grid (the grid shrinks when tokens go). */
 export const keptInside = ({ i, j }, n, m) => ({ i: Math.min(i, n - 1), j: Math.min(j, m - 1) });
 
-/** renderHeatmap(host, {weights, weights_u8, strongest, mask, tokens, keys, selected, focus})
+/** renderHeatmap(host, {weights, weights_u8, strongest, mask, tokens, keys, selected, focus, band})
  *  weights and mask are n × m: queries (labelled ``tokens``) down, keys (``keys``) across.
  *  Beyond TABLE_MAX tokens, weights_u8 (round(255·a), the API's) may stand in for weights:
  *  the picture is the same, and each row reads out its ``strongest`` keys (the API's
- *  strongest_keys, [j, a_ij] pairs) or, without them, says how to hear its numbers. */
+ *  strongest_keys, [j, a_ij] pairs) or, without them, says how to hear its numbers.
+ *  ``band`` ({window, sinks}, or null) outlines a sliding window and its sink columns. */
 export function renderHeatmap(host, view) {
   const drawn = view.weights ?? view.weights_u8;
   const n = drawn.length;
@@ -50,9 +52,21 @@ export function renderHeatmap(host, view) {
     host.dataset.mode = mode;
     host.dataset.size = size;
   }
-  setAttr(host.querySelector('[role="grid"]'), "aria-label", view.name ?? "Attention weights");
+  const grid = host.querySelector('[role="grid"]');
+  setAttr(grid, "aria-label", view.name ?? "Attention weights");
   if (mode === "table") fillTable(host, view);
   else fillCanvas(host, view);
+  const keys = view.keys ?? view.tokens;
+  describeBand(host, grid, bandText(view.band ?? null, keys));
+  if (mode === "canvas") drawBandOverlay(host.querySelector(".bigmap"), view.band ?? null, n, m);
+}
+
+/** A key's column header: its token, and "sink" under it for a sink. */
+function keyHeader(th, key, sink) {
+  if (!sink) setText(th, key);
+  else if (th.childElementCount === 0 || th.firstChild.data !== key) {
+    th.replaceChildren(key, el("span", { class: "sink-tag", text: " sink" }));  // its name: "the sink"
+  }
 }
 
 /** The grid cell element that should hold focus for position {i, j}. */
@@ -75,24 +89,29 @@ function buildTable(n, m) {
 // Only what changed is written (setText, setAttr, setProp), here and in fillCanvas: a text,
 // title or attribute written again with the same value still costs the frame its style and
 // layout.
-function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus }) {
+function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus, band = null }) {
   const n = weights.length;
   const m = weights[0].length;
   const heads = host.querySelector("thead tr").cells;
   const rows = host.querySelector("tbody").rows;
   for (let j = 0; j < m; j++) {
-    setText(heads[j + 1], keys[j]);
-    setProp(heads[j + 1], "title", keys[j]);
+    keyHeader(heads[j + 1], keys[j], isSink(j, band));
+    setProp(heads[j + 1], "title", isSink(j, band) ? `${keys[j]} (a sink: readable from every query)` : keys[j]);
   }
   for (let i = 0; i < n; i++) {
     const tr = rows[i];
     setAttr(tr, "aria-selected", String(i === selected));
     setText(tr.cells[0], tokens[i]);
     setProp(tr.cells[0], "title", tokens[i]);
+    const edge = band ? bandEdges(i, band, m) : { left: null, right: null };
     for (let j = 0; j < m; j++) {
       const td = tr.cells[j + 1];
       const allowed = mask[i][j];
       td.classList.toggle("masked", !allowed);
+      td.classList.toggle("band-l", j === edge.left);
+      td.classList.toggle("band-r", j === edge.right);
+      // Open only because its key is a sink: outside the window, and no other mask on it.
+      td.classList.toggle("sink-open", allowed && isSink(j, band) && Math.abs(i - j) >= band.window);
       if (allowed) {
         const text = formatNumber(weights[i][j]);
         if (td.textContent !== text || !td.style.backgroundColor) {

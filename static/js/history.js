@@ -14,13 +14,13 @@
 // that one frame loses the edit, not one while the answer is awaited.
 
 import { coalesced } from "./later.js";
-import { matricesOf } from "./state.js";
+import { inputsOf } from "./state.js";
 import { toHash } from "./url.js";
 
 export const SYNC_CELLS = 5000;
 
 /** How many inputs a view holds: what encoding its URL costs grows with. */
-export const cellCount = (s) => matricesOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
+export const cellCount = (s) => inputsOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
 
 const hashes = new WeakMap();  // the fragment of a state, encoded once
 export function hashOf(s) {

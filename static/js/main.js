@@ -14,6 +14,7 @@ import { mountExport } from "./exportpanel.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
 import { createHistory } from "./history.js";
+import { createLessons } from "./lessonpanel.js";
 import { wireInputs } from "./inputevents.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
@@ -21,6 +22,7 @@ import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from ".
 import { renderLink } from "./link.js";
 import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
+import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
@@ -35,7 +37,7 @@ const presets = JSON.parse($("presets-data").textContent);
 
 /** A preset as a state, with its last row selected so the working shows from the start. */
 function presetState(preset, seed = 1) {
-  const s = S.fromPreset(preset.request, seed);
+  const s = fromPreset(preset.request, seed);
   return { ...s, row: s.tokens.length - 1 };
 }
 const DEFAULT = presetState(presets[0]);
@@ -62,6 +64,7 @@ const api = createApi({ onConnection: (up) => {
 } });
 const urls = createHistory(() => state);
 const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
+const lessons = createLessons($("lessons"));  // beside the numbers, with side requests of their own
 
 // ---- the one path of every change ----
 
@@ -114,7 +117,7 @@ async function recompute() {
     shuffle.refresh();
   } else {
     const { message, field } = answered.body.error ?? { message: `Error ${answered.status}`, field: null };
-    const mine = S.uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
+    const mine = uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
     if (mine && fieldName(mine)) verdict.marks.set(mine, message);
     else {
       verdict.failure = message;
@@ -126,17 +129,20 @@ async function recompute() {
   busy.done();
 }
 
+// What a state sends besides its matrices (request.js).
+const SETTINGS = ["tokens", "tokens_kv", "causal", "scale", "positional", "rope_base", "offset", "alibi",
+  "biases", "window", "sinks", "blocked", "heads", "kvHeads"];
+
 // The answer still describes the inputs when they are the very same arrays: every
 // transition makes new arrays for what it changes, so identity is enough (and free).
 function sameInputs(a, b) {
-  return a !== null && ["tokens", "tokens_kv", "causal", "scale", "positional", "blocked", "heads", ...S.matricesOf(b)]
-    .every((key) => a[key] === b[key]);
+  return a !== null && [...SETTINGS, ...S.inputsOf(b)].every((key) => a[key] === b[key]);
 }
 
 // buildRequest parses every cell; at 256 tokens that is worth doing once per state.
 const builtCache = new WeakMap();
 function built(s) {
-  if (!builtCache.has(s)) builtCache.set(s, S.buildRequest(s));
+  if (!builtCache.has(s)) builtCache.set(s, buildRequest(s));
   return builtCache.get(s);
 }
 
@@ -151,8 +157,8 @@ function allErrors() {
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
   const waiting = renderInputs($("inputs"), state, errors, { later, pages });
-  renderInputErrors($("input-errors"), errors);
-  drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
+  const refused = drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
+  renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
   exportChanged.schedule();
   return waiting;
 }
@@ -175,12 +181,7 @@ function markStale() {
 }
 
 function isPreset(preset, s) {
-  let p;
-  try {
-    p = presetState(preset, s.seed);
-  } catch {
-    return false;  // a preset of a form this page cannot show yet
-  }
+  const p = presetState(preset, s.seed);
   if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
   const strip = (x) => toHash({ ...x, row: null, seed: 0, present: false });
   return strip(p) === strip(s);
@@ -193,6 +194,9 @@ function drawResults({ workingWhenNear = false } = {}) {
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
     link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
+  // The lessons after the frame that paints the numbers: they never hold it up.
+  const lesson = { request: built(answer.answered).request, answer: answer.body, head: state.head, row: state.row };
+  afterPaint(() => lessons.draw(lesson));
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
@@ -232,7 +236,7 @@ const shuffle = createShuffleTest({ now, request: () => built(state).request, sa
 function wire() {
   wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });
   wireHeatmap({ now, body: () => answer.body, pointer, selectRow, update, drawResults, drawLink });
-  wireControls({ now, update, say, presets, presetState, initial: DEFAULT });
+  wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => drawInputs() });
   $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
     if (!td) return;
@@ -272,7 +276,7 @@ function exportPage() {
     },
     load: (request) => {  // null when loaded, else why the page cannot show it
       try {
-        update(S.fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it
+        update(fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it
         return null;
       } catch (err) {
         return `The page cannot show this configuration: ${err.message}.`;

@@ -65,10 +65,33 @@ function build(figure, rows, cols) {
   table.append(tbody);
   const labels = el("div", { class: "row-labels", "aria-hidden": "true" },
     ...Array.from({ length: rows }, () => el("span")));
+  const wrap = el("div", { class: "grid-wrap" }, labels, el("div", { class: "brackets" }, table));
+  const scroll = el("div", { class: "scroll" }, wrap);
+  keyboardScroll(scroll, wrap);
   figure.append(
     el("figcaption", {}, el("span", { class: "name" }), el("span", { class: "formula" })),
-    el("div", { class: "scroll" }, el("div", { class: "grid-wrap" }, labels, el("div", { class: "brackets" }, table))),
+    scroll,
     el("div", { class: "shape" }),
     el("p", { class: "truncated", hidden: true }),
   );
+}
+
+// A matrix wider than its box scrolls; only then is its box a tab stop (a named region),
+// so the keyboard can scroll it too. A ResizeObserver tells after layout, so no edit
+// forces one; the box and its content are both watched, as either may change.
+const overflowing = globalThis.ResizeObserver ? new ResizeObserver((entries) => {
+  for (const scroll of new Set(entries.map((e) => e.target.closest(".scroll")))) {
+    const wide = scroll.scrollWidth > scroll.clientWidth;
+    if (wide === scroll.hasAttribute("tabindex")) continue;
+    if (wide) {
+      const name = scroll.closest("figure")?.querySelector(".name")?.textContent ?? "matrix";
+      Object.entries({ tabindex: "0", role: "region", "aria-label": `${name}, scrolls sideways` })
+        .forEach(([k, v]) => scroll.setAttribute(k, v));
+    } else ["tabindex", "role", "aria-label"].forEach((k) => scroll.removeAttribute(k));
+  }
+}) : null;
+
+function keyboardScroll(scroll, wrap) {
+  overflowing?.observe(scroll);
+  overflowing?.observe(wrap);
 }

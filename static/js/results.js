@@ -5,6 +5,7 @@
 import { el, keyed, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
+import { bandLegend } from "./heatmapband.js";
 import { afterPaint } from "./later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
@@ -24,13 +25,17 @@ let workingTicket = 0;  // the newest drawing's turn to typeset the working
 // read out from strongest_keys. Exports fetch a whole matrix when they need it.
 // At 512 tokens with 4 heads this cuts the answer from 7.4 MB to 2.5 MB.
 const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
+// The working's parts for biases, RoPE, ALiBi, a window and sinks come only when the
+// request has them on, so they cost a plain request nothing.
 const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
-  "jacobian_norm"].map((f) => `working.${f}`);
+  "jacobian_norm", "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
+  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k",
+  "bias", "alibi_slope", "window", "in_window", "sinks", "sink"].map((f) => `working.${f}`);
 const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), corner("positional_encoding_kv")];  // not per head
 
 /** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
-const headFields = (n) => ["d_k", "scale", corner("Q"), "K", "V", "mask", corner("output"),
+const headFields = (n) => ["d_k", "scale", "alibi_slope", corner("Q"), "K", "V", "mask", corner("output"),
   ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
 
 /** The fields to ask of POST /api/attention for n queries and m keys: with several heads
@@ -39,7 +44,8 @@ export function fieldsFor(n, multi, head = 0, m = n) {
   const big = Math.max(n, m) > TABLE_MAX;
   const map = big ? ["weights_u8", "strongest_keys"] : ["weights"];
   if (!multi) return [...SHARED, ...headFields(n), ...map];
-  const each = big ? ["heads.weights_u8"] : ["heads.weights"];
+  // Every head's key/value head (with kv_heads only): the working says which share one.
+  const each = [...(big ? ["heads.weights_u8"] : ["heads.weights"]), "heads.kv_head"];
   const shown = [...headFields(n), ...(big ? ["strongest_keys"] : [])].map((f) => `heads[${head}].${f}`);
   return [...SHARED, corner("concat"), corner("output"), ...each, ...shown];
 }
@@ -91,25 +97,28 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   const qIn = pos ? "(X + PE)" : "X";
   const kvIn = cross ? (pos ? "(X_kv + PE_kv)" : "X_kv") : qIn;
   const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
+  // K and V of a head that shares them are its key/value head's.
+  const ofKV = body.kv_head === undefined ? of : `, key/value head ${body.kv_head + 1}`;
   const keysN = cross ? "m" : "n";
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, `= ${qIn}·W_Q`], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${of}`, `= ${kvIn}·W_K`], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${of}`, `= ${kvIn}·W_V`], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
+  const f = projectionWords(inputs, body.head ?? 0, body.kv_head, { qIn, kvIn });
+  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, f.Q], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
+  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
   drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
   drawHeadings(body, multi);
   drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
   drawScores(body, labels, sel, shape, figure);
-  drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels);
+  drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels, band(inputs));
   // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
   const big = Math.max(n, m) > TABLE_MAX;
   const how = "Each row is one query token; it spreads a total weight of 1 over the keys across the top. Darker means more attention. Click a row, or use the arrow keys, to see its working"
     + (big ? "." : "; press M on a cell to mask or unmask it.");
-  setText($("how-to-read"), how);
+  setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandLegend(band(inputs), keyLabels)}` : ""}`);
   setProp($("cross-note"), "hidden", !body.tokens_kv);
   setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
     + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
   drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
-  drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of });
+  drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer });
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
     : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
@@ -122,7 +131,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
 
 /** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every
  *  head's: it depends on the causal switch and the masked cells, not on the head. */
-function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
+function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels, band) {
   const heads = answer.heads ?? [answer];
   const host = $("heatmap");
   while (host.children.length > heads.length) host.lastChild.remove();
@@ -138,6 +147,7 @@ function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels) {
       weights: answer.weights, weights_u8: answer.weights_u8, strongest: answer.strongest_keys,
       mask, tokens: labels, keys: keyLabels, selected: row,
       focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
+      band,
       name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
     });
   });
@@ -155,8 +165,24 @@ function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
   }
 }
 
+/** The sliding window and its sinks, for the heatmaps to mark; null without a window. */
+function band(inputs) {
+  return inputs?.window === undefined ? null : { window: inputs.window, sinks: inputs.sinks ?? 0 };
+}
+
+/** What the working says of the request beyond the working's own numbers: the positions
+ *  used, θ and the offset, and the key/value head the shown head reads. */
+function workingContext(body, inputs, answer) {
+  const kv = body.kv_head === undefined || !answer.heads ? null : {
+    head: body.head, kvHead: body.kv_head, kvHeads: inputs?.kv_heads?.length ?? new Set(answer.heads.map((h) => h.kv_head)).size,
+    readers: answer.heads.every((h) => h.kv_head !== undefined)
+      ? answer.heads.map((h, k) => (h.kv_head === body.kv_head ? k : null)).filter((k) => k !== null) : null,
+  };
+  return { causal: body.causal, positional: inputs?.positional, ropeBase: inputs?.rope_base, offset: inputs?.position_offset, kv };
+}
+
 /** The working of the selected row, once its answer holds it (see the comment inside). */
-function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of }) {
+function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer }) {
   // A new selection's working arrives with the next answer; until then the old one stays.
   // Typesetting takes longer than all the matrices, so it waits for the frame after
   // theirs and then runs at background priority: the new numbers paint first, and a
@@ -165,7 +191,8 @@ function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of
     const ticket = ++workingTicket;
     const draw = () => {
       if (ticket !== workingTicket) return;  // a newer draw has its own
-      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels, d_k: body.d_k, K: body.K, V: body.V });
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels,
+        d_k: body.d_k, K: body.K, V: body.V, ...workingContext(body, inputs, answer) });
       if (workingWhenNear) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
       else typeset($("working"));
       setProp($("working").dataset, "row", String(row ?? ""));
@@ -231,10 +258,21 @@ function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
   all("qv", body.V, ["V", "the values v_j"]);
 }
 
-/** The block headings say what is really computed: the scale used, the mask, the head. */
+/** What the projections compute, for their captions: "= X·W_Q + b_Q, rotated by
+ *  position (RoPE)"; K and V from key/value head ``kvHead`` when the head shares one. */
+function projectionWords(inputs, head, kvHead, { qIn, kvIn }) {
+  const h = inputs?.heads ? inputs.heads[head] : inputs ?? {};
+  const kv = kvHead !== undefined && inputs?.kv_heads ? inputs.kv_heads[kvHead] : h;
+  const rope = inputs?.positional === "rope" ? ", rotated by position (RoPE)" : "";
+  return { Q: `= ${qIn}·W_Q${h.b_Q ? " + b_Q" : ""}${rope}`, K: `= ${kvIn}·W_K${kv.b_K ? " + b_K" : ""}${rope}`,
+    V: `= ${kvIn}·W_V${kv.b_V ? " + b_V" : ""}` };
+}
+
+/** The block headings say what is really computed: the scale used, ALiBi's bias, the
+ *  mask, the head. */
 function drawHeadings(body, multi) {
   const w = scaleWords(body.scale, body.d_k);
-  const scaled = w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`;
+  const scaled = (w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`) + (body.alibi_slope === undefined ? "" : " − m·|i − j|");
   const masked = body.causal ? ", keys after the query masked" : "";
   const head = multi ? `, head ${body.head + 1}` : "";
   setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
@@ -272,10 +310,16 @@ function drawScores(body, labels, sel, shape, figure) {
   const ss = shape("S", "n", keysN);
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
-    caption: w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
-      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`],
+    caption: alibiCaption(body, w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`]),
     ...ss,
     ...(body.causal ? { shape: `${ss.shape} · masked: j > i` } : {}),
     rowLabels: labels, highlight: sel, masked,
   });
+}
+
+/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too. */
+function alibiCaption(body, [what, how]) {
+  if (body.alibi_slope === undefined) return [what, how];
+  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${body.alibi_slope}`];
 }

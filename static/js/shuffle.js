@@ -19,8 +19,11 @@ export function permutation(n, seed) {
 
 /** The request with its tokens (rows of X) in the order ``perm``: new row k is old perm[k]. */
 export function shuffledRequest(request, perm, positional) {
-  // Everything but the order-dependent parts: the causal mask, masks by hand, the row.
-  const ORDERED = ["causal", "mask", "row", "fields"];
+  // Everything but the order-dependent parts: the causal mask, masks by hand, the window
+  // and its sinks, the row; and the positions of the page's choice, whose settings go with
+  // them (the test compares no positions with sinusoidal ones from 0).
+  const ORDERED = ["causal", "mask", "window", "sinks", "row", "fields",
+    "positional", "rope_base", "position_offset", "alibi_slopes"];
   const weights = Object.fromEntries(Object.entries(request).filter(([key]) => !ORDERED.includes(key)));
   return {
     ...weights, tokens: perm.map((k) => request.tokens[k]), X: perm.map((k) => request.X[k]),

@@ -7,42 +7,82 @@
 //       even while a cell does not parse),
 //   causal: boolean, row: selected query row (0-based) or null, seed: integer,
 //   scale: "" for 1/√d_k, else the factor as typed ("1" is unscaled attention),
-//   positional: boolean (sinusoidal positions added to X),
+//   positional: "" (none) | "sinusoidal" (PE added to X) | "rope" (q and k rotated) |
+//      "alibi" (−m·|i − j| added to the scaled scores),
+//   rope_base: "" for θ = 10000, else θ as typed; offset: the first position, as typed ("0"),
+//   alibi: "" for the ALiBi paper's slopes, else [one slope as typed per head],
+//   biases: boolean; when true b_Q, b_K, b_V (and b_Q_k, b_K_k, b_V_k of head k, as W_Q_k)
+//      are 1-row matrices of strings, [[d_k texts]] for b_Q and b_K, [[d_v texts]] for b_V,
 //   blocked: [[i, j], …] score cells masked by hand (query i may not read key j),
 //   X_kv: m × d_model or null, tokens_kv: [m labels] or null — with X_kv the keys and
 //      values come from this second sequence (cross-attention),
 //   heads: h (1 to limits.heads); with h > 1 the k-th head's projections are W_Q_k, W_K_k, W_V_k
 //      (k = 2 … h; W_Q, W_K, W_V are head 1's) and W_O is (h·d_v) × d_model,
+//   kvHeads: G, a divisor of h: the key/value heads. G = h is ordinary multi-head attention;
+//      with G < h only W_K … W_K_G and W_V … W_V_G (and their biases) exist, key/value head g's,
+//      read by the query heads g·h/G … (g + 1)·h/G − 1 (grouped-query attention; G = 1: multi-query),
+//   window: "" for none, else w as typed (query i reads key j only when |i − j| < w),
+//   sinks: "0", else s as typed (keys 0 … s − 1 stay readable whatever the window),
 //   head: the head (0-based) whose matrices and working are shown,
 //   present: boolean (present mode: large type, the heatmap and the working alone),
 // }
 // Every transition returns a new object; nothing here touches the DOM. The limits (on
-// tokens, dimensions, label length and heads) are the server's, from config.js.
+// tokens, dimensions, label length and heads) are the server's, from config.js. The
+// request the state sends and the state of a request are request.js's; the transitions
+// of heads, key/value heads and biases are heads.js's.
 
 import { limits } from "./config.js";
-import { parseCell } from "./format.js";
 
 export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
 
-/** The state keys of head k's projections (k from 0): W_Q, W_K, W_V, then W_Q_2, … */
-export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => (k === 0 ? p : `${p}_${k + 1}`));
+export const POSITIONS = ["", "sinusoidal", "rope", "alibi"];
 
-export const extraHeadKeys = (h) => Array.from({ length: h - 1 }, (_, k) => headKeys(k + 1)).flat();
+const suffix = (k) => (k === 0 ? "" : `_${k + 1}`);
+
+/** The state keys of head k's projections (k from 0): W_Q, W_K, W_V, then W_Q_2, … */
+export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => p + suffix(k));
+
+/** The state keys of head k's biases (k from 0): b_Q, b_K, b_V, then b_Q_2, … */
+export const biasKeys = (k) => ["b_Q", "b_K", "b_V"].map((p) => p + suffix(k));
+
+/** The matrices of heads 2 … h, in order: each head's W_Q_k, and its W_K_k, W_V_k while
+ *  it is one of the ``g`` key/value heads (all of them without grouping, g = h). */
+export function extraHeadKeys(h, g = h) {
+  const keys = [];
+  for (let k = 1; k < h; k++) {
+    const [q, key, v] = headKeys(k);
+    keys.push(q, ...(k < g ? [key, v] : []));
+  }
+  return keys;
+}
+
+/** Every bias row of h heads with g key/value heads: b_Q of each query head, b_K and b_V
+ *  of each key/value head, head by head. */
+export function allBiasKeys(h, g = h) {
+  const keys = [];
+  for (let k = 0; k < h; k++) {
+    const [q, key, v] = biasKeys(k);
+    keys.push(q, ...(k < g ? [key, v] : []));
+  }
+  return keys;
+}
 
 /** The matrices of a state: X and every head's projections, W_O with several heads,
- *  and X_kv in cross-attention. */
+ *  and X_kv in cross-attention. (Each is drawn as a figure; the bias rows are drawn
+ *  under theirs: biasesOf.) */
 export function matricesOf(state) {
-  return [...MATRICES, ...extraHeadKeys(state.heads), ...(state.heads > 1 ? ["W_O"] : []),
+  return [...MATRICES, ...extraHeadKeys(state.heads, state.kvHeads), ...(state.heads > 1 ? ["W_O"] : []),
     ...(state.X_kv ? ["X_kv"] : [])];
 }
 
-/** The API's name of a field ("heads[1].W_Q[0][2]") as the page names it ("W_Q_2[0][2]"). */
-export function uiField(field) {
-  const m = /^heads\[(\d+)\]\.(W_[QKV])(.*)$/.exec(field ?? "");
-  if (!m) return field;
-  const k = Number(m[1]);
-  return `${k === 0 ? m[2] : `${m[2]}_${k + 1}`}${m[3]}`;
-}
+/** The bias rows of a state (none while biases are off). */
+export const biasesOf = (state) => (state.biases ? allBiasKeys(state.heads, state.kvHeads) : []);
+
+/** Every matrix of strings a state holds: its matrices, then its bias rows. */
+export const inputsOf = (state) => [...matricesOf(state), ...biasesOf(state)];
+
+/** Whether key/value heads are shared (fewer than the query heads). */
+export const grouped = (state) => state.kvHeads < state.heads;
 
 // ---- shapes ----
 
@@ -60,148 +100,70 @@ export function shapes(state) {
 export function checkShapes(state) {
   if ((state.X_kv === null) !== (state.tokens_kv === null)) throw new Error("X_kv and tokens_kv go together");
   if (!(state.head >= 0 && state.head < state.heads)) throw new Error(`head ${state.head + 1} of ${state.heads}`);
-  for (const name of matricesOf(state)) {
+  checkOptions(state);
+  for (const name of inputsOf(state)) {
     if (!state[name]) throw new Error(`${name} is missing`);
     const m = state[name];
     if (!Array.isArray(m) || m.length === 0 || m.some((r) => r.length !== m[0].length)) {
       throw new Error(`${name} is not a rectangular matrix`);
     }
   }
-  const { n, m, d_model, d_k, d_v } = shapes(state);
+  const { n, m, d_model } = shapes(state);
   if (state.tokens.length !== n) throw new Error(`${state.tokens.length} labels for ${n} rows of X`);
   if (state.X_kv) {
     if (state.X_kv[0].length !== d_model) throw new Error(`X_kv has ${state.X_kv[0].length} columns, X has ${d_model}`);
     if (state.tokens_kv.length !== m) throw new Error(`${state.tokens_kv.length} labels for ${m} rows of X_kv`);
   }
-  for (let k = 0; k < state.heads; k++) {
-    const [q, key, v] = headKeys(k);
-    for (const name of [q, key, v]) {
-      if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
-    }
-    if (state[q][0].length !== d_k || state[key][0].length !== d_k) throw new Error(`${q} and ${key} must be ${d_k} wide`);
-    if (state[v][0].length !== d_v) throw new Error(`${v} must be ${d_v} wide`);
+  checkHeads(state);
+  if (Math.max(n, m) > limits.tokens || Math.max(d_model, shapes(state).d_k, shapes(state).d_v) > limits.dim) {
+    throw new Error("too large");
   }
-  if (state.heads > 1 && (state.W_O.length !== state.heads * d_v || state.W_O[0].length !== d_model)) {
-    throw new Error(`W_O must be ${state.heads * d_v} × ${d_model}`);
-  }
-  if (Math.max(n, m) > limits.tokens || Math.max(d_model, d_k, d_v) > limits.dim) throw new Error("too large");
   if (state.row !== null && state.row >= n) state.row = null;
   if (state.blocked.some(([i, j]) => i >= n || j >= m)) throw new Error("a masked cell is outside the matrix");
 }
 
-// ---- from state to a request for POST /api/attention ----
-
-/** {request, errors}: ``errors`` maps a field ("X[0][1]", "tokens[2]") to a message;
- *  ``request`` is null while any field is invalid. */
-export function buildRequest(state) {
-  const errors = new Map();
-  const request = { tokens: state.tokens, causal: state.causal, row: state.row };
-  if (state.scale !== "") {
-    const parsed = parseCell(state.scale);
-    if (parsed.ok) request.scale = parsed.value;
-    else errors.set("scale", parsed.message);
+/** The positions, the key/value heads, the ALiBi slopes, the window and the sinks: of a
+ *  kind the page knows (their text is the server's to judge). */
+function checkOptions(state) {
+  if (!POSITIONS.includes(state.positional)) {
+    throw new Error(`“${state.positional}” is not a kind of positions (none, sinusoidal, rope or alibi)`);
   }
-  if (state.positional) request.positional = "sinusoidal";
-  if (state.blocked.length) {
-    const { n, m } = shapes(state);
-    request.mask = Array.from({ length: n }, () => Array(m).fill(true));
-    for (const [i, j] of state.blocked) request.mask[i][j] = false;
+  const { heads: h, kvHeads: g } = state;
+  if (!(Number.isInteger(g) && g >= 1 && g <= h && h % g === 0)) {
+    throw new Error(`${g} key/value heads for ${h} heads: they must divide them`);
   }
-  if (state.X_kv) request.tokens_kv = state.tokens_kv;
-  for (const name of matricesOf(state)) {
-    request[name] = state[name].map((r, i) => {
-      const { values, problems } = parseRow(r);
-      for (const [j, message] of problems) errors.set(`${name}[${i}][${j}]`, message);
-      return values;
-    });
+  if (state.alibi !== "" && !(Array.isArray(state.alibi) && state.alibi.length === h)) {
+    throw new Error(`${Array.isArray(state.alibi) ? state.alibi.length : "no"} ALiBi slopes for ${h} heads`);
   }
-  if (state.heads > 1) {  // the API's multi-head form: heads [{W_Q, W_K, W_V}, …] and W_O
-    request.heads = Array.from({ length: state.heads }, (_, k) => {
-      const [q, key, v] = headKeys(k);
-      return { W_Q: request[q], W_K: request[key], W_V: request[v] };
-    });
-    for (let k = 0; k < state.heads; k++) for (const name of headKeys(k)) delete request[name];
+  for (const key of ["rope_base", "offset", "window", "sinks"]) {
+    if (typeof state[key] !== "string") throw new Error(`${key} is missing`);
   }
-  for (const key of ["tokens", "tokens_kv"]) {
-    (state[key] ?? []).forEach((label, i) => {
-      const length = characters(label);
-      if (length > limits.label) {
-        errors.set(`${key}[${i}]`, `Labels have at most ${limits.label} characters; this one has ${length}.`);
-      }
-    });
-  }
-  return { request: errors.size ? null : request, errors };
 }
 
-/** A label's length as the server counts it: characters (code points), not UTF-16 units,
- *  so "😀" is 1, not 2. */
-const characters = (label) => [...label].length;
-
-const parsedRows = new WeakMap();
-function parseRow(r) {
-  if (!parsedRows.has(r)) {
-    const problems = [];
-    const values = r.map((text, j) => {
-      const parsed = parseCell(text);
-      if (!parsed.ok) problems.push([j, parsed.message]);
-      return parsed.value;
-    });
-    parsedRows.set(r, { values, problems });
+/** Each head's projections (and biases) against X and head 1's d_k and d_v, and W_O. */
+function checkHeads(state) {
+  const { d_model, d_k, d_v } = shapes(state);
+  const width = (name, want) => {
+    if (state[name][0].length !== want) throw new Error(`${name} must be ${want} wide`);
+  };
+  for (let k = 0; k < state.heads; k++) {
+    const [q, key, v] = headKeys(k);
+    const own = k < state.kvHeads ? [q, key, v] : [q];
+    for (const name of own) {
+      if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
+      width(name, name === v ? d_v : d_k);
+    }
   }
-  return parsedRows.get(r);
+  for (const name of biasesOf(state)) {
+    if (state[name].length !== 1) throw new Error(`${name} must be one row`);
+    width(name, name.startsWith("b_V") ? d_v : d_k);
+  }
+  if (state.heads > 1 && (state.W_O.length !== state.heads * d_v || state.W_O[0].length !== d_model)) {
+    throw new Error(`W_O must be ${state.heads * d_v} × ${d_model}`);
+  }
 }
 
 // ---- transitions ----
-
-const asText = (m) => m.map((r) => r.map((v) => String(v)));
-
-/** The state of a preset's request (as /api/presets gives it). */
-export function fromPreset(req, seed = 1) {
-  const state = {
-    tokens: [...req.tokens], causal: Boolean(req.causal), row: null, seed,
-    scale: "", positional: false, blocked: [], X_kv: null, tokens_kv: null, heads: 1, head: 0,
-    present: false,
-  };
-  for (const name of MATRICES) state[name] = asText(req[name]);
-  return state;
-}
-
-/** The state of a request in the API's format (an imported configuration): its scale,
- *  positions, mask, second sequence, heads and selected row come along; masks become
- *  cells masked by hand. Throws an Error saying why when the page cannot show the request
- *  (its heads differ in d_k or d_v, or W_O is not d_model wide). */
-export function fromRequest(req, seed = 1) {
-  const heads = req.heads ?? [{ W_Q: req.W_Q, W_K: req.W_K, W_V: req.W_V }];
-  const tokens = req.tokens ?? req.X.map((_, i) => `t${i + 1}`);
-  const state = fromPreset({ ...req, tokens, ...heads[0] }, seed);
-  if (req.scale !== undefined && req.scale !== null) state.scale = String(req.scale);
-  state.positional = req.positional === "sinusoidal";
-  state.row = Number.isInteger(req.row) ? req.row : null;
-  if (req.X_kv) {
-    state.X_kv = asText(req.X_kv);
-    state.tokens_kv = [...(req.tokens_kv ?? req.X_kv.map((_, j) => `s${j + 1}`))];
-  }
-  state.blocked = [];
-  (req.mask ?? []).forEach((r, i) => r.forEach((ok, j) => { if (!ok) state.blocked.push([i, j]); }));
-  if (heads.length > 1) {
-    const [d_k, d_v] = [heads[0].W_Q[0].length, heads[0].W_V[0].length];
-    heads.forEach((head, k) => {
-      if (head.W_Q[0].length !== d_k || head.W_V[0].length !== d_v) {
-        throw new Error(`head ${k + 1} has d_k = ${head.W_Q[0].length} and d_v = ${head.W_V[0].length}, `
-          + `head 1 has ${d_k} and ${d_v}: the page shows heads of one size`);
-      }
-      const [q, key, v] = headKeys(k);
-      Object.assign(state, { [q]: asText(head.W_Q), [key]: asText(head.W_K), [v]: asText(head.W_V) });
-    });
-    if (req.W_O[0].length !== req.X[0].length) {
-      throw new Error(`W_O is ${req.W_O[0].length} wide and d_model is ${req.X[0].length}: `
-        + "the page shows W_O as wide as the embeddings");
-    }
-    Object.assign(state, { heads: heads.length, W_O: asText(req.W_O) });
-  }
-  checkShapes(state);
-  return state;
-}
 
 export function setCell(state, name, i, j, text) {
   const m = [...state[name]];
@@ -229,12 +191,14 @@ export function rng(seed) {
 }
 
 // One decimal in [−2, 2]: easy to multiply in one's head, varied enough to be interesting.
-const draw = (next) => String(Math.round(next() * 40 - 20) / 10);
+export const draw = (next) => String(Math.round(next() * 40 - 20) / 10);
 
+/** New numbers for every input from ``seed``: the matrices first, then the bias rows, so
+ *  that switching biases on leaves the matrices a seed draws as they were. */
 export function randomize(state, seed) {
   const next = rng(seed);
   const out = { ...state, seed };
-  for (const name of matricesOf(state)) out[name] = state[name].map((r) => r.map(() => draw(next)));
+  for (const name of inputsOf(state)) out[name] = state[name].map((r) => r.map(() => draw(next)));
   return out;
 }
 
@@ -331,43 +295,16 @@ export function toggleBlocked(state, i, j) {
 const identity = (i, j) => (i === j ? "1" : "0");
 
 // W_O's sensible start: each head's block of rows is an identity, so Z sums the heads.
-const blocks = (d_v) => (r, c) => (r % d_v === c ? "1" : "0");
+export const blocks = (d_v) => (r, c) => (r % d_v === c ? "1" : "0");
 
-/** One more head, its projections drawn from the seed; W_O grows by its block of rows. */
-export function addHead(state) {
-  if (state.heads >= limits.heads) return state;
-  const { d_model, d_k, d_v } = shapes(state);
-  const h = state.heads + 1;
-  const next = rng(state.seed * 7907 + h);
-  const drawn = (rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, () => draw(next)));
-  const [q, key, v] = headKeys(h - 1);
-  const W_O = state.heads > 1 ? state.W_O : [];
-  return {
-    ...state, heads: h, head: h - 1,
-    [q]: drawn(d_model, d_k), [key]: drawn(d_model, d_k), [v]: drawn(d_model, d_v),
-    W_O: resizeMatrix(W_O.length ? W_O : [[]], h * d_v, d_model, blocks(d_v), W_O.length),
-  };
-}
-
-/** The last head goes, with its block of W_O; one head left has no W_O. */
-export function removeHead(state) {
-  if (state.heads <= 1) return state;
-  const { d_model, d_v } = shapes(state);
-  const h = state.heads - 1;
-  const out = { ...state, heads: h, head: Math.min(state.head, h - 1) };
-  for (const name of headKeys(h)) delete out[name];
-  if (h === 1) delete out.W_O;
-  else out.W_O = resizeMatrix(state.W_O, h * d_v, d_model, blocks(d_v));
-  return out;
-}
-
-function resizeMatrix(m, rows, cols, fill, keepRows = m.length) {
+export function resizeMatrix(m, rows, cols, fill, keepRows = m.length) {
   return Array.from({ length: rows }, (_, i) =>
     Array.from({ length: cols }, (_, j) => (i < keepRows && j < m[0].length ? m[i][j] : fill(i, j))));
 }
 
 /** Change d_model, d_k or d_v. Existing numbers are kept; new cells of X are 0 (the
- *  outputs do not change) and new cells of a W continue the identity pattern. */
+ *  outputs do not change), new cells of a W continue the identity pattern, and new cells
+ *  of a bias are 0. */
 export function resize(state, dim, size) {
   const s = shapes(state);
   if (!(size >= 1 && size <= limits.dim) || s[dim] === undefined) return state;
@@ -377,12 +314,11 @@ export function resize(state, dim, size) {
     X: resizeMatrix(state.X, d.n, d.d_model, () => "0"),
     X_kv: state.X_kv && resizeMatrix(state.X_kv, d.m, d.d_model, () => "0"),
   };
-  for (let k = 0; k < state.heads; k++) {
-    const [q, key, v] = headKeys(k);
-    out[q] = resizeMatrix(state[q], d.d_model, d.d_k, identity);
-    out[key] = resizeMatrix(state[key], d.d_model, d.d_k, identity);
-    out[v] = resizeMatrix(state[v], d.d_model, d.d_v, identity);
+  for (const name of matricesOf(state)) {
+    const p = /^W_([QKV])/.exec(name)?.[1];
+    if (p) out[name] = resizeMatrix(state[name], d.d_model, p === "V" ? d.d_v : d.d_k, identity);
   }
+  for (const name of biasesOf(state)) out[name] = resizeMatrix(state[name], 1, name.startsWith("b_V") ? d.d_v : d.d_k, () => "0");
   if (state.heads > 1) out.W_O = resizeMatrix(state.W_O, state.heads * d.d_v, d.d_model, blocks(d.d_v));
   return out;
 }

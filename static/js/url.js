@@ -2,7 +2,7 @@
 // One table of properties drives both directions. Pure functions, unit-tested.
 
 import { limits } from "./config.js";
-import { MATRICES, checkShapes, extraHeadKeys } from "./state.js";
+import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./state.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
@@ -34,6 +34,21 @@ const CODECS = {
   text: { encode: (v) => v, decode: (s) => s },
   optLabels: { encode: (v) => (v ? CODECS.labels.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.labels.decode(s)) },
   optMatrix: { encode: (v) => (v ? CODECS.matrix.encode(v) : ""), decode: (s) => (s === "" ? null : CODECS.matrix.decode(s)) },
+  // The positions' kind; links from before the choice (positional=1 or 0) read as
+  // sinusoidal positions or none.
+  positions: {
+    encode: (v) => v,
+    decode: (s) => {
+      const kind = { 1: "sinusoidal", 0: "" }[s] ?? s;
+      if (!POSITIONS.includes(kind)) throw new Error(`“${s}” is not a kind of positions (sinusoidal, rope or alibi)`);
+      return kind;
+    },
+  },
+  // "" (the paper's slopes) or one slope a head, joined by ",".
+  slopes: {
+    encode: (v) => (v === "" ? "" : v.map(escapePart).join(",")),
+    decode: (s) => (s === "" ? "" : s.split(",").map(decodeURIComponent)),
+  },
   pairs: {
     encode: (v) => v.map(([i, j]) => `${i}-${j}`).join(","),
     decode: (s) => (s === "" ? [] : s.split(",").map((p) => {
@@ -44,17 +59,27 @@ const CODECS = {
   },
 };
 
-// The URL's properties; with several heads their matrices join the list.
-const properties = (heads) => [
+// The URL's properties: ``key`` in the URL, ``prop`` in the state when it differs. The
+// matrices of the heads and the bias rows join the list as the heads, the key/value heads
+// and the biases (read first) say.
+const properties = ({ heads, kvHeads, biases }) => [
   { key: "tokens", codec: "labels" },
   ...MATRICES.map((key) => ({ key, codec: "matrix" })),
   { key: "heads", codec: "int" },
   { key: "head", codec: "int" },
-  ...extraHeadKeys(heads).map((key) => ({ key, codec: "matrix" })),
+  { key: "kv_heads", prop: "kvHeads", codec: "int" },
+  ...extraHeadKeys(heads, kvHeads).map((key) => ({ key, codec: "matrix" })),
   ...(heads > 1 ? [{ key: "W_O", codec: "matrix" }] : []),
+  { key: "biases", codec: "bool" },
+  ...(biases ? allBiasKeys(heads, kvHeads) : []).map((key) => ({ key, codec: "matrix" })),
   { key: "causal", codec: "bool" },
   { key: "scale", codec: "text" },
-  { key: "positional", codec: "bool" },
+  { key: "positional", codec: "positions" },
+  { key: "rope_base", codec: "text" },
+  { key: "offset", codec: "text" },
+  { key: "alibi", codec: "slopes" },
+  { key: "window", codec: "text" },
+  { key: "sinks", codec: "text" },
   { key: "blocked", codec: "pairs" },
   { key: "tokens_kv", codec: "optLabels" },
   { key: "X_kv", codec: "optMatrix" },
@@ -74,8 +99,8 @@ function wholeNumber(s) {
 /** The fragment that reproduces ``state``. Separators , ; | stay literal for
  *  readability; the same characters inside a cell or label are escaped. */
 export function toHash(state) {
-  const parts = properties(state.heads).map(({ key, codec }) => {
-    const value = encodeURIComponent(CODECS[codec].encode(state[key]))
+  const parts = properties(state).map(({ key, prop = key, codec }) => {
+    const value = encodeURIComponent(CODECS[codec].encode(state[prop]))
       .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
     return `${key}=${value}`;
   });
@@ -91,10 +116,16 @@ export function fromHash(hash, fallback) {
   try {
     const heads = params.has("heads") ? wholeNumber(params.get("heads")) : fallback.heads;
     if (heads < 1 || heads > limits.heads) throw new Error(`${heads} heads; there may be 1 to ${limits.heads}`);
-    for (const { key, codec } of properties(heads)) {
-      if (params.has(key)) state[key] = CODECS[codec].decode(params.get(key));
+    // A link with heads but no kv_heads (from before key/value heads) gives each head its own.
+    const kvHeads = params.has("kv_heads") ? wholeNumber(params.get("kv_heads"))
+      : params.has("heads") ? heads : fallback.kvHeads;
+    const biases = params.has("biases") ? params.get("biases") === "1" : fallback.biases;
+    for (const { key, prop = key, codec } of properties({ heads, kvHeads, biases })) {
+      if (params.has(key)) state[prop] = CODECS[codec].decode(params.get(key));
     }
-    if (heads === 1) delete state.W_O;
+    state.kvHeads = kvHeads;
+    const keep = new Set(properties({ heads, kvHeads, biases }).map(({ key, prop = key }) => prop));
+    for (const key of Object.keys(state)) if (/^(W_[QKVO]|b_[QKV])/.test(key) && !keep.has(key)) delete state[key];
     checkShapes(state);
   } catch (err) {
     return { state: fallback, problem: `The link could not be read (${err.message}); showing the default example.` };

@@ -33,13 +33,25 @@ export const STEPS = [
   {
     block: ".block-projections",
     light: (c) => [row("Q", c.i), '#qkv [data-key="qq"]', `${step("dots")} li:first-of-type`],
-    say: (c) => `Multiplied by ${c.head}$W_Q$ it gives its query vector, what it is looking for: $q_{${c.i + 1}} = ${texVector(c.w.q)}$.`,
+    say: (c) => {
+      const i = c.i + 1;
+      if (!c.w.b_Q && !c.w.q_unrotated) {
+        return `Multiplied by ${c.head}$W_Q$ it gives its query vector, what it is looking for: $q_{${i}} = ${texVector(c.w.q)}$.`;
+      }
+      const made = c.w.b_Q ? `Multiplied by ${c.head}$W_Q$, plus the bias $b_Q = ${texVector(c.w.b_Q)}$, it gives its query vector`
+        : `Multiplied by ${c.head}$W_Q$ it gives its query vector`;
+      return c.w.q_unrotated
+        ? `${made} $${texVector(c.w.q_unrotated)}$, which rotary positions then turn by its position ${c.w.position}: $q_{${i}} = ${texVector(c.w.q)}$.`
+        : `${made}, what it is looking for: $q_{${i}} = ${texVector(c.w.q)}$.`;
+    },
   },
   {
     block: ".block-projections",
     light: (c) => [...c.keys.map((j) => row("K", j)), '#qkv [data-key="qk"]'],
-    say: (c) => `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$: its keys are `
-      + `$${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`,
+    say: (c) => `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$`
+      + (c.w.b_K ? `, plus $b_K = ${texVector(c.w.b_K)}$` : "")
+      + (c.w.k_unrotated ? ", and turned by its own position" : "")
+      + `: its keys are $${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`,
   },
   {
     block: ".block-scores",
@@ -55,7 +67,8 @@ export const STEPS = [
       const how = s.isDefault ? `divided by $\\sqrt{d_k} = \\sqrt{${c.d_k}} = ${formatNumber(Math.sqrt(c.d_k))}$, so their spread does not grow with the width of the vectors`
         : `multiplied by the scale ${formatNumber(c.w.scale)}, not by $1/\\sqrt{d_k} = ${formatNumber(1 / Math.sqrt(c.d_k))}$`;
       const masked = c.w.allowed.length - c.keys.length;
-      return `Each score is ${how}: $${listed(c.keys, (j) => `s_{${c.i + 1},${j + 1}} = ${texNumber(c.w.scaled[j])}`)}$.`
+      const alibi = c.w.bias ? `, then ALiBi adds $-${texNumber(c.w.alibi_slope)} \\cdot |i - j|$, less the farther the key` : "";
+      return `Each score is ${how}${alibi}: $${listed(c.keys, (j) => `s_{${c.i + 1},${j + 1}} = ${texNumber(c.w.scaled[j])}`)}$.`
         + (masked ? ` The ${masked} masked ${masked === 1 ? "key's score becomes" : "keys' scores become"} $-\\infty$.` : "");
     },
   },
@@ -74,7 +87,8 @@ export const STEPS = [
   {
     block: ".block-projections",
     light: (c) => [...c.keys.map((j) => row("V", j)), '#qkv [data-key="qv"]'],
-    say: (c) => `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$: `
+    say: (c) => `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$`
+      + (c.w.b_V ? ` plus $b_V = ${texVector(c.w.b_V)}$` : "") + ": "
       + `$${listed(c.keys, (j) => `v_{${j + 1}} = ${texVector(c.V[j])}`)}$.`,
   },
   {

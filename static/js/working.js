@@ -3,51 +3,16 @@
 // with KaTeX (tex.js), once they are in place.
 
 import { el, symbols } from "./dom.js";
-import { FIXED_LIMIT, formatNumber, superscript, texNumber } from "./format.js";
+import { formatNumber, texNumber } from "./format.js";
 import { morph } from "./morph.js";
-import { math } from "./tex.js";
+import { math, prose } from "./tex.js";
+import { joinTerms, line, sigText, step, texFactor, texRate, texSig, texTerm, texVector } from "./workingtex.js";
+import { biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
+
+export { joinTerms, sigText, texFactor, texSig, texTerm, texVector };
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
-const LONG = 8;          // vectors and sums longer than this are shortened with ⋯
-
-/** A number as it is worked by hand: whole numbers stay short ("2"), others 3 decimals. */
-export function texTerm(x) {
-  return Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x) : texNumber(x);
-}
-
-/** A factor of a product: negative numbers in parentheses, "2 · (−0.5)". */
-export function texFactor(x) {
-  return x < 0 ? `(${texTerm(x)})` : texTerm(x);
-}
-
-/** Four significant figures for exponentials and their sums: 16.92, 4.113, 69.59,
- *  0.006738, 1.336 × 10^{4}; from 100000 on, texNumber's scientific form, 4.852 × 10^{8}. */
-export function texSig(x) {
-  if (x === null || x === Infinity) return "\\infty";
-  if (x === 0) return "0";
-  if (Math.abs(x) >= FIXED_LIMIT) return texNumber(x);  // the page's one scientific form
-  const [mant, exp] = x.toPrecision(4).split("e");
-  if (!exp) return mant;
-  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930, as printed below 100000
-  return `${mant} \\times 10^{${Number(exp)}}`;
-}
-
-/** Join terms with " + ", shortening a long list to its first and last few. */
-export function joinTerms(terms, sep = " + ") {
-  if (terms.length <= LONG) return terms.join(sep);
-  return [...terms.slice(0, 4), "\\cdots", ...terms.slice(-2)].join(sep);
-}
-
-/** A vector in parentheses; a long one may break after a comma to fit its column. */
-export function texVector(v, fmt = texTerm) {
-  return `(${joinTerms(v.map((x) => fmt(x)), ",\\allowbreak ")})`;
-}
-
-/** One line of the working; ``j`` marks the key it is about, for linked highlighting. */
-function line(tex, label = null, cls = null, j = null) {
-  return el("li", { class: cls, "data-j": j }, math(tex), label === null ? null : el("span", { class: "key-label", text: `  ${label}` }));
-}
 
 /** z_i as a sum whose terms are typeset apart, so that the term of key j can be lit. */
 function zLine(i, terms) {
@@ -59,41 +24,37 @@ function zLine(i, terms) {
   return el("li", { class: "z-terms", "data-step": "z" }, ...parts);
 }
 
-function step(title, key, ...items) {
-  return el("section", { class: "working-step", "data-step": key }, el("h3", {}, ...symbols(title)), ...items);
-}
-
-/** texSig as plain text for a table cell: 16.92, 0.006738, 4.113; from FIXED_LIMIT up the
- *  page's one scientific form (4.852×10⁸); ∞ for an exponential beyond float64. */
-export function sigText(x) {
-  if (x === null || x === Infinity) return "∞";
-  if (x === 0) return "0";
-  if (Math.abs(x) >= FIXED_LIMIT) return formatNumber(x);
-  const [mant, exp] = x.toPrecision(4).split("e");  // below 1e-6 toPrecision writes e-7
-  if (!exp) return mant;
-  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930: 4 figures, below 100000
-  return `${mant}×10${superscript(Number(exp))}`;
-}
-
 /** The softmax of the row, one key a row: its dot product, scaled score, exponential and
- *  weight side by side, so the whole row reads in one table (the columns are the steps). */
+ *  weight side by side, so the whole row reads in one table (the columns are the steps).
+ *  With ALiBi (w.bias) the scaled score and the bias added to it have columns of their
+ *  own before s_ij. */
 function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
   // Each column's heading is the operation that makes it from the column before.
   const e = shifted ? `e^{s - m}` : `e^{s}`;
+  const alibi = Boolean(w.bias);
   const head = el("tr", {},
     el("th", { scope: "col", class: "key-col", text: "key j" }),
     el("th", { scope: "col" }, math(`q_{${i}} \\cdot k_j`)),
-    el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`)),
+    ...(alibi
+      ? [el("th", { scope: "col" }, math(`{}${scaleTex}`)),
+        el("th", { scope: "col" }, math(`{}- m\\,|${i} - j|`)),
+        el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
+      : [el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
     el("th", { scope: "col" }, math(`{}\\div ${texSig(total)} = a_{${i},j}`)));
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const rows = shown.map((j) => {
     const masked = !w.allowed[j];
+    // The scaled score before its bias: the float64 product the engine makes too.
+    const scoreCells = alibi
+      ? [el("td", { text: formatNumber(w.scale * w.dots[j]) }), el("td", { text: formatNumber(w.bias[j]) }),
+        el("td", { text: masked ? "−∞" : formatNumber(w.scaled[j]) })]
+      : [el("td", { text: masked ? "−∞" : formatNumber(w.scaled[j]) })];
     return el("tr", { "data-j": j, class: masked ? "masked-line" : null },
       el("th", { scope: "row", class: "key-col" }, `${j + 1} `, el("span", { class: "key-label", text: keys[j] }),
         masked ? el("span", { class: "masked-tag", text: " masked" }) : null),
       el("td", { text: formatNumber(w.dots[j]) }),
-      el("td", { text: masked ? "−∞" : formatNumber(w.scaled[j]) }),
+      ...scoreCells,
       el("td", { text: masked ? "0" : sigText(expOf(j)) }),
       el("td", { text: masked ? "0" : formatNumber(w.weights[j]) }));
   });
@@ -102,10 +63,24 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
     el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
-/** renderWorking(host, {working, tokens, keys, d_k, K, V}) — working may be undefined (no
- *  row). K and V are the answer's matrices: k_j and v_j are their rows; ``keys`` label
- *  them (the tokens themselves in self-attention, X_kv's in cross-attention). */
-export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K, V }) {
+/** The keys whose lines are written: all up to ALL_KEYS, else the TOP_KEYS strongest
+ *  allowed ones in order, with a note saying so. */
+function shownKeys(w, allowedIdx) {
+  const m = w.weights.length;
+  if (m <= ALL_KEYS) return { shown: [...Array(m).keys()], note: null };
+  const shown = [...allowedIdx].sort((a, b) => w.weights[b] - w.weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
+  return { shown, note: el("p", { class: "note", text: `${m} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` }) };
+}
+
+/** renderWorking(host, view) writes the working of view.working (undefined: no row).
+ *  view: {working, tokens, keys, d_k, K, V, causal, positional, ropeBase, offset, kv}.
+ *  K and V are the answer's matrices: k_j and v_j are their rows; ``keys`` label them
+ *  (the tokens themselves in self-attention, X_kv's in cross-attention). ``positional``
+ *  is the request's ("sinusoidal": the projections multiply x_i + PE_i), ``ropeBase``
+ *  and ``offset`` its θ and first position, ``kv`` {head, kvHead, kvHeads, readers} when
+ *  the head reads a shared key/value head (workingsteps.kvHeadStep). */
+export function renderWorking(host, view) {
+  const { working: w, tokens, keys = tokens, d_k, K, V } = view;
   if (!w) {
     morph(host, [el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." })]);
     return;
@@ -113,16 +88,40 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
   const i = w.row + 1;
   const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
   const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
-  let shown = [...Array(m).keys()];
-  let note = null;
-  if (m > ALL_KEYS) {
-    shown = [...allowedIdx].sort((a, b) => w.weights[b] - w.weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
-    note = el("p", { class: "note", text: `${m} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` });
-  }
-  const scale = scaleWords(w.scale, d_k);
+  const { shown, note } = shownKeys(w, allowedIdx);
   const dots = shown.map((j) => line(
     `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
     keys[j], null, j));
+  const steps = [
+    ...(view.kv ? [kvHeadStep(view.kv)] : []),
+    ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
+    ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
+    { title: "Dot products with each key", key: "dots", items: [el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)] },
+    ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
+    softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
+    { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V))] },
+  ];
+  morph(host, [
+    el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
+      allowedIdx.length === m ? " reads every key." : allowedIdx.length
+        ? ` may read ${allowedIdx.length} of the ${m} keys; the others are masked.`
+        : " may read no key: every weight is 0 and so is its output."),
+    ...(note ? [note] : []),
+    ...steps.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items)),
+  ]);
+}
+
+/** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions
+ *  x_i + PE_i (in cross-attention the keys' rows are X_kv's). */
+function projected({ K, V, positional, keys, tokens }, i) {
+  const pe = positional === "sinusoidal";
+  const kv = keys !== tokens && keys !== undefined ? "^{kv}" : "";
+  const row = (x, k) => (pe ? `(x${x}_{${k}} + PE${x}_{${k}})` : `x${x}_{${k}}`);
+  return { K, V, xq: row("", i), xk: (j) => row(kv, j + 1) };
+}
+
+/** Scale, with ALiBi add the bias, then the softmax table and the sum of exponentials. */
+function softmaxStep(w, i, shown, keys, scale, allowedIdx) {
   const shifted = w.exp_overflow;
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const total = shifted ? w.exp_shifted_sum : w.exp_sum;
@@ -130,26 +129,24 @@ export function renderWorking(host, { working: w, tokens, keys = tokens, d_k, K,
   const sum = allowedIdx.length
     ? line(`${sumTex} = ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`, null, "sum-line")
     : line(`${sumTex} = 0`, null, "sum-line");
-  // Long sums keep their first and last terms, as joinTerms does for the other lines.
-  const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
-  const output = allowedIdx.length
-    ? [zLine(i, zIdx.map((j) => ({ j, tex: j === null ? "\\cdots" : `${texNumber(w.weights[j])}\\,${texVector(V[j])}` }))),
-      line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)]
-    : [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
+  const notes = [];
+  if (w.bias) {
+    notes.push(el("p", { class: "note" }, ...prose(`ALiBi adds $-m\\,|i - j|$ to each scaled score, with this head's slope $m = ${texRate(w.alibi_slope)}$: 0 where $j = i$, and lower the farther the key.`)));
+  }
+  if (shifted) {
+    notes.push(el("p", { class: "note" }, ...symbols(`e^s is too large for a float64 here, so, as the code does, the largest score m = ${formatNumber(w.shift)} is subtracted first from every score; the weights are unchanged.`)));
+  }
+  return { title: `${scale.title}${w.bias ? ", add the ALiBi bias" : ""}, then softmax`, key: "softmax",
+    items: [...notes, softmaxTable(w, i, shown, keys, { scaleTex: scale.tex, shifted, total }), el("ol", {}, sum)] };
+}
 
-  morph(host, [
-    el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
-      allowedIdx.length === m ? " reads every key." : allowedIdx.length
-        ? ` may read ${allowedIdx.length} of the ${m} keys; the others are masked.`
-        : " may read no key: every weight is 0 and so is its output."),
-    ...(note ? [note] : []),
-    step("1 · Dot products with each key", "dots", el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)),
-    step(`2 · ${scale.title}, then softmax`, "softmax",
-      ...(shifted ? [el("p", { class: "note" }, ...symbols(`e^s is too large for a float64 here, so, as the code does, the largest score m = ${formatNumber(w.shift)} is subtracted first from every score; the weights are unchanged.`))] : []),
-      softmaxTable(w, i, shown, keys, { scaleTex: scale.tex, shifted, total }),
-      el("ol", {}, sum)),
-    step("3 · Output: z is the weighted sum of the values", "output", el("ol", {}, ...output)),
-  ]);
+/** z_i as the weighted sum of the allowed keys' values; long sums keep their first and
+ *  last terms, as joinTerms does for the other lines. */
+function outputLines(w, i, allowedIdx, V) {
+  if (!allowedIdx.length) return [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
+  const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
+  return [zLine(i, zIdx.map((j) => ({ j, tex: j === null ? "\\cdots" : `${texNumber(w.weights[j])}\\,${texVector(V[j])}` }))),
+    line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)];
 }
 
 /** How the scores are scaled, in words for a heading and as TeX after q·k: divided by

@@ -172,3 +172,27 @@ def test_an_answer_that_cannot_be_read_is_said_once_and_not_retried(page, consol
     assert "cannot be reached" not in status.inner_text()
     # Chrome logs the 502 as a console error: the expected one.
     console[:] = [m for m in console if "status of 502" not in m[1]]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_matrix_wider_than_its_box_is_a_named_tab_stop(browser, console, server, width):
+    """Four heads' Concat is 8 numbers wide: its box scrolls, so the keyboard can reach it,
+    and axe stays clean. A matrix that fits is no tab stop."""
+    page = open_page(browser, console, width=width)
+    loaded(page, server.url)
+    page.get_by_label("Example").select_option(label="grouped-query heads")
+    concat = page.locator('figure[data-key="C"] .scroll')
+    # Below the first screen the browser lays the results out only as they near it
+    # (content-visibility: auto), and the box learns it overflows then.
+    concat.scroll_into_view_if_needed()
+    expect(concat).to_have_attribute("tabindex", "0")
+    expect(concat).to_have_attribute("role", "region")
+    assert concat.evaluate("s => s.scrollWidth > s.clientWidth")
+    assert page.locator('figure[data-key="K"] .scroll').get_attribute("tabindex") is None
+    concat.focus()
+    concat.press("ArrowRight")
+    scrolled = "() => document.querySelector('figure[data-key=\"C\"] .scroll').scrollLeft > 0"
+    page.wait_for_function(scrolled)  # the arrow key scrolls the matrix
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()

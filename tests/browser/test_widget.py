@@ -469,7 +469,7 @@ def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, serve
 
 def test_sinusoidal_positions_show_pe_and_change_the_weights(page, server):
     loaded(page, server.url)
-    page.get_by_role("checkbox", name="Sinusoidal positions").check()
+    page.get_by_role("combobox", name="Positions").select_option("sinusoidal")
     expect(page.locator('figure[data-key="PE"]')).to_be_visible()
     wait_settled(page)
     pe = matrix(page, "PE")

@@ -284,6 +284,21 @@ test("several heads and a second sequence round-trip through a configuration fil
   assert.deepEqual(readConfig(text), { ok: true, request: HEADS });
 });
 
+test("biases, shared key/value heads, the positions' settings, the window and sinks are saved and read back", () => {
+  const single = { ...CAT, b_Q: [0.5], b_K: [0], b_V: [-1], positional: "rope", rope_base: 500, position_offset: 3,
+    window: 2, sinks: 1 };
+  assert.deepEqual(Object.keys(JSON.parse(configToJSON(single))),
+    ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "causal", "positional", "rope_base",
+      "position_offset", "window", "sinks"]);
+  assert.match(configToJSON(single), /\n {2}"b_Q": \[0\.5\],\n/);
+  const shared = { tokens: ["a", "b"], X: [[1, 0], [0, 1]], heads: [{ W_Q: [[1], [0]], b_Q: [1] }, { W_Q: [[0], [1]] }],
+    kv_heads: [{ W_K: [[1], [1]], W_V: [[2], [0]], b_V: [3] }], W_O: [[1, 0], [0, 1]], positional: "alibi",
+    alibi_slopes: [0.5, 0.25] };
+  const text = configToJSON(shared);
+  assert.match(text, /"kv_heads": \[\n {4}\{"W_K":\[\[1\],\[1\]\],"W_V":\[\[2\],\[0\]\],"b_V":\[3\]\}\n {2}\]/);
+  for (const req of [single, shared]) assert.deepEqual(readConfig(configToJSON(req)), { ok: true, request: req });
+});
+
 test("the SVG of an n × m heatmap labels the keys apart from the queries", () => {
   const svg = heatmapToSVG([[0.25, 0.75, 0]], [[true, true, false]], ["q"], { keys: ["x", "y", "z"] });
   assert.match(svg, /<title>q → y: <\/title>|<title>q → y: 0.750<\/title>/);

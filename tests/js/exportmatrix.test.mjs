@@ -108,3 +108,19 @@ test("several heads: the shown head's result is fetched under its own name", asy
   assert.equal(out.text, "[[2,0]]");
   assert.equal(out.file, "Q_2.json");
 });
+
+test("shared key/value heads: head 3's W_K and W_V are those of the key/value head it reads", () => {
+  const request = { tokens: ["a"], X: [[1, 0]],
+    heads: [{ W_Q: [[1], [0]] }, { W_Q: [[2], [0]] }, { W_Q: [[3], [0]] }, { W_Q: [[4], [0]] }],
+    kv_heads: [{ W_K: [[1], [1]], W_V: [[1, 0], [0, 1]] }, { W_K: [[5], [6]], W_V: [[7, 8], [9, 10]] }],
+    W_O: Array.from({ length: 8 }, () => [1, 0]) };
+  const body = { heads: [0, 1, 2, 3].map(() => ({ tokens: ["a"], Q: [[1]], V: [[1, 2]], output: [[1, 2]] })),
+    tokens: ["a"], concat: [[1, 2, 1, 2, 1, 2, 1, 2]], output: [[8, 0]] };
+  const shared = { state: { X_kv: null, heads: 4, head: 2 }, request, body };
+  assert.equal(matrixExport(shared, "W_K", "csv").text, "5\n6");
+  assert.equal(matrixExport(shared, "W_V", "csv").text, "7,8\n9,10");
+  assert.equal(matrixExport(shared, "W_Q", "csv").text, "3\n0");
+  assert.equal(matrixExport(shared, "W_K", "csv").file, "W_K_3.csv");
+  assert.equal(matrixExport(shared, "output", "csv").text, "a,1,2", "Z of head 3 is n × d_v, d_v from its key/value head");
+  assert.equal(matrixExport(shared, "concat", "csv").text, "a,1,2,1,2,1,2,1,2");
+});

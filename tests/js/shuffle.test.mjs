@@ -21,6 +21,11 @@ test("the shuffled request moves tokens and rows of X together, nothing else", (
   assert.deepEqual(s.X, [[3], [1], [2]]);
   assert.equal(s.positional, "sinusoidal");
   assert.equal("causal" in s || "mask" in s, false, "order-dependent masks are left out");
+  const rope = { ...req, positional: "rope", rope_base: 100, position_offset: 2, window: 2, sinks: 1, b_Q: [1] };
+  const plain = shuffledRequest(rope, [2, 0, 1], false);
+  assert.deepEqual(Object.keys(plain).sort(), ["W_K", "W_Q", "W_V", "X", "b_Q", "fields", "positional", "tokens"],
+    "the window, the sinks and the page's own positions are left out; the biases stay");
+  assert.equal(plain.positional, null);
 });
 
 test("rows put back in order are compared as shown (3 decimals)", () => {

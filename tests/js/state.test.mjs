@@ -1,10 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addHead, addKeyToken, addToken, buildRequest, fromPreset, fromRequest, randomize, removeHead,
-  removeKeyToken, removeToken, resize, rng, setCell, setCross, setKeyTokenCount, setLabel, setTokenCount, shapes,
-  toggleBlocked, uiField,
+  addKeyToken, addToken, randomize, removeKeyToken, removeToken, resize, rng, setCell, setCross,
+  setKeyTokenCount, setLabel, setTokenCount, shapes, toggleBlocked,
 } from "../../static/js/state.js";
+import { addHead, removeHead } from "../../static/js/heads.js";
+import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/request.js";
 import { limits } from "../../static/js/config.js";
 import { fromHash, toHash } from "../../static/js/url.js";
 
@@ -100,7 +101,7 @@ test("setCell copies only the row it changes and leaves the old state alone", ()
 test("scale, positions and hand-made masks reach the request", () => {
   const plain = buildRequest(base()).request;
   assert.equal("scale" in plain || "positional" in plain || "mask" in plain, false);
-  let s = { ...base(), scale: "1", positional: true };
+  let s = { ...base(), scale: "1", positional: "sinusoidal" };
   s = toggleBlocked(toggleBlocked(s, 2, 0), 0, 1);
   const { request } = buildRequest(s);
   assert.equal(request.scale, 1);
@@ -144,7 +145,7 @@ test("an imported request becomes a state, masks as cells masked by hand", () =>
   const s = fromRequest(req, 9);
   assert.deepEqual(s.X, [["1", "2"], ["3", "4"]]);
   assert.equal(s.scale, "0.5");
-  assert.equal(s.positional, true);
+  assert.equal(s.positional, "sinusoidal");
   assert.deepEqual(s.blocked, [[0, 1]]);
   assert.equal(s.row, 1);
   assert.equal(s.seed, 9);

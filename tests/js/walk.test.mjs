@@ -36,6 +36,21 @@ test("each step quotes the row's own numbers", () => {
   assert.match(say[7], /z_\{3\} = 0\.187\\,\(1,\\allowbreak 0\) \+ 0\.045\\,\(0,\\allowbreak 2\) \+ 0\.768\\,\(1,\\allowbreak 2\) = \(0\.955,\\allowbreak 1\.627\)/);
 });
 
+test("biases, rotary positions and ALiBi are said where they act, with their numbers", () => {
+  // The cat sat with b_Q = (1, 0), b_K = (0, 1), b_V = (1, 1), and for RoPE query 3 at
+  // position 2: (3, 2) turned by 2 radians is (3 cos 2 − 2 sin 2, 3 sin 2 + 2 cos 2).
+  const turned = [3 * Math.cos(2) - 2 * Math.sin(2), 3 * Math.sin(2) + 2 * Math.cos(2)];
+  const w = { ...body.working, b_Q: [1, 0], b_K: [0, 1], b_V: [1, 1], q_unrotated: [3, 2],
+    q: turned, k_unrotated: [[2, 1], [0, 2], [2, 2]], position: 2, bias: [-1, -0.5, 0], alibi_slope: 0.5 };
+  const say = STEPS.map((step) => step.say(walkContext({ ...body, working: w }, 2, request, false)));
+  assert.match(say[1], /plus the bias \$b_Q = \(1,\\allowbreak 0\)\$, it gives its query vector \$\(3,\\allowbreak 2\)\$, which rotary positions then turn by its position 2: \$q_\{3\} = \(-3\.067,\\allowbreak 1\.896\)\$/);
+  assert.match(say[2], /multiplied by \$W_K\$, plus \$b_K = \(0,\\allowbreak 1\)\$, and turned by its own position: its keys/);
+  assert.match(say[4], /then ALiBi adds \$-0\.500 \\cdot \|i - j\|\$/);
+  assert.match(say[6], /through \$W_V\$ plus \$b_V = \(1,\\allowbreak 1\)\$: /);
+  const plain = STEPS[1].say(walkContext(body, 2, request, false));
+  assert.match(plain, /^Multiplied by \$W_Q\$ it gives its query vector, what it is looking for: \$q_\{3\} = \(2,\\allowbreak 2\)\$\.$/);
+});
+
 test("a custom scale and masked keys are said as they are", () => {
   const w = { ...body.working, scale: 0.5, scaled: [2, -Infinity, -Infinity], allowed: [true, false, false] };
   const c = walkContext({ ...body, working: w }, 2, request, false);
