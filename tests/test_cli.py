@@ -229,7 +229,7 @@ def test_positional_alone_before_the_file_still_means_sinusoidal(tmp_path, capsy
                           'string "abc"'),
     (["--sinks", "-1"], "error (field sinks): sinks must be a whole number from 0 to 1,000,000"),
     (["--rope-base", "100"], 'error (field rope_base): rope_base goes with "positional": "rope"; '
-                             "this request has positional null"),
+                             "this request has no positional"),
     (["--positional", "rope", "--rope-base", "0"],
      "error (field rope_base): rope_base (θ) must be a positive number, got 0"),
     (["--positional", "rope", "--rope-base", "1e999"],
