@@ -105,9 +105,9 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
   renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
   drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
-  drawHeadings(body, multi);
+  drawHeadings(body, multi, inputs);
   drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
-  drawScores(body, labels, sel, shape, figure);
+  drawScores(body, labels, sel, shape, figure, inputs);
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels, band(inputs));
   // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
   const big = Math.max(n, m) > TABLE_MAX;
@@ -270,10 +270,10 @@ function projectionWords(inputs, head, kvHead, { qIn, kvIn }) {
 
 /** The block headings say what is really computed: the scale used, ALiBi's bias, the
  *  mask, the head. */
-function drawHeadings(body, multi) {
+function drawHeadings(body, multi, inputs) {
   const w = scaleWords(body.scale, body.d_k);
   const scaled = (w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`) + (body.alibi_slope === undefined ? "" : " − m·|i − j|");
-  const masked = body.causal ? ", keys after the query masked" : "";
+  const masked = maskWords(body.causal, inputs?.window, inputs?.sinks).heading;
   const head = multi ? `, head ${body.head + 1}` : "";
   setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
   setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${multi ? ", each head" : ""}`);
@@ -292,7 +292,17 @@ function setSymbols(node, text) {
   }
 }
 
-function drawScores(body, labels, sel, shape, figure) {
+/** What the causal mask and the window (with its sinks) leave out, said for the weights'
+ *  heading and as the scaled scores' shape note (i and j counted from 1, as the working). */
+export function maskWords(causal, window, sinks = 0) {
+  const kinds = [causal ? "after the query" : null, window ? `outside a window of ${window}` : null].filter(Boolean);
+  const rule = [causal ? "j > i" : null, window ? `|i − j| ≥ ${window}` : null].filter(Boolean).join(" or ");
+  const open = window && sinks ? (sinks === 1 ? "; key 1 stays open as a sink" : `; keys 1 to ${sinks} stay open as sinks`) : "";
+  return { heading: kinds.length ? `, keys ${kinds.join(" or ")} masked${open}` : "",
+    note: rule ? `masked: ${rule}${window && sinks ? `, but not j ≤ ${sinks}` : ""}` : "" };
+}
+
+function drawScores(body, labels, sel, shape, figure, inputs) {
   const scores = $("scores");
   const note = scores.querySelector(".too-many");
   const n = labels.length;
@@ -308,12 +318,13 @@ function drawScores(body, labels, sel, shape, figure) {
   const w = scaleWords(body.scale, body.d_k);
   const root = Math.sqrt(body.d_k);
   const ss = shape("S", "n", keysN);
+  const maskNote = maskWords(body.causal, inputs?.window, inputs?.sinks).note;
   renderMatrix(figure(scores, "SS"), {
     data: body.scaled_scores,
     caption: alibiCaption(body, w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
       : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`]),
     ...ss,
-    ...(body.causal ? { shape: `${ss.shape} · masked: j > i` } : {}),
+    ...(maskNote ? { shape: `${ss.shape} · ${maskNote}` } : {}),
     rowLabels: labels, highlight: sel, masked,
   });
 }

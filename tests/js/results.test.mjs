@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fieldsFor } from "../../static/js/results.js";
+import { fieldsFor, maskWords } from "../../static/js/results.js";
 
 test("a small view asks for every weight and score, and the 16 × 16 corners it prints", () => {
   const f = fieldsFor(3, false);
@@ -27,4 +27,16 @@ test("several heads: every head's heatmap, and the shown head's blocks only", ()
   const big = fieldsFor(512, true, 2, 512);
   assert.ok(big.includes("heads.weights_u8") && big.includes("heads[2].strongest_keys"));
   assert.ok(!big.includes("heads.weights") && !big.some((x) => x === "heads[2].weights"));
+});
+
+test("the headings say what the causal mask, the window and its sinks leave out", () => {
+  assert.deepEqual(maskWords(false, undefined), { heading: "", note: "" });
+  assert.deepEqual(maskWords(true, undefined), { heading: ", keys after the query masked", note: "masked: j > i" });
+  assert.deepEqual(maskWords(true, 3, 1), {
+    heading: ", keys after the query or outside a window of 3 masked; key 1 stays open as a sink",
+    note: "masked: j > i or |i − j| ≥ 3, but not j ≤ 1" });
+  assert.deepEqual(maskWords(false, 2, 2), {
+    heading: ", keys outside a window of 2 masked; keys 1 to 2 stay open as sinks",
+    note: "masked: |i − j| ≥ 2, but not j ≤ 2" });
+  assert.equal(maskWords(false, undefined, 4).heading, "", "sinks without a window change nothing");
 });
