@@ -36,8 +36,8 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
     el("th", { scope: "col", class: "key-col", text: "key j" }),
     el("th", { scope: "col" }, math(`q_{${i}} \\cdot k_j`)),
     ...(alibi
-      ? [el("th", { scope: "col" }, math(`{}${scaleTex}`)),
-        el("th", { scope: "col" }, math(`{}- m\\,|${i} - j|`)),
+      ? [el("th", { scope: "col", class: "whole" }, math(`{}${scaleTex}`)),
+        el("th", { scope: "col", class: "whole" }, math(`{}- m\\,|${i} - j|`)),
         el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
       : [el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
