@@ -69,19 +69,30 @@ EDIT_JS = """async ([value, working]) => {
 REQUEST_ONLY = lambda r: r.url.endswith("/api/attention") and r.method == "POST"  # noqa: E731
 
 
-def fragment(n, d, seed=0, heads=1):
-    """The URL fragment of a random n-token example with d_model = d_k = d_v = d."""
+def fragment(n, d, seed=0, heads=1, kv_heads=None, extra=""):
+    """The URL fragment of a random n-token example with d_model = d_k = d_v = d; with
+    ``kv_heads`` G the heads share G key/value heads, and ``extra`` adds URL keys
+    ("&positional=rope&window=8")."""
     rng = np.random.default_rng(seed)
+    kv = heads if kv_heads is None else kv_heads
 
     def mat(r: int, c: int) -> str:
         return ";".join(",".join(f"{v:.1f}" for v in row) for row in rng.uniform(-1, 1, (r, c)))
 
     tokens = "|".join(f"t{i + 1}" for i in range(n))
-    extra = "".join(f"&W_Q_{k}={mat(d, d)}&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
-                    for k in range(2, heads + 1))
-    w_o = f"&W_O={mat(heads * d, d)}" if heads > 1 else ""
+    more = "".join(f"&W_Q_{k}={mat(d, d)}" + (f"&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
+                                               if k <= kv else "")
+                   for k in range(2, heads + 1))
+    w_o = f"&W_O={mat(heads * d, d)}&kv_heads={kv}" if heads > 1 else ""
     return (f"#tokens={tokens}&X={mat(n, d)}&W_Q={mat(d, d)}&W_K={mat(d, d)}"
-            f"&W_V={mat(d, d)}&heads={heads}&head=0{extra}{w_o}&causal=0&row={n - 1}&seed=1")
+            f"&W_V={mat(d, d)}&heads={heads}&head=0{more}{w_o}&causal=0&row={n - 1}&seed=1"
+            f"{extra}")
+
+
+# Today's attention: rotary positions on four query heads sharing two key/value heads, and
+# ALiBi with a sliding window and a sink.
+MODERN = "&positional=rope"
+WINDOWED = "&positional=alibi&window=8&sinks=1"
 
 
 def settle(page):
@@ -185,11 +196,17 @@ def main() -> int:
         print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline':>19}"
               f" {'ratio':>6}  goal (numbers p95)")
         print(f"{'':<45} {'median':>9} {'p95':>9} {'(p95)':>6}")
-        cases = (("3 tokens (default)", "", 50, 1.5),
+        small = (("3 tokens (default)", "", 50, 1.5),
                  ("3 tokens, 4 heads", fragment(3, 2, heads=4), 50, None),
-                 ("256 tokens, d = 64", fragment(256, 64), 250, None),
-                 ("256 tokens, 4 heads", fragment(256, 64, heads=4), 250, None))
-        for label, frag, goal, ratio_goal in cases[:2] if args.small else cases:
+                 ("3 tokens, RoPE, 4 on 2", fragment(3, 2, heads=4, kv_heads=2, extra=MODERN),
+                  50, None),
+                 ("3 tokens, ALiBi, window", fragment(3, 2, extra=WINDOWED), 50, None))
+        large = (("256 tokens, d = 64", fragment(256, 64), 250, None),
+                 ("256 tokens, 4 heads", fragment(256, 64, heads=4), 250, None),
+                 ("256, RoPE, 4 on 2", fragment(256, 64, heads=4, kv_heads=2, extra=MODERN),
+                  250, None),
+                 ("256, ALiBi, window", fragment(256, 64, extra=WINDOWED), 250, None))
+        for label, frag, goal, ratio_goal in small if args.small else small + large:
             page.goto(url + frag)
             settle(page)
             baseline_for(page, baseline, url)

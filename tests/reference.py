@@ -15,6 +15,17 @@ def transpose(a):
     return [list(col) for col in zip(*a, strict=True)]
 
 
+def softmax_row(s, ok):
+    """The softmax of the scores s over the keys where ok is true (0 elsewhere), by a loop;
+    all zeros when no key is allowed."""
+    if not any(ok):
+        return [0.0] * len(s)
+    top = max(x for x, allowed in zip(s, ok, strict=True) if allowed)
+    e = [math.exp(x - top) if allowed else 0.0 for x, allowed in zip(s, ok, strict=True)]
+    total = sum(e)
+    return [x / total for x in e]
+
+
 def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None, X_kv=None):
     X_kv = X if X_kv is None else X_kv
     Q, K, V = matmul(X, W_Q), matmul(X_kv, W_K), matmul(X_kv, W_V)
@@ -24,14 +35,7 @@ def reference_attention(X, W_Q, W_K, W_V, causal=False, scale=None, mask=None, X
     weights = []
     for i in range(n):
         ok = [(not causal or j <= i) and (mask is None or mask[i][j]) for j in range(m)]
-        s = [scores[i][j] * scale for j in range(m)]
-        if not any(ok):
-            weights.append([0.0] * m)
-            continue
-        top = max(s[j] for j in range(m) if ok[j])
-        e = [math.exp(s[j] - top) if ok[j] else 0.0 for j in range(m)]
-        total = sum(e)
-        weights.append([x / total for x in e])
+        weights.append(softmax_row([scores[i][j] * scale for j in range(m)], ok))
     return {"Q": Q, "K": K, "V": V, "scores": scores, "weights": weights,
             "output": matmul(weights, V)}
 

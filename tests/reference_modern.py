@@ -14,7 +14,7 @@ write the maths, this file takes another:
 import cmath
 import math
 
-from tests.reference import matmul, transpose
+from tests.reference import matmul, softmax_row, transpose
 
 
 def add_bias(rows, b):
@@ -84,13 +84,7 @@ def reference_modern(X, W_Q, W_K, W_V, *, causal=False, scale=None, mask=None, X
         s = [scale * scores[i][j] + (0.0 if bias is None else bias[i][j]) for j in range(m)]
         allowed.append(ok)
         scaled.append([s[j] if ok[j] else -math.inf for j in range(m)])
-        if not any(ok):
-            weights.append([0.0] * m)
-            continue
-        top = max(s[j] for j in range(m) if ok[j])
-        e = [math.exp(s[j] - top) if ok[j] else 0.0 for j in range(m)]
-        total = sum(e)
-        weights.append([x / total for x in e])
+        weights.append(softmax_row(s, ok))
     return {"Q_unrotated": Q_unrotated, "K_unrotated": K_unrotated, "Q": Q, "K": K, "V": V,
             "scores": scores, "bias": bias, "scaled_scores": scaled, "allowed": allowed,
             "weights": weights, "output": matmul(weights, V)}
