@@ -209,7 +209,7 @@ def _named(h: int | None, g: int | None, compute, *args, **kwargs):
         if where is not None and base in _OWN:
             field = where + field
         message = exc.message
-        if "[" in exc.field and where is not None:  # "W_Q row 1 …" -> "W_Q head 2 row 1 …"
+        if "[" in (exc.field or "") and where is not None:  # "W_Q row 1 …" -> "W_Q head 2 row 1 …"
             message = message.replace(page_name(exc.field), page_name(field))
         raise AttentionInputError(f"{who}: {message}", field) from None
 
