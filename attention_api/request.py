@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attention_core.errors import AttentionInputError, page_name
+from attention_core.errors import AttentionInputError, counted, page_name
 from attention_core.multihead import MAX_HEADS
 from attention_core.positions import ROPE_BASE, alibi_slopes
 
@@ -171,42 +171,35 @@ def _heads(payload: dict, limits: Limits):
     if kv_heads is not None and len(heads) % len(kv_heads):
         H, G = len(heads), len(kv_heads)
         raise AttentionInputError(
-            f"kv_heads has {_count(G, 'key/value head')} but the request has "
-            f"{_count(H, 'query head')}; the query heads "
+            f"kv_heads has {counted(G, 'key/value head')} but the request has "
+            f"{counted(H, 'query head')}; the query heads "
             f"share them equally, so their number must divide {H} "
             f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
-    own = QUERY_HEAD if kv_heads is not None else (*PROJECTIONS, *BIASES)
     out = []
     for h, head in enumerate(heads):
         where, owner = f"heads[{h}].", f"Head {h + 1}"  # the field 0-based, the sentence from 1
-        if kv_heads is not None:
-            for key in head:
-                if key in KV_HEAD:
-                    raise AttentionInputError(
-                        f"{owner} has {key}, but with kv_heads a query head carries only W_Q "
-                        f"and b_Q: query head {h + 1} reads the keys and values of key/value "
-                        f"head {h * len(kv_heads) // len(heads) + 1}", where + key)
-        _check_keys(head, own, where, owner)
-        names = own[:1] if kv_heads is not None else PROJECTIONS
-        _require(head, names, where, owner)
-        out.append({p: matrix(head[p], where + p, dim, dim) for p in names}
-                   | _biases(head, where, dim))
-    shared = None
-    if kv_heads is not None:
-        shared = []
-        for g, kv_head in enumerate(kv_heads):
-            where, owner = f"kv_heads[{g}].", f"Key/value head {g + 1}"
-            _check_keys(kv_head, KV_HEAD, where, owner)
-            _require(kv_head, KV_HEAD[:2], where, owner)
-            shared.append({p: matrix(kv_head[p], where + p, dim, dim) for p in KV_HEAD[:2]}
-                          | _biases(kv_head, where, dim))
-        shared = tuple(shared)
+        if kv_heads is None:
+            out.append(_head(head, where, owner, (*PROJECTIONS, *BIASES), PROJECTIONS, dim))
+            continue
+        for key in head:
+            if key in KV_HEAD:
+                raise AttentionInputError(
+                    f"{owner} has {key}, but with kv_heads a query head carries only W_Q "
+                    f"and b_Q: query head {h + 1} reads the keys and values of key/value "
+                    f"head {h * len(kv_heads) // len(heads) + 1}", where + key)
+        out.append(_head(head, where, owner, QUERY_HEAD, QUERY_HEAD[:1], dim))
+    shared = None if kv_heads is None else tuple(
+        _head(kv_head, f"kv_heads[{g}].", f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], dim)
+        for g, kv_head in enumerate(kv_heads))
     return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
 
 
-def _count(k: int, thing: str) -> str:
-    """"1 head", "2 heads": a count for a message."""
-    return f"{k} {thing}{'' if k == 1 else 's'}"
+def _head(obj: dict, where: str, owner: str, allowed, required, dim: int) -> dict:
+    """One head's (or key/value head's) ``required`` matrices and its biases, its keys
+    checked against ``allowed``; ``where`` prefixes its fields ("kv_heads[1].")."""
+    _check_keys(obj, allowed, where, owner)
+    _require(obj, required, where, owner)
+    return {p: matrix(obj[p], where + p, dim, dim) for p in required} | _biases(obj, where, dim)
 
 
 def _objects(value, name: str, owner: str, needs: str) -> list:
@@ -318,8 +311,8 @@ def _positions(payload: dict, positional: str | None, heads: int, limits: Limits
         slopes = alibi_slopes(heads) if given is None else vector(given, "alibi_slopes", MAX_HEADS)
         if len(slopes) != heads:
             raise AttentionInputError(
-                f"alibi_slopes has {_count(len(slopes), 'slope')} but the request has "
-                f"{_count(heads, 'head')}; give one slope per head", "alibi_slopes")
+                f"alibi_slopes has {counted(len(slopes), 'slope')} but the request has "
+                f"{counted(heads, 'head')}; give one slope per head", "alibi_slopes")
         negative = np.flatnonzero(slopes < 0)
         if negative.size:
             c = int(negative[0])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import masks
-from .errors import AttentionInputError, page_name
+from .errors import AttentionInputError, counted, page_name
 from .masks import check_window
 from .overflow import EVERY, first_bad, overflow_error
 from .positions import alibi_bias, rope_frequencies, rotate
@@ -365,21 +365,17 @@ def _as_bias(b, name: str, width: int) -> np.ndarray | None:
     except (TypeError, ValueError) as exc:
         raise AttentionInputError(f"{name} must be a list of numbers ({exc})", name) from exc
     if v.ndim != 1 or v.shape[0] != width:
-        got = _numbers(v.shape[0]) if v.ndim == 1 else f"shape {v.shape}"
+        got = counted(v.shape[0], 'number') if v.ndim == 1 else f"shape {v.shape}"
         d = "d_v" if name == "b_V" else "d_k"
         raise AttentionInputError(
             f"{name} has {got}, but it is added to every row of {name[2]}, which is "
-            f"{d} = {width} wide; it needs {_numbers(width)}", name)
+            f"{d} = {width} wide; it needs {counted(width, 'number')}", name)
     if not np.isfinite(v).all():
         c = int(np.flatnonzero(~np.isfinite(v))[0])
         raise AttentionInputError(
             f"{page_name(f'{name}[{c}]')} is {v[c]}; every entry must be a finite number",
             f"{name}[{c}]")
     return v
-
-
-def _numbers(k: int) -> str:
-    return f"{k} number{'' if k == 1 else 's'}"
 
 
 def _add_bias(XW, b, x, w, out: str, b_name: str = "b_V") -> np.ndarray:

@@ -18,6 +18,15 @@ class AttentionInputError(ValueError):
         self.field = field
 
 
+def counted(k: int, thing: str) -> str:
+    """"1 head", "2 heads": a count for a message.
+
+    >>> counted(1, "slope"), counted(3, "key/value head")
+    ('1 slope', '3 key/value heads')
+    """
+    return f"{k} {thing}{'' if k == 1 else 's'}"
+
+
 # "X[2][0]", "heads[1].W_Q[0][2]", "kv_heads[1].b_K[0]", "tokens[0]", "heads[1]", "scale"
 _FIELD = re.compile(
     r"(?:(heads|kv_heads)\[(\d+)\]\.)?([A-Za-z_]+)(?:\[(\d+)\])?(?:\[(\d+)\])?")
