@@ -15,7 +15,6 @@ from typing import Protocol
 
 import numpy as np
 
-
 # The longest text a model takes, in its tokens. Both models read far more (8192 and 512
 # positions); 128 bounds one answer: SmolLM2's overview is 30 × 9 heads of 128 × 128 bytes
 # (4.4 MB), its forward ~0.4 s on one core.
