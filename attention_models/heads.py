@@ -12,26 +12,36 @@ import numpy as np
 
 from attention_core import AttentionResult, attention
 
-from .base import Forward, Model
+from .base import Model
 
 
-def head_inputs(model: Model, forward: Forward, layer: int, head: int) -> dict:
+def head_inputs(model: Model, forward, layer: int, head: int) -> dict:
     """The engine's inputs for query head ``head`` of layer ``layer`` (0-based), float64:
-    X (n, D), W_Q, W_K, W_V (D, d), b_Q, b_K, b_V (d,) or None, and rope_base or None."""
+    X (n, D), W_Q, W_K, W_V (D, d), b_Q, b_K, b_V (d,) or None, rope_base or None, and
+    kv_head, the key/value head it reads. ``forward``: a Forward, or anything holding its
+    X (L, n, D)."""
     weights = model.head(layer, head)
     info = model.info
     return {"X": forward.X[layer].astype(np.float64), "W_Q": weights.W_Q, "W_K": weights.W_K,
             "W_V": weights.W_V, "b_Q": weights.b_Q, "b_K": weights.b_K, "b_V": weights.b_V,
-            "rope_base": info.rope_base if info.positional == "rope" else None}
+            "rope_base": info.rope_base if info.positional == "rope" else None,
+            "kv_head": weights.kv_head}
 
 
-def head_attention(model: Model, forward: Forward, layer: int, head: int,
+def attend(inputs: dict, causal: bool) -> AttentionResult:
+    """The engine's attention of one head's inputs (head_inputs), with or without the
+    causal mask."""
+    return attention(inputs["X"], inputs["W_Q"], inputs["W_K"], inputs["W_V"], causal=causal,
+                     b_Q=inputs["b_Q"], b_K=inputs["b_K"], b_V=inputs["b_V"],
+                     rope_base=inputs["rope_base"])
+
+
+def head_attention(model: Model, forward, layer: int, head: int,
                    causal: bool | None = None) -> AttentionResult:
     """That head's attention as the engine computes it; ``causal`` None is the model's own
     mask, the opposite a counterfactual on the same X."""
-    inputs = head_inputs(model, forward, layer, head)
-    return attention(inputs.pop("X"), inputs.pop("W_Q"), inputs.pop("W_K"), inputs.pop("W_V"),
-                     causal=model.info.causal if causal is None else causal, **inputs)
+    return attend(head_inputs(model, forward, layer, head),
+                  model.info.causal if causal is None else causal)
 
 
 def first_token_share(weights: np.ndarray) -> np.ndarray:
