@@ -24,6 +24,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE if (HERE / "templates").is_dir() else Path(sys.prefix) / "share/attention-explorer"
 
 
+# The largest request body (ATTENTION_MAX_BODY_BYTES). A real model's head opened in the
+# page ("Open in the editor": a 128-token SmolLM2 head) is X 128 × 576 and W_Q, W_K, W_V
+# 576 × 64: 184,320 numbers, each sent exactly as float64's shortest form. Measured as the
+# page sends it (float32 values widened to float64): 20.4 bytes a number, 3.77 MB, too close
+# to 4 MiB; at worst 25 bytes ("-1.2345678901234567e-123,") it is 4.61 MB, and with 128
+# labels of 64 four-byte characters (33 kB) and a 128 × 128 mask (98 kB) 4.74 MB: 5 MiB.
+# Parsing holds ~14 times the body for a few milliseconds (orjson: 52 MB for 3.8 MB, 31 ms).
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
 def _env_int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     return default if raw is None or raw == "" else int(raw)
@@ -41,9 +51,10 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.json = NumpyJSONProvider(app)
     app.config.from_mapping(
-        MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", 4 * 1024 * 1024),
+        MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", MAX_BODY_BYTES),
         MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", Limits.max_tokens),
         MAX_DIM=_env_int("ATTENTION_MAX_DIM", Limits.max_dim),
+        MAX_MODEL_DIM=_env_int("ATTENTION_MAX_MODEL_DIM", Limits.max_model_dim),
         MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
         # Large requests computed at once per process (admission.py): half of gunicorn's
         # 8 threads, so the others always serve everything else.

@@ -99,14 +99,14 @@ keepalive = 5
 # The worker's loop closes a client that stays silent for client_timeout seconds (before
 # its first byte, or mid-request: answered 408), and a request that has not arrived whole
 # within request_timeout seconds of its first byte (408): a trickle of a byte every few
-# seconds is closed too. 30 s lets the largest body (ATTENTION_MAX_BODY_BYTES, 4 MiB)
-# arrive at 140 KB/s. While the answer is written, client_timeout bounds each wait for
+# seconds is closed too. 30 s lets the largest body (ATTENTION_MAX_BODY_BYTES, 5 MiB)
+# arrive at 175 KB/s. While the answer is written, client_timeout bounds each wait for
 # the client to take more of it, not the whole answer: a slow reader gets every byte.
 client_timeout = _env_number("ATTENTION_CLIENT_TIMEOUT", 10.0, kind=float, minimum=0.1)
 request_timeout = _env_number("ATTENTION_REQUEST_TIMEOUT", 30.0, kind=float, minimum=0.1)
 # Requests still arriving, held in memory per worker. Past it the loop stops reading
-# bodies (not headers) until earlier requests have gone to a thread: 64 MiB is sixteen
-# 4 MiB bodies, or four hundred of the page's largest (512 tokens, ~160 KB). Answers
+# bodies (not headers) until earlier requests have gone to a thread: 64 MiB is twelve
+# 5 MiB bodies, or four hundred of the page's largest (512 tokens, ~160 KB). Answers
 # waiting for slow readers have a budget of the same size, beside it.
 buffer_bytes = _env_number("ATTENTION_BUFFER_BYTES", 64 * 1024 * 1024)
 

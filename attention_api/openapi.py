@@ -102,7 +102,8 @@ def request_schemas(limits: Limits) -> dict:
     """AttentionRequest, Head and KVHead: one head (W_Q, W_K, W_V) or several (heads, W_O),
     whose keys and values may be shared (kv_heads)."""
     n, d, far = limits.max_tokens, limits.max_dim, limits.max_position
-    weights = _matrix(INPUT_NUMBER, d, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
+    D = limits.max_model_dim  # d_model; d is d_k, d_v and W_O's width
+    weights = _matrix(INPUT_NUMBER, D, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
     labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
     biases = {
         "b_Q": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X·W_Q "
@@ -123,7 +124,7 @@ def request_schemas(limits: Limits) -> dict:
                               "b_K": biases["b_K"], "b_V": biases["b_V"]}}
     whole = {"type": ["integer", "null"], "minimum": 0, "maximum": far}
     properties = {
-        "X": _matrix(INPUT_NUMBER, n, d, "n × d_model: one row per query token"),
+        "X": _matrix(INPUT_NUMBER, n, D, "n × d_model: one row per query token"),
         "W_Q": weights, "W_K": weights, "W_V": weights, **biases,
         "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("Head")},
         "kv_heads": _nullable({
@@ -133,7 +134,7 @@ def request_schemas(limits: Limits) -> dict:
                            "attention. The heads then carry only W_Q and b_Q."}),
         "W_O": _matrix(INPUT_NUMBER, d * MAX_HEADS, d, "(sum of the heads' d_v) × d_out"),
         "tokens": _nullable({**labels, "description": "one label per row of X; t1 … tn"}),
-        "X_kv": _nullable(_matrix(INPUT_NUMBER, n, d, "m × d_model: cross-attention's keys")),
+        "X_kv": _nullable(_matrix(INPUT_NUMBER, n, D, "m × d_model: cross-attention's keys")),
         "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
         "positional": {"enum": ["sinusoidal", "rope", "alibi", None], "description":
                        "null (the default): no positions. sinusoidal: the original "
@@ -217,7 +218,7 @@ def _v(cell: dict, n: int, what: str = "") -> dict:
 
 def answer_schemas(limits: Limits) -> dict:
     """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes."""
-    n, d = limits.max_tokens, limits.max_dim
+    n, d, D = limits.max_tokens, limits.max_dim, limits.max_model_dim  # D: d_model
     matrix = _m(NUMBER, n, d)  # (tokens, width)
     working = {
         "type": "object", "required": ["row"], "additionalProperties": False,
@@ -298,9 +299,9 @@ def answer_schemas(limits: Limits) -> dict:
                        "several heads put each head's parts under heads.",
         "properties": {
             **head["properties"], "tokens": labels, "tokens_kv": labels, "causal": BOOL,
-            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d,
+            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, D,
                                       "added to X; only with sinusoidal"),
-            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, d,
+            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, D,
                                          "added to X_kv; only with sinusoidal and X_kv"),
             "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS,
                       "items": _ref("HeadAnswer")},
@@ -429,8 +430,10 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         requestBody={
             "required": True, "x-max-body-bytes": max_body_bytes,
             "x-max-answer-cells": limits.max_answer_cells,
-            "description": f"At most {max_body_bytes} bytes, {limits.max_tokens} tokens and "
-                           f"{limits.max_dim} numbers in a row of any matrix.",
+            "description": f"At most {max_body_bytes} bytes, {limits.max_tokens} tokens, "
+                           f"d_model {limits.max_model_dim} (the columns of X and X_kv, the "
+                           f"rows of W_Q, W_K and W_V) and {limits.max_dim} numbers in any "
+                           "other row (d_k, d_v, W_O's width).",
             "content": {"application/json": {"schema": _ref("AttentionRequest"),
                                              "examples": request_examples()}},
         })

@@ -32,6 +32,7 @@ def page_config() -> dict:
     allowed = limits()
     return {
         "limits": {"tokens": allowed.max_tokens, "dim": allowed.max_dim,
+                   "model_dim": allowed.max_model_dim,
                    "label": allowed.max_label, "heads": MAX_HEADS,
                    "body_bytes": current_app.config["MAX_CONTENT_LENGTH"],
                    "answer_cells": allowed.max_answer_cells,

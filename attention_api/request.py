@@ -70,7 +70,10 @@ class Limits:
     """Upper bounds on a request, so one request cannot exhaust a worker."""
 
     max_tokens: int = 512  # n and m; a 512×512 weight matrix is ~2 MB of float64
-    max_dim: int = 256  # d_model, d_k, d_v and W_O's width each
+    # d_model (the columns of X and X_kv, the rows of W_Q, W_K and W_V): a real model's
+    # head opened in the page (SmolLM2 576, MiniLM 384; BERT-large and GPT-2 medium 1024).
+    max_model_dim: int = 1024
+    max_dim: int = 256  # d_k, d_v and W_O's width each
     max_label: int = 64  # characters in one token label
     # Numbers in one answer (attention_api/answer_size.py counts them before computing).
     # The page asks for at most ~4.7 million (512 tokens, 16 heads, d 256: the heads'
@@ -148,7 +151,7 @@ def _require(payload: dict, names, where: str = "", owner: str = "The request") 
 def _heads(payload: dict, limits: Limits):
     """(heads, kv_heads, W_O) from the single-head or the multi-head form: each head a dict
     of its matrices and biases (see AttentionRequest.heads)."""
-    dim = limits.max_dim
+    dim, model_dim = limits.max_dim, limits.max_model_dim
     if "heads" not in payload:
         for name in ("W_O", "kv_heads"):
             if name in payload:
@@ -156,7 +159,7 @@ def _heads(payload: dict, limits: Limits):
                     f"{name} goes with heads; a single head sent as W_Q, W_K and W_V has no "
                     f"{name}", name)
         _require(payload, MATRICES)
-        head = {p: matrix(payload[p], p, dim, dim) for p in PROJECTIONS}
+        head = {p: matrix(payload[p], p, model_dim, dim) for p in PROJECTIONS}
         return (head | _biases(payload, "", dim),), None, None
     given = [p for p in (*PROJECTIONS, *BIASES) if p in payload]
     if given:
@@ -179,7 +182,7 @@ def _heads(payload: dict, limits: Limits):
     for h, head in enumerate(heads):
         where, owner = f"heads[{h}].", f"Head {h + 1}"  # the field 0-based, the sentence from 1
         if kv_heads is None:
-            out.append(_head(head, where, owner, (*PROJECTIONS, *BIASES), PROJECTIONS, dim))
+            out.append(_head(head, where, owner, (*PROJECTIONS, *BIASES), PROJECTIONS, limits))
             continue
         for key in head:
             if key in KV_HEAD:
@@ -187,19 +190,21 @@ def _heads(payload: dict, limits: Limits):
                     f"{owner} has {key}, but with kv_heads a query head carries only W_Q "
                     f"and b_Q: query head {h + 1} reads the keys and values of key/value "
                     f"head {h * len(kv_heads) // len(heads) + 1}", where + key)
-        out.append(_head(head, where, owner, QUERY_HEAD, QUERY_HEAD[:1], dim))
+        out.append(_head(head, where, owner, QUERY_HEAD, QUERY_HEAD[:1], limits))
     shared = None if kv_heads is None else tuple(
-        _head(kv_head, f"kv_heads[{g}].", f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], dim)
+        _head(kv_head, f"kv_heads[{g}].", f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], limits)
         for g, kv_head in enumerate(kv_heads))
     return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
 
 
-def _head(obj: dict, where: str, owner: str, allowed, required, dim: int) -> dict:
+def _head(obj: dict, where: str, owner: str, allowed, required, limits: Limits) -> dict:
     """One head's (or key/value head's) ``required`` matrices and its biases, its keys
     checked against ``allowed``; ``where`` prefixes its fields ("kv_heads[1].")."""
     _check_keys(obj, allowed, where, owner)
     _require(obj, required, where, owner)
-    return {p: matrix(obj[p], where + p, dim, dim) for p in required} | _biases(obj, where, dim)
+    dim = limits.max_dim
+    return ({p: matrix(obj[p], where + p, limits.max_model_dim, dim) for p in required}
+            | _biases(obj, where, dim))
 
 
 def _objects(value, name: str, owner: str, needs: str) -> list:
@@ -234,14 +239,14 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
             f"got {describe(payload)}")
     _check_keys(payload)
     _require(payload, ("X",))
-    X = matrix(payload["X"], "X", limits.max_tokens, limits.max_dim)
+    X = matrix(payload["X"], "X", limits.max_tokens, limits.max_model_dim)
     n = X.shape[0]  # query tokens
     heads, kv_heads, W_O = _heads(payload, limits)
     tokens = labels(payload.get("tokens"), "tokens", n, "X", limits.max_label, "t")
 
     X_kv = payload.get("X_kv")
     if X_kv is not None:
-        X_kv = matrix(X_kv, "X_kv", limits.max_tokens, limits.max_dim)
+        X_kv = matrix(X_kv, "X_kv", limits.max_tokens, limits.max_model_dim)
         tokens_kv = labels(payload.get("tokens_kv"), "tokens_kv", X_kv.shape[0], "X_kv",
                            limits.max_label, "s")
     elif payload.get("tokens_kv") is not None:

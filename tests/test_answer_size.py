@@ -298,7 +298,7 @@ def page_fields(n: int, m: int, heads: int) -> list[str]:
 
 @pytest.mark.parametrize("n, m, heads", [(512, 512, 16), (512, 512, 1), (128, 100, 16)])
 def test_the_page_s_largest_views_are_well_within_the_default(client, n, m, heads):
-    """With d_k = d_v = 256 (the widest; d_model 1 keeps the body within 4 MiB), positions,
+    """With d_k = d_v = 256 (the widest; d_model 1 keeps the body within 5 MiB), positions,
     cross-attention and a working row."""
     rng = np.random.default_rng(2)
     draw = lambda *shape: rng.normal(size=shape).round(3).tolist()  # noqa: E731

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from app import create_app
+from attention_api.request import Limits
 from tests.reference import reference_attention
 
 
@@ -193,6 +195,49 @@ def test_bad_input_gets_a_clear_json_error(client, body, status, field, words):
     if words:
         assert words in payload["error"]["message"]
     assert "Traceback" not in r.get_data(as_text=True)
+
+
+def model_width(D, d=2, n=2):
+    """One head of d_model ``D`` (a real model's width) and d_k = d_v = ``d``."""
+    rng = np.random.default_rng(D)
+    draw = lambda *shape: rng.normal(size=shape).tolist()  # noqa: E731
+    return {"X": draw(n, D), "W_Q": draw(D, d), "W_K": draw(D, d), "W_V": draw(D, d)}
+
+
+def test_d_model_has_its_own_limit_of_1024_beside_d_k_s_256(client):
+    """A real model's head (SmolLM2's d_model 576, up to 1024) opens in the page, while d_k,
+    d_v and W_O's width keep their limit of 256; each refusal names its field and the limit."""
+    assert (Limits.max_model_dim, Limits.max_dim) == (1024, 256)
+    wide = model_width(1024)
+    r = post(client, json.dumps(wide))
+    assert r.status_code == 200
+    X, W_Q, W_K = (np.array(wide[k]) for k in ("X", "W_Q", "W_K"))
+    scores = (X @ W_Q) @ (X @ W_K).T
+    assert np.allclose(r.get_json()["scores"], scores, rtol=1e-12)
+    refused = [
+        ({**wide, "X": model_width(1025)["X"]}, "X[0]",
+         "X row 1 has 1025 numbers; at most 1024 are allowed"),
+        ({**model_width(1025), "X": wide["X"]}, "W_Q",
+         "W_Q has 1025 rows; at most 1024 are allowed"),
+        (model_width(8, d=257), "W_Q[0]", "W_Q row 1 has 257 numbers; at most 256 are allowed"),
+        ({**wide, "X_kv": model_width(1025)["X"]}, "X_kv[0]",
+         "X_kv row 1 has 1025 numbers; at most 1024 are allowed"),
+        ({"X": wide["X"], "heads": [{k: wide[k] for k in ("W_Q", "W_K", "W_V")}],
+          "W_O": np.zeros((2, 1024)).tolist()}, "W_O[0]",
+         "W_O row 1 has 1024 numbers; at most 256 are allowed"),
+    ]
+    for body, field, message in refused:
+        r = post(client, json.dumps(body))
+        assert r.status_code == 422, field
+        assert r.get_json()["error"] == {"field": field, "message": message}
+
+
+def test_a_lowered_model_dim_limit_is_the_apps(cat_sat):
+    client = create_app({"TESTING": True, "MAX_MODEL_DIM": 576}).test_client()
+    assert post(client, json.dumps(model_width(576))).status_code == 200
+    r = post(client, json.dumps(model_width(577)))
+    assert r.status_code == 422 and r.get_json()["error"] == {
+        "field": "X[0]", "message": "X row 1 has 577 numbers; at most 576 are allowed"}
 
 
 def test_limits_are_refused_before_building_arrays(client, monkeypatch):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from app import create_app
+from app import MAX_BODY_BYTES, create_app
 
 
 def post(client, body, content_type="application/json"):
@@ -22,9 +22,10 @@ def test_wrong_content_type_is_415(client, content_type, cat_sat):
 
 
 def test_body_over_the_limit_is_413(client):
-    r = post(client, b" " * (4 * 1024 * 1024 + 1))
+    assert MAX_BODY_BYTES == 5_242_880  # 5 MiB: a real model's head opened in the editor (app.py)
+    r = post(client, b" " * (MAX_BODY_BYTES + 1))
     assert r.status_code == 413
-    assert "4194304 bytes" in r.get_json()["error"]["message"]
+    assert "5242880 bytes" in r.get_json()["error"]["message"]
 
 
 def test_unknown_route_404_and_wrong_method_405_are_json(client):

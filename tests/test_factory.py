@@ -22,11 +22,14 @@ def test_body_limit_is_configurable(cat_sat):
 def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
     assert (app.config["MAX_TOKENS"], app.config["MAX_DIM"]) == (Limits.max_tokens,
                                                                  Limits.max_dim)
+    assert app.config["MAX_MODEL_DIM"] == Limits.max_model_dim == 1024
     assert app.config["MAX_ANSWER_CELLS"] == Limits.max_answer_cells == 10_000_000
     monkeypatch.setenv("ATTENTION_MAX_TOKENS", "64")
     monkeypatch.setenv("ATTENTION_MAX_ANSWER_CELLS", "5000")
+    monkeypatch.setenv("ATTENTION_MAX_MODEL_DIM", "576")
     configured = create_app().config
     assert (configured["MAX_TOKENS"], configured["MAX_ANSWER_CELLS"]) == (64, 5000)
+    assert configured["MAX_MODEL_DIM"] == 576
 
 
 def test_the_app_is_built_from_its_blueprints(app):

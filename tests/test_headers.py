@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from app import MAX_BODY_BYTES
 from attention_api.headers import SECURITY_HEADERS
 from tests.test_errors import SilentClient
 
@@ -84,7 +85,7 @@ def test_security_headers_on_api_answers_and_request_errors(client, cat_sat):
     answers = {
         200: post(json.dumps(cat_sat)),
         400: post("{"),
-        413: post(b" " * (4 * 1024 * 1024 + 1)),
+        413: post(b" " * (MAX_BODY_BYTES + 1)),
         415: post(json.dumps(cat_sat), content_type="text/plain"),
         422: post(json.dumps({**cat_sat, "X": [[1, 0]] * 3 + [["a", 0]]})),
         408: client.post("/api/attention", input_stream=SilentClient(), content_length=100,

@@ -45,7 +45,7 @@ def test_api_docs_page_describes_the_routes(client):
     assert r.status_code == 200 and r.mimetype == "text/html"
     text = r.get_data(as_text=True)
     for words in ("POST /api/attention", "masked entries of <code>scaled_scores</code> are",
-                  "GET /api/presets", "GET /api/scaling", "GET /health", "4194304 bytes",
+                  "GET /api/presets", "GET /api/scaling", "GET /health", "5242880 bytes",
                   "an answer of\n    at most 10,000,000 numbers"):
         assert words in text, words
 
@@ -64,14 +64,16 @@ def test_the_config_block_holds_the_apps_own_limits():
     assert r.status_code == 200
     html = r.get_data(as_text=True)
     config = config_block(html)
-    assert config["limits"] == {"tokens": 64, "dim": 8, "label": Limits.max_label,
-                                "heads": MAX_HEADS, "body_bytes": 5000, "answer_cells": 70_000,
+    assert config["limits"] == {"tokens": 64, "dim": 8, "model_dim": Limits.max_model_dim,
+                                "label": Limits.max_label, "heads": MAX_HEADS, "body_bytes": 5000,
+                                "answer_cells": 70_000,
                                 "position": 1_000_000}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
     # The template's own bounds come from the same values.
-    for dim in ("d_model", "d_k", "d_v"):
+    for dim in ("d_k", "d_v"):
         assert re.search(rf'<input id="{dim}" [^>]*min="1" max="8"', html), dim
+    assert re.search(r'<input id="d_model" [^>]*min="1" max="1024"', html)
     assert re.search(r'<input id="heads" [^>]*max="16"', html)
 
 

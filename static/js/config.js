@@ -4,7 +4,8 @@
 // page learns them, so nothing here has a value of its own: outside a page (node's unit
 // tests) the three objects are empty, and a test fills in the values it means to test.
 //
-// limits = {tokens: n and m at most, dim: d_model, d_k and d_v at most, label: characters
+// limits = {tokens: n and m at most, model_dim: d_model at most, dim: d_k, d_v and W_O's
+//           width at most, label: characters
 //           in one token label, heads: at most, body_bytes: a request body at most,
 //           answer_cells: the numbers of one answer at most, after fields and corners,
 //           position: position_offset, window and sinks at most}

@@ -253,9 +253,9 @@ function wireSeedAndSizes({ now, update, say, presets, presetState, initial }) {
   for (const dim of ["d_model", "d_k", "d_v"]) {
     $(dim).addEventListener("change", (e) => {
       const size = Number(e.target.value);
-      if (Number.isInteger(size) && size >= 1 && size <= limits.dim) update(S.resize(now(), dim, size));
+      if (Number.isInteger(size) && size >= 1 && size <= S.dimLimit(dim)) update(S.resize(now(), dim, size));
       else {
-        say(`${dim} must be a whole number from 1 to ${limits.dim}; “${e.target.value}” is not.`, { warning: true });
+        say(`${dim} must be a whole number from 1 to ${S.dimLimit(dim)}; “${e.target.value}” is not.`, { warning: true });
         e.target.value = S.shapes(now())[dim];
       }
     });

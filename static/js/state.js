@@ -115,7 +115,7 @@ export function checkShapes(state) {
     if (state.tokens_kv.length !== m) throw new Error(`${state.tokens_kv.length} labels for ${m} rows of X_kv`);
   }
   checkHeads(state);
-  if (Math.max(n, m) > limits.tokens || Math.max(d_model, shapes(state).d_k, shapes(state).d_v) > limits.dim) {
+  if (Math.max(n, m) > limits.tokens || d_model > limits.model_dim || Math.max(shapes(state).d_k, shapes(state).d_v) > limits.dim) {
     throw new Error("too large");
   }
   if (state.row !== null && state.row >= n) state.row = null;
@@ -302,12 +302,15 @@ export function resizeMatrix(m, rows, cols, fill, keepRows = m.length) {
     Array.from({ length: cols }, (_, j) => (i < keepRows && j < m[0].length ? m[i][j] : fill(i, j))));
 }
 
+/** The largest d_model (limits.model_dim: a real model's width), d_k or d_v (limits.dim). */
+export const dimLimit = (dim) => (dim === "d_model" ? limits.model_dim : limits.dim);
+
 /** Change d_model, d_k or d_v. Existing numbers are kept; new cells of X are 0 (the
  *  outputs do not change), new cells of a W continue the identity pattern, and new cells
  *  of a bias are 0. */
 export function resize(state, dim, size) {
   const s = shapes(state);
-  if (!(size >= 1 && size <= limits.dim) || s[dim] === undefined) return state;
+  if (!(size >= 1 && size <= dimLimit(dim)) || s[dim] === undefined) return state;
   const d = { ...s, [dim]: size };
   const out = {
     ...state,

@@ -20,8 +20,9 @@ CAT = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
 
 @pytest.fixture(scope="module")
 def small_server():
-    """The app with lowered limits, as ATTENTION_MAX_TOKENS=64 ATTENTION_MAX_DIM=8 give."""
-    s = Server(config={"MAX_TOKENS": 64, "MAX_DIM": 8})
+    """The app with lowered limits, as ATTENTION_MAX_TOKENS=64 ATTENTION_MAX_MODEL_DIM=12
+    ATTENTION_MAX_DIM=8 give."""
+    s = Server(config={"MAX_TOKENS": 64, "MAX_MODEL_DIM": 12, "MAX_DIM": 8})
     yield s
     s.stop()
 
@@ -55,12 +56,13 @@ def test_a_lowered_token_limit_reaches_the_controls(page, small_server):
 def test_a_lowered_dimension_limit_reaches_the_controls(page, small_server):
     loaded(page, small_server.url)
     status = page.get_by_role("status")
-    for dim, label in (("d_model", "dmodel"), ("d_k", "dk"), ("d_v", "dv")):
+    for dim, label, most in (("d_model", "dmodel", 12), ("d_k", "dk", 8), ("d_v", "dv", 8)):
         box = page.get_by_role("spinbutton", name=label, exact=True)
-        expect(box).to_have_attribute("max", "8")
-        box.fill("9")
+        expect(box).to_have_attribute("max", str(most))
+        box.fill(str(most + 1))
         box.press("Enter")
-        expect(status).to_have_text(f"{dim} must be a whole number from 1 to 8; “9” is not.")
+        expect(status).to_have_text(
+            f"{dim} must be a whole number from 1 to {most}; “{most + 1}” is not.")
         expect(box).to_have_value("2")
     d_k = page.get_by_role("spinbutton", name="dk", exact=True)
     d_k.fill("8")

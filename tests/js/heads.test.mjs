@@ -7,7 +7,7 @@ import {
 import { buildRequest, fromPreset } from "../../static/js/request.js";
 import { checkShapes, inputsOf, randomize, resize, setCell } from "../../static/js/state.js";
 
-Object.assign(limits, { tokens: 512, dim: 256, label: 64, heads: 16 });
+Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 
 const CAT = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],

@@ -9,7 +9,7 @@ import { setCell } from "../../static/js/state.js";
 // API's contract: biases, rotary and ALiBi positions, shared key/value heads, the window and
 // its sinks.
 
-Object.assign(limits, { tokens: 512, dim: 256, label: 64, heads: 16 });
+Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 
 const CAT = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  addKeyToken, addToken, randomize, removeKeyToken, removeToken, resize, rng, setCell, setCross,
+  addKeyToken, addToken, dimLimit, randomize, removeKeyToken, removeToken, resize, rng, setCell, setCross,
   setKeyTokenCount, setLabel, setTokenCount, shapes, toggleBlocked,
 } from "../../static/js/state.js";
 import { addHead, removeHead } from "../../static/js/heads.js";
@@ -11,7 +11,7 @@ import { fromHash, toHash } from "../../static/js/url.js";
 
 // The page learns its limits from the server (config.js); outside a page a test gives them.
 // These are the app's defaults: attention_api.request.Limits and multihead.MAX_HEADS.
-const SERVER = { tokens: 512, dim: 256, label: 64, heads: 16 };
+const SERVER = { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 };
 Object.assign(limits, SERVER);
 
 /** Run ``body`` with the limits ``lowered``, as a server configured so sends them. */
@@ -255,6 +255,18 @@ test("every transition keeps within the server's limits as config.js gives them"
   });
   withLimits({ tokens: 3 }, () => {
     assert.match(fromHash("#tokens=a|b|c|d&X=1,0;0,1;1,1;1,1", base()).problem, /too large/);
+  });
+});
+
+test("d_model has its own limit (a real model's width), d_k and d_v theirs", () => {
+  withLimits({ model_dim: 6, dim: 3 }, () => {
+    assert.equal(dimLimit("d_model"), 6);
+    assert.equal(dimLimit("d_k"), 3);
+    assert.equal(shapes(resize(base(), "d_model", 6)).d_model, 6, "d_model beyond d_k's limit");
+    assert.deepEqual(shapes(resize(base(), "d_model", 7)), shapes(base()), "7 is over 6");
+    assert.deepEqual(shapes(resize(base(), "d_v", 4)), shapes(base()), "d_v = 4 is over 3");
+    const wide = resize(base(), "d_model", 6);
+    assert.equal(fromHash(toHash(wide), base()).problem, null);
   });
 });
 

@@ -15,7 +15,7 @@ const CAT = {
   W_K: [[2, 0], [0, 1]], W_V: [[1, 0], [0, 2]], causal: false,
 };
 const base = () => fromPreset(CAT);
-Object.assign(limits, { tokens: 512, dim: 256, label: 64, heads: 16 });
+Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 
 test("the default example's URL is short and readable", () => {
   assert.equal(toHash(base()),
