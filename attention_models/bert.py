@@ -17,19 +17,21 @@ import numpy as np
 LAYER_NORM_EPS = 1e-12
 
 # Numerical Recipes' erfc(z) = t·exp(−z² + P(t)), t = 1 / (1 + z/2), P of degree 9 (a
-# Chebyshev fit): relative error below 1.2e-7 for every z ≥ 0. Evaluated in float64, gelu()
-# below is within a relative 1.05e-7 of x·erfc(−x/√2)/2 by math.erfc on [−10, 10], 1.6e-7
-# after rounding to float32 (whose own half-step is 6e-8): float32's precision. The shorter
-# Abramowitz–Stegun 7.1.26 is 1.5e-7 absolute in erf, which would be a large relative error
-# for the tiny GELU of negative inputs.
+# Chebyshev fit): relative error below 1.2e-7 for every z ≥ 0. Evaluated in float64,
+# gelu() is within a relative 1.05e-7 of x·erfc(−x/√2)/2 by math.erfc on [−10, 10],
+# 1.6e-7 after rounding to float32 (whose own half-step is 6e-8): float32's precision, at
+# most 1.2 steps of float32's spacing at x. The shorter Abramowitz–Stegun 7.1.26 is 1.5e-7
+# absolute in erf, a large relative error for the tiny GELU of negative inputs; and the same
+# formula evaluated in float32 loses 1.2e-6 (P(t) cancels to 0 near z = 0).
 ERFC_P = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
           -1.13520398, 1.48851587, -0.82215223, 0.17087277)
 
 
 @dataclass(frozen=True)
 class Layer:
-    """One encoder layer's weights, float32, each W (in, out)."""
+    """One encoder layer's weights, float32 but for the attention's, each W (in, out)."""
 
+    # float64 (the file's float32 values, widened): self_attention says why.
     W_qkv: np.ndarray  # (D, 3D): W_Q | W_K | W_V side by side, head h at columns d·h … d·h+d−1
     b_qkv: np.ndarray  # (3D,)
     W_O: np.ndarray  # (D, D): the heads' concatenated outputs to the residual stream
@@ -73,8 +75,6 @@ def gelu(x: np.ndarray) -> np.ndarray:
     Computed in float64: u = x/√2 rounded to float32 alone would cost 2u²·6e-8 of relative
     precision (1.5e-6 at x = 5). 1 + erf(u) is erfc(−u): written with erfc for u < 0 so that
     the small values of negative inputs keep their precision (1 − erfc would cancel them).
-    In-place operations: the (n, 1536) arrays of every layer made this a sixth of the
-    forward's time (benchmarks/bench_models.py).
     """
     u = x.astype(np.float64)
     u *= 1.0 / np.sqrt(2.0)
@@ -104,16 +104,24 @@ def embed(embeddings: Embeddings, ids: list[int]) -> np.ndarray:
 
 def self_attention(layer: Layer, x: np.ndarray, heads: int) -> tuple[np.ndarray, np.ndarray]:
     """Every head's attention on x (n, D), bidirectional (no mask): the weights (H, n, n),
-    queries down and each row summing to 1, and each head's A·V (H, n, d)."""
+    queries down and each row summing to 1, and each head's A·V (H, n, d), float32.
+
+    Computed in float64 from the float32 x and weights: the engine recomputes each head in
+    float64 from the same numbers, and a float32 projection would differ from it by up to
+    2.6e-6 on the real model (1.2e-7 this way, well inside the tests' 1e-6).
+    """
     n, D = x.shape  # (n tokens, d_model)
     d = D // heads
-    qkv = x @ layer.W_qkv + layer.b_qkv  # (n, 3D): one matmul for the three projections
+    qkv = x.astype(np.float64) @ layer.W_qkv  # (n, 3D): one matmul for all three
+    qkv += layer.b_qkv
     q, k, v = qkv.reshape(n, 3, heads, d).transpose(1, 2, 0, 3)  # each (H, n, d)
-    scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(d))  # (H, n, n)
+    scores = q @ k.transpose(0, 2, 1)  # (H, n, n)
+    scores *= 1.0 / np.sqrt(d)
     # Subtracting each row's maximum keeps exp from overflowing; the softmax is unchanged.
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    weights = e / e.sum(axis=-1, keepdims=True)  # (H, n, n)
-    return weights, weights @ v  # (H, n, n), (H, n, d)
+    scores -= scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores, out=scores)
+    weights /= weights.sum(axis=-1, keepdims=True)  # (H, n, n)
+    return weights.astype(np.float32), (weights @ v).astype(np.float32)
 
 
 def encoder_layer(layer: Layer, x: np.ndarray, heads: int):

@@ -58,7 +58,7 @@ def norm(tensors: dict, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def layer_of(tensors: dict, i: int) -> bert.Layer:
     """Encoder layer i, its Q, K and V fused into one (D, 3D) matrix so that the forward
-    projects all heads of all three with one matmul."""
+    projects all heads of all three with one matmul (in float64: bert.self_attention)."""
     p = f"encoder.layer.{i}"
     (W_Q, b_Q), (W_K, b_K), (W_V, b_V) = (
         linear(tensors, f"{p}.attention.self.{m}") for m in ("query", "key", "value"))
@@ -67,8 +67,8 @@ def layer_of(tensors: dict, i: int) -> bert.Layer:
     W_out, b_out = linear(tensors, f"{p}.output.dense")
     # ascontiguousarray: the transposes are views; matmuls run faster on row-major copies.
     return bert.Layer(
-        W_qkv=np.ascontiguousarray(np.concatenate([W_Q, W_K, W_V], axis=1)),
-        b_qkv=np.concatenate([b_Q, b_K, b_V]),
+        W_qkv=np.ascontiguousarray(np.concatenate([W_Q, W_K, W_V], axis=1, dtype=np.float64)),
+        b_qkv=np.concatenate([b_Q, b_K, b_V], dtype=np.float64),
         W_O=np.ascontiguousarray(W_O), b_O=b_O,
         attention_norm=norm(tensors, f"{p}.attention.output.LayerNorm"),
         W_in=np.ascontiguousarray(W_in), b_in=b_in,
@@ -129,12 +129,12 @@ class MiniLM:
 
     def head(self, layer: int, head: int) -> HeadWeights:
         """Query head ``head`` of layer ``layer``: columns d·head … d·head + d − 1 of each of
-        the fused matrix's three (D, D) blocks, copied to float64."""
+        the fused matrix's three (D, D) blocks (float64 already), copied."""
         D, d = self.info.d_model, self.info.d_head
         W, b = self.layers[layer].W_qkv, self.layers[layer].b_qkv
         cols = [slice(block * D + head * d, block * D + (head + 1) * d) for block in range(3)]
-        (W_Q, W_K, W_V) = (W[:, c].astype(np.float64) for c in cols)
-        (b_Q, b_K, b_V) = (b[c].astype(np.float64) for c in cols)
+        W_Q, W_K, W_V = (W[:, c].copy() for c in cols)  # each (D, d), float64
+        b_Q, b_K, b_V = (b[c].copy() for c in cols)  # each (d,)
         return HeadWeights(W_Q=W_Q, W_K=W_K, W_V=W_V, b_Q=b_Q, b_K=b_K, b_V=b_V, kv_head=head)
 
     def token_text(self, token_id: int) -> str:
