@@ -148,3 +148,9 @@ def test_layer_norm_uses_the_biased_variance_and_eps_1e_12():
 def test_a_missing_folder_is_model_unavailable(tmp_path):
     with pytest.raises(ModelUnavailable, match="model.safetensors is missing"):
         minilm.load(tmp_path)
+
+
+def test_a_missing_package_is_model_unavailable(monkeypatch):
+    monkeypatch.setattr(minilm, "PACKAGE", "no_such_model_package")
+    with pytest.raises(ModelUnavailable, match="no_such_model_package is not installed"):
+        minilm.load()
