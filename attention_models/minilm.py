@@ -109,6 +109,8 @@ class MiniLM:
         self.heads = int(metadata.get("num_attention_heads", HEADS))
         self.tokenizer = tokenizer
         positions, D = self.embeddings.positions.shape  # (max positions, d_model)
+        if D % self.heads:
+            raise ValueError(f"d_model {D} does not split into {self.heads} heads")
         self.info = ModelInfo(
             id="minilm-l6", name="all-MiniLM-L6-v2", kind="encoder", layers=len(self.layers),
             heads=self.heads, kv_heads=self.heads, d_model=D, d_head=D // self.heads,
@@ -122,6 +124,9 @@ class MiniLM:
                          words=words_of(text, encoding.offsets, special))
 
     def forward(self, ids: list[int]) -> Forward:
+        positions = len(self.embeddings.positions)
+        if len(ids) > positions:
+            raise ValueError(f"{len(ids)} tokens: the model has {positions} positions")
         X, weights, outputs, hidden = bert.forward(self.embeddings, self.layers, self.heads,
                                                    ids)
         return Forward(ids=list(ids), X=X, weights=weights, outputs=outputs, hidden=hidden,

@@ -154,3 +154,8 @@ def test_a_missing_package_is_model_unavailable(monkeypatch):
     monkeypatch.setattr(minilm, "PACKAGE", "no_such_model_package")
     with pytest.raises(ModelUnavailable, match="no_such_model_package is not installed"):
         minilm.load()
+
+
+def test_more_tokens_than_positions_is_an_error_that_says_both(model):
+    with pytest.raises(ValueError, match="33 tokens: the model has 32 positions"):
+        model.forward([5] * 33)
