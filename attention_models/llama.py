@@ -6,8 +6,8 @@ Orientation is the engine's: rows are tokens, X (n, D) @ W (D, out). The residua
 the norms, the output projection and the MLP run in float32. Attention itself (from X's
 projections to each head's A·V) runs in float64 from the float32 X: it is what the page
 shows, and in float32 the 576-term sums of the projections alone differ from the engine's
-float64 by up to ~1e-5, while the tests hold the two to 1e-6. It costs ~20 ms of ~300 at 64
-tokens (the query/key/value matmul in float64).
+float64 by up to ~1e-5, while the tests hold the two to 1e-6. It costs ~20 ms at 64 tokens
+(the query/key/value matmul in float64) and 66 MB (W_qkv kept in float64).
 
 For speed (the server runs numpy on one core) each layer's query, key and value
 projections are one matrix W_qkv and the MLP's gate and up one matrix W_gate_up, and all
@@ -72,11 +72,12 @@ def read_weights(file: GGUFFile, config: LlamaConfig) -> dict:
 
 def read_layer(file: GGUFFile, prefix: str) -> dict:
     """One layer's weights (see read_weights), its projections fused side by side."""
-    def fused(*names):
-        return np.concatenate([file.projection(prefix + name + ".weight") for name in names],
-                              axis=1)
+    def fused(*names, dtype=np.float32):
+        # Concatenating the (in, out) views writes one C-contiguous copy, no other.
+        return np.concatenate([file.array(prefix + name + ".weight").T for name in names],
+                              axis=1, dtype=dtype)
     return {"attn_norm": file.array(prefix + "attn_norm.weight"),
-            "W_qkv": fused("attn_q", "attn_k", "attn_v").astype(np.float64),
+            "W_qkv": fused("attn_q", "attn_k", "attn_v", dtype=np.float64),
             "W_o": file.projection(prefix + "attn_output.weight"),
             "ffn_norm": file.array(prefix + "ffn_norm.weight"),
             "W_gate_up": fused("ffn_gate", "ffn_up"),
@@ -149,25 +150,18 @@ def mlp(x: np.ndarray, W_gate_up: np.ndarray, W_down: np.ndarray) -> np.ndarray:
     return (silu(gate_up[:, :F]) * gate_up[:, F:]) @ W_down
 
 
-def split_heads(qkv: np.ndarray, config: LlamaConfig):
-    """The fused projection (n, (H + 2G)·d) as q (H, n, d), k (G, n, d), v (G, n, d)."""
-    n = qkv.shape[0]
-    H, G, d = config.heads, config.kv_heads, config.d_head
-    q = qkv[:, :H * d].reshape(n, H, d).transpose(1, 0, 2)  # (H, n, d)
-    k = qkv[:, H * d:(H + G) * d].reshape(n, G, d).transpose(1, 0, 2)  # (G, n, d)
-    v = qkv[:, (H + G) * d:].reshape(n, G, d).transpose(1, 0, 2)  # (G, n, d)
-    return q, k, v
-
-
 def block(h: np.ndarray, layer: dict, config: LlamaConfig, cos, sin, future):
     """One decoder layer on the float32 residual stream h (n, D). Returns the new h and what
     its attention used and made, float32: X (n, D) the normed input, weights (H, n, n),
     outputs (H, n, d) (computed in float64: see the module's docstring)."""
-    X = rms_norm(h, layer["attn_norm"], config.eps)  # (n, D)
-    q, k, v = split_heads(X.astype(np.float64) @ layer["W_qkv"], config)
-    weights, outputs = causal_attention(rope(q, cos, sin), rope(k, cos, sin), v, future)
-    weights, outputs = weights.astype(np.float32), outputs.astype(np.float32)
+    H, G, d = config.heads, config.kv_heads, config.d_head
     n = h.shape[0]
+    X = rms_norm(h, layer["attn_norm"], config.eps)  # (n, D)
+    qkv = X.astype(np.float64) @ layer["W_qkv"]  # (n, (H + 2G)·d): queries, keys, values
+    heads = qkv.reshape(n, H + 2 * G, d).transpose(1, 0, 2)  # (H + 2G, n, d)
+    turned = rope(heads[:H + G], cos, sin)  # the queries and keys, turned in one call
+    weights, outputs = causal_attention(turned[:H], turned[H:], heads[H + G:], future)
+    weights, outputs = weights.astype(np.float32), outputs.astype(np.float32)
     h = h + outputs.transpose(1, 0, 2).reshape(n, -1) @ layer["W_o"]  # heads side by side
     h = h + mlp(rms_norm(h, layer["ffn_norm"], config.eps), layer["W_gate_up"], layer["W_down"])
     return h, X, weights, outputs

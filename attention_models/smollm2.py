@@ -48,7 +48,8 @@ def describe(config: llama.LlamaConfig) -> ModelInfo:
 
 
 class SmolLM2:
-    """The decoder, loaded (base.Model): float32 weights in the forward's orientation."""
+    """The decoder, loaded (base.Model): its weights in the forward's orientation, float32
+    but for the float64 W_qkv (llama.read_weights)."""
 
     def __init__(self, file: GGUFFile):
         self.config = llama.read_config(file.metadata)
