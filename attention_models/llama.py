@@ -73,9 +73,11 @@ def read_weights(file: GGUFFile, config: LlamaConfig) -> dict:
 def read_layer(file: GGUFFile, prefix: str) -> dict:
     """One layer's weights (see read_weights), its projections fused side by side."""
     def fused(*names, dtype=np.float32):
-        # Concatenating the (in, out) views writes one C-contiguous copy, no other.
-        return np.concatenate([file.array(prefix + name + ".weight").T for name in names],
-                              axis=1, dtype=dtype)
+        parts = [file.array(prefix + name + ".weight") for name in names]  # (out, in) each
+        # Written straight into one C-contiguous (in, Σ out): each value is copied once.
+        out = np.empty((parts[0].shape[1], sum(p.shape[0] for p in parts)), dtype=dtype)
+        np.concatenate([p.T for p in parts], axis=1, out=out)
+        return out
     return {"attn_norm": file.array(prefix + "attn_norm.weight"),
             "W_qkv": fused("attn_q", "attn_k", "attn_v", dtype=np.float64),
             "W_o": file.projection(prefix + "attn_output.weight"),
