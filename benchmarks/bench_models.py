@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 from attention_models import registry  # noqa: E402
 from benchmarks.server import Gunicorn  # noqa: E402
 
-WORDS = ("the quick brown fox jumps over a lazy dog while seven wise owls watch from "
-         "an old oak tree near the quiet river bank at dusk").split()
+WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven",
+         "wise", "owls", "watch", "from", "an", "old", "oak", "tree", "by", "the", "river"]
 LENGTHS = (16, 64, 128)
 ROUNDS = 7
 
@@ -39,11 +39,18 @@ ROUNDS = 7
 def text_of(model, tokens: int, salt: int) -> str:
     """A text of exactly ``tokens`` of the model's tokens (specials included), unlike any
     other ``salt``'s, so that it is a new text for the server's runs."""
-    words = [f"{WORDS[salt % len(WORDS)]}{salt}"]
-    while len(model.tokenize(" ".join(words)).ids) < tokens:
+    words = [f"w{salt}"]
+
+    def count() -> int:
+        return len(model.tokenize(" ".join(words)).ids)
+
+    while count() < tokens:
         words.append(WORDS[len(words) % len(WORDS)])
-    while len(model.tokenize(" ".join(words)).ids) > tokens:
-        words[-1] = words[-1][:-1] or words.pop() and words[-1]
+    while count() > tokens:
+        words.pop()
+    while count() < tokens:
+        words.append("a")  # one token in both models
+    assert count() == tokens
     return " ".join(words)
 
 
