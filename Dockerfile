@@ -21,6 +21,7 @@ RUN pip install --no-cache-dir -r requirements.txt \
 COPY app.py gunicorn.conf.py ./
 COPY attention_core ./attention_core
 COPY attention_api ./attention_api
+COPY attention_models ./attention_models
 COPY attention_server ./attention_server
 COPY templates ./templates
 COPY static ./static

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from attention_api import api, assets, errors, pages
+from attention_api import api, assets, errors, model_api, pages
 from attention_api.headers import security_headers
 from attention_api.provider import NumpyJSONProvider
 from attention_api.request import Limits
@@ -52,7 +52,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.from_mapping(test_config)
 
-    for part in (assets, pages, api, errors):
+    for part in (assets, pages, api, model_api, errors):
         app.register_blueprint(part.bp)
     app.after_request(security_headers)
     return app

@@ -66,7 +66,8 @@ reuse_port = True
 
 
 def on_starting(server):
-    """Stop at once (exit status 1), naming the address, if anything listens there."""
+    """Stop at once (exit status 1), naming the address, if anything listens there; then
+    load the real models, once, before any worker is forked."""
     for address in server.cfg.address:
         if isinstance(address, tuple):  # (host, port); a unix socket path needs no check
             try:
@@ -74,6 +75,7 @@ def on_starting(server):
             except startup.AddressInUse as e:
                 server.log.error("%s", e)
                 sys.exit(1)
+    startup.load_models(server.log)
 
 
 def when_ready(server):

@@ -54,15 +54,21 @@ def request_body() -> bytes:
     return b"".join(parts)
 
 
-@bp.post("/api/attention")
-def attention():
-    """Compute attention for one request and return every intermediate."""
+def json_payload():
+    """The request's JSON body, decoded (values.parse_json); 415 for another type, 413 for
+    one over the limit, 400 for one that is not JSON (as JSONSyntaxError)."""
     if not request.is_json:
         raise UnsupportedMediaType(
             f"Send the request as application/json, not "
             f"{request.mimetype or 'a body without a Content-Type'}.")
+    return parse_json(request_body())
+
+
+@bp.post("/api/attention")
+def attention():
+    """Compute attention for one request and return every intermediate."""
     try:
-        payload = parse_json(request_body())
+        payload = json_payload()
     except JSONSyntaxError as exc:
         return error(400, str(exc))
     try:

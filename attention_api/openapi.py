@@ -15,6 +15,7 @@ from attention_core.multihead import MAX_HEADS
 from attention_core.presets import default_request
 
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
+from .model_openapi import model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
@@ -476,10 +477,12 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 _json(_ref("ScalingSample"), "The parameters used and the two variances."),
                 ("422",), parameters=_query(SAMPLE_PARAMS),
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
+            **model_paths(_op, _json),
         },
         "components": {
-            "schemas": {**request_schemas(limits), **answer_schemas(limits),
-                        **other_schemas(version)},
+            "schemas": {**request_schemas(limits), **(answers := answer_schemas(limits)),
+                        **other_schemas(version),
+                        **model_schemas(answers["HeadAnswer"], _array)},
             "responses": errors,
         },
     }

@@ -344,7 +344,7 @@ def _encoding(value) -> str:
     return value
 
 
-def _fields(value, heads: int):
+def _fields(value, heads: int, known=None, listed=RESPONSE_FIELDS, cornered=CORNERED):
     """The response fields asked for, and the corners asked of them.
 
     A name is a top-level field, "working.<name>" for a part of the working, "heads.<name>"
@@ -353,8 +353,12 @@ def _fields(value, heads: int):
     W_Q, W_K, W_V). A matrix's name may end in "[:r]" (its first r rows) or "[:r,:c]" (its
     top-left r × c corner), fewer where the matrix is smaller.
 
+    Another endpoint's answer passes its own ``known`` names (all it accepts), ``listed``
+    (the top-level ones its message lists) and ``cornered`` (its matrices).
+
     Returns (names without corners, {name: (r, c or None)}), or (None, {}) for every field.
     """
+    known = _FIELD_NAMES if known is None else known
     if value is None:
         return None, {}
     if not isinstance(value, list):
@@ -377,18 +381,18 @@ def _fields(value, heads: int):
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
         # isinstance first: a list or object is unhashable.
-        elif not isinstance(name, str) or name not in _FIELD_NAMES:
+        elif not isinstance(name, str) or name not in known:
+            extra = ", heads.<field> and heads[k].<field>" if known is _FIELD_NAMES else ""
             raise AttentionInputError(
                 f"{said} is {describe(given)}, which is not a response field; the "
-                f"fields are {', '.join(RESPONSE_FIELDS)}, working.<part>, heads.<field> "
-                "and heads[k].<field>",
+                f"fields are {', '.join(listed)}, working.<part>{extra}",
                 f"fields[{i}]")
         if corner is not None:
             part = name.rsplit(".", 1)[-1]
-            if part not in CORNERED or name.startswith("working.") or ".working." in name:
+            if part not in cornered or name.startswith("working.") or ".working." in name:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but only a matrix may be cut to a "
-                    f"corner: {', '.join(CORNERED)}", f"fields[{i}]")
+                    f"corner: {', '.join(cornered)}", f"fields[{i}]")
             if name in corners or name in names:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but {name} is already asked for: "

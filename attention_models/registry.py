@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import threading
 
-from .base import Model
+from .base import Model, ModelUnavailable
 
 # id → the module whose load() reads it. The order is the one GET /api/models lists.
 MODULES = {"smollm2-135m": "attention_models.smollm2", "minilm-l6": "attention_models.minilm"}
@@ -28,8 +28,18 @@ def get(model_id: str) -> Model:
         with _lock:  # two threads asking at once load it once
             model = _loaded.get(model_id)
             if model is None:
-                model = _loaded[model_id] = importlib.import_module(MODULES[model_id]).load()
+                model = _loaded[model_id] = _module(model_id).load()
     return model
+
+
+def _module(model_id: str):
+    """The module that reads ``model_id``; its readers (gguf, safetensors, tokenizers) are
+    requirements-models.txt's, which a plain ``pip install .`` does not install."""
+    try:
+        return importlib.import_module(MODULES[model_id])
+    except ImportError as exc:
+        raise ModelUnavailable(f"{exc.name} is not installed: run the README's commands, or "
+                               "pip install -r requirements-models.txt") from exc
 
 
 def load_all() -> list[Model]:

@@ -276,7 +276,8 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
 
 def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
     assert sorted(p.name for p in app_dir.iterdir()) == [
-        "app.py", "attention_api", "attention_core", "attention_server", "gunicorn.conf.py",
+        "app.py", "attention_api", "attention_core", "attention_models", "attention_server",
+        "gunicorn.conf.py",
         "requirements-models.txt", "requirements.txt", "static", "templates"]
     assert (app_dir / "static/js/main.js").is_file()
     assert not list(app_dir.rglob("*.test.mjs"))

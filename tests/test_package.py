@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "app.py", "attention_core",
-           "attention_api", "templates", "static")
+           "attention_api", "attention_models", "templates", "static")
 
 
 @pytest.fixture(scope="module")

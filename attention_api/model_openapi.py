@@ -1,0 +1,151 @@
+"""The OpenAPI description of the real models' routes (openapi.py joins it to the rest).
+
+Its bounds come from the sources validation uses: the model ids from the registry, the
+longest text from attention_models.base and model_request; a layer's or head's range is
+each model's own, which GET /api/models gives, so the schema says so in words.
+"""
+
+from __future__ import annotations
+
+from attention_models.base import MAX_TOKENS
+from attention_models.registry import MODEL_IDS
+
+from .model_request import ANSWER_FIELDS, MAX_TEXT_CHARS, MODEL_CORNERED
+from .request import CORNER, WORKING_PARTS
+
+INTEGER = {"type": "integer", "minimum": 0}
+TEXT = {"type": "string"}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def model_schemas(head_answer: dict, array) -> dict:
+    """Models, ModelAttentionRequest and ModelAttentionAnswer. ``head_answer`` is the
+    HeadAnswer schema of POST /api/attention, whose parts a model's answer shares;
+    ``array(schema)`` makes an answer's array (nested lists or EncodedArray)."""
+    n = MAX_TOKENS
+    source = {"type": "object", "additionalProperties": False,
+              "required": ["package", "version", "format", "file", "url"],
+              "properties": {"package": TEXT, "version": TEXT, "format": TEXT, "file": TEXT,
+                             "url": TEXT}}
+    model = {
+        "type": "object", "additionalProperties": False,
+        "required": ["id", "name", "kind", "layers", "heads", "kv_heads", "d_model", "d_head",
+                     "positional", "max_tokens", "causal", "licence", "source"],
+        "properties": {
+            "id": {"enum": list(MODEL_IDS)}, "name": TEXT,
+            "kind": {"enum": ["decoder", "encoder"]},
+            "layers": INTEGER, "heads": INTEGER,
+            "kv_heads": {**INTEGER, "description": "query head h reads key/value head "
+                                                   "h // (heads / kv_heads)"},
+            "d_model": INTEGER, "d_head": INTEGER,
+            "positional": {"enum": ["rope", "learned"], "description":
+                           "rope: q and k turned by RoPE; learned: added to X before layer 0"},
+            "rope_base": {"type": "number", "description": "θ; only with rope"},
+            "max_tokens": {**INTEGER, "description": "the longest text, in its tokens"},
+            "causal": {"type": "boolean", "description": "the model's own mask"},
+            "licence": TEXT, "source": source,
+        },
+    }
+    matrix = array({"type": "array", "items": {"type": "array", "items": {"type": "number"}}})
+    vector = array({"type": "array", "items": {"type": "number"}})
+    word = {"type": "object", "additionalProperties": False,
+            "required": ["text", "start", "end", "tokens"],
+            "properties": {"text": TEXT, "start": INTEGER, "end": INTEGER,
+                           "tokens": {"type": "array", "items": INTEGER}}}
+    next_token = {"type": "object", "additionalProperties": False,
+                  "required": ["id", "text", "probability"],
+                  "properties": {"id": INTEGER, "text": {**TEXT, "description":
+                                                         "the text appended (\" Paris\")"},
+                                 "probability": {"type": "number", "minimum": 0,
+                                                 "maximum": 1}}}
+    overview = {
+        "type": "object", "additionalProperties": False,
+        "required": ["weights_u8", "first_token_share"],
+        "properties": {
+            "weights_u8": array({"type": "array", "description":
+                                 "(layers, heads, n, n): round(255 · weight) of every head"}),
+            "first_token_share": array({"type": "array", "description":
+                                        "(layers, heads): each head's mean weight on the "
+                                        "first token over its queries"}),
+        }}
+    answer = {
+        "type": "object", "additionalProperties": False,
+        "description": "One head as POST /api/attention answers one head, with the model's "
+                       "tokens and inputs; every part unless fields leaves it out.",
+        "properties": {
+            **{k: v for k, v in head_answer["properties"].items()
+               if k not in ("bias", "alibi_slope")},
+            "model": {"enum": list(MODEL_IDS)}, "text": TEXT,
+            "tokens": {"type": "array", "maxItems": n, "items": TEXT,
+                       "description": "the model's tokens, spaces made visible (␣, ↵, ⇥)"},
+            "token_ids": {"type": "array", "maxItems": n, "items": INTEGER},
+            "words": {"type": "array", "items": word},
+            "layer": INTEGER, "head": INTEGER,
+            "kv_head": {**INTEGER, "description": "the key/value head this query head reads"},
+            "causal": {"type": "boolean", "description": "the mask used in this answer"},
+            "model_causal": {"type": "boolean", "description": "the model's own mask"},
+            "counterfactual": {"type": "boolean", "description": "causal differs from the "
+                               "model's own: the same X under the other mask"},
+            "positional": {"enum": ["rope", "learned"]},
+            "rope_base": {"type": "number"},
+            "X": matrix, "W_Q": matrix, "W_K": matrix, "W_V": matrix,
+            "b_Q": vector, "b_K": vector, "b_V": vector,
+            "next_tokens": {"type": "array", "maxItems": 10, "items": next_token,
+                            "description": "a decoder's 10 most likely next tokens, most "
+                                           "likely first"},
+            "overview": overview,
+        },
+    }
+    matrices = "|".join(MODEL_CORNERED)
+    request = {
+        "type": "object", "additionalProperties": False,
+        "required": ["model", "text", "layer", "head"],
+        "properties": {
+            "model": {"enum": list(MODEL_IDS)},
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS,
+                     "description": f"at most the model's max_tokens ({n}) tokens; a special "
+                                    "token typed ([SEP], <|im_start|>) is plain text"},
+            "layer": {**INTEGER, "description": "0-based, below the model's layers"},
+            "head": {**INTEGER, "description": "0-based query head, below the model's heads"},
+            "row": {"anyOf": [{**INTEGER, "maximum": n - 1}, {"type": "null"}],
+                    "description": "the query whose working to write out (0-based)"},
+            "causal": {"anyOf": [{"type": "boolean"}, {"type": "null"}],
+                       "description": "null: the model's own mask"},
+            "fields": {"anyOf": [{"type": "array", "items": {"anyOf": [
+                {"enum": [*ANSWER_FIELDS, *WORKING_PARTS]},
+                {"type": "string", "pattern": rf"^({matrices}){CORNER}$"}]}},
+                {"type": "null"}]},
+            "encoding": {"anyOf": [{"enum": ["json", "base64"]}, {"type": "null"}]},
+        },
+    }
+    return {"Models": {"type": "object", "required": ["models"], "additionalProperties": False,
+                       "properties": {"models": {"type": "array", "items": _ref("Model")}}},
+            "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer}
+
+
+def model_paths(op, json) -> dict:
+    """The two routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
+    own: a model's package missing here, which no retry mends."""
+    example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
+               "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
+    missing = json(_ref("Error"), "A model's package is not installed on this server.")
+    paths = {
+        "/api/models": {"get": op(
+            "models", "The real pretrained models: architecture, limits, licence, source.",
+            json(_ref("Models"), "Every model, in order."))},
+        "/api/model/attention": {"post": op(
+            "modelAttention", "One head of a real model on a text, with its working.",
+            json(_ref("ModelAttentionAnswer"), "That head's inputs and every intermediate, "
+                 "the overview of every layer × head, and a decoder's next tokens."),
+            ("400", "408", "413", "415", "422"),
+            requestBody={"required": True, "content": {"application/json": {
+                "schema": _ref("ModelAttentionRequest"),
+                "examples": {"a head of SmolLM2": {"value": example}}}}})},
+    }
+    for path in paths.values():
+        for operation in path.values():
+            operation["responses"]["503"] = missing
+    return paths

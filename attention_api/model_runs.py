@@ -1,0 +1,81 @@
+"""The forward passes the server has run, kept per (model, text).
+
+Switching the head, the row or the mask of the same text reuses its run, so only the
+first question about a text runs the model (SmolLM2: ~0.2 s at 64 tokens; one head from
+a kept run: a few ms). What is kept is what answers need, not the whole forward: each
+layer's X, the overview's bytes and first-token shares, and the next tokens.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_models.base import Model, Tokenized
+from attention_models.heads import first_token_share
+
+from .response import weights_u8
+
+# Runs kept per process. One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32,
+# the overview: 30 × 9 × 128 × 128 bytes), so 8 keep a worker within ~100 MB more.
+KEPT = 8
+NEXT_TOKENS = 10  # a decoder's most likely next tokens in an answer
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one forward pass of a text leaves for its answers (L layers, H heads, n tokens)."""
+
+    tokenized: Tokenized
+    X: np.ndarray  # (L, n, d_model) float32: each layer's input to its projections
+    overview_u8: np.ndarray  # (L, H, n, n) uint8: round(255 · weight) of every head
+    first_token_share: np.ndarray  # (L, H) float64: mean weight on token 0, over queries
+    next_tokens: list[dict] | None  # a decoder's NEXT_TOKENS most likely: {id, text, probability}
+
+
+def run(model: Model, tokenized: Tokenized) -> Run:
+    """Run the model on a text's tokens and keep what answers need."""
+    forward = model.forward(tokenized.ids)
+    return Run(tokenized=tokenized, X=forward.X, overview_u8=weights_u8(forward.weights),
+               first_token_share=first_token_share(forward.weights),
+               next_tokens=None if forward.next_probabilities is None
+               else most_likely(model, forward.next_probabilities))
+
+
+def most_likely(model: Model, probabilities: np.ndarray) -> list[dict]:
+    """The NEXT_TOKENS most likely tokens, most likely first (equal ones by id)."""
+    top = np.argpartition(-probabilities, NEXT_TOKENS)[:NEXT_TOKENS]
+    top = top[np.lexsort((top, -probabilities[top]))]
+    return [{"id": int(i), "text": model.token_text(int(i)),
+             "probability": float(probabilities[i])} for i in top]
+
+
+class Runs:
+    """The last KEPT runs, most recent last; thread-safe (a worker serves 8 threads)."""
+
+    def __init__(self, kept: int = KEPT):
+        self.kept = kept
+        self._runs: OrderedDict[tuple[str, str], Run] = OrderedDict()
+        self._lock = threading.Lock()
+        self.computed = 0  # forward passes run, for tests and benchmarks
+
+    def get(self, model: Model, text: str, tokenized: Tokenized) -> Run:
+        key = (model.info.id, text)
+        with self._lock:
+            kept = self._runs.get(key)
+            if kept is not None:
+                self._runs.move_to_end(key)
+                return kept
+        # Outside the lock: another text's run need not wait for this one. Two requests for
+        # the same new text at once both run it; the second's result replaces the first's.
+        fresh = run(model, tokenized)
+        with self._lock:
+            self.computed += 1
+            self._runs[key] = fresh
+            self._runs.move_to_end(key)
+            while len(self._runs) > self.kept:
+                self._runs.popitem(last=False)
+        return fresh
