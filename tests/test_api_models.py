@@ -226,7 +226,7 @@ def test_fields_corners_and_base64_give_the_same_numbers(client):
     assert np.array_equal(decode(cut["X"]), np.array(full["X"])[:2, :3])
     assert np.array_equal(decode(cut["W_Q"]), np.array(full["W_Q"])[:4])
     assert np.array_equal(decode(cut["weights"]), np.array(full["weights"]))
-    assert cut["working"] == {"row": 1, "weights": decode(cut["working"])["weights"]}
+    assert set(cut["working"]) == {"row", "weights"} and cut["working"]["row"] == 1
     assert np.array_equal(decode(cut["working"]["weights"]), full["working"]["weights"])
     assert cut["tokens"] == full["tokens"]
 
