@@ -28,6 +28,7 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_models import registry  # noqa: E402
+from attention_models.base import package_dir  # noqa: E402
 from benchmarks.server import Gunicorn  # noqa: E402
 
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven",
@@ -55,17 +56,20 @@ def text_of(model, tokens: int, salt: int) -> str:
 
 
 def load_times(model_id: str) -> tuple[float, float]:
-    """(seconds to load the model, seconds to read its file's bytes), each in a new process."""
+    """(seconds to load the model, seconds to read its weights file's bytes), each in a
+    new process."""
     code = ("import time, sys; t = time.perf_counter(); "
             "from attention_models import registry; m = registry.get(sys.argv[1]); "
-            "print(time.perf_counter() - t, m.path)")
-    out = subprocess.run([sys.executable, "-c", code, model_id], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout.split()
+            "print(time.perf_counter() - t)")
+    load = subprocess.run([sys.executable, "-c", code, model_id], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    source = registry.get(model_id).info.source
+    path = package_dir(source.package.replace("-", "_")) / source.file
     read = subprocess.run([sys.executable, "-c", "import time, sys, pathlib; "
                            "t = time.perf_counter(); pathlib.Path(sys.argv[1]).read_bytes(); "
-                           "print(time.perf_counter() - t)", out[1]],
+                           "print(time.perf_counter() - t)", str(path)],
                           check=True, capture_output=True, text=True).stdout
-    return float(out[0]), float(read)
+    return float(load), float(read)
 
 
 def post(port: int, body: dict) -> float:
