@@ -1,0 +1,309 @@
+"""GET /api/models and POST /api/model/attention on the two real models: the contract of
+every answer, its numbers against numpy written here from the answer's own inputs, the
+cache of runs per (model, text), fields and base64, and a 422 naming the field for every
+bad value."""
+
+import base64
+import json
+import math
+import re
+from pathlib import Path
+
+import jsonschema_rs
+import numpy as np
+import pytest
+
+from app import create_app
+from tests.test_api import decode, strict_loads
+
+ROOT = Path(__file__).resolve().parents[1]
+FRANCE = "The capital of France is"
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app({"TESTING": True})
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def spec(client):
+    return client.get("/api/openapi.json").get_json()
+
+
+def ask(client, **body):
+    return client.post("/api/model/attention", data=json.dumps(body),
+                       content_type="application/json")
+
+
+def answer(client, **body):
+    r = ask(client, **body)
+    assert r.status_code == 200, r.get_json()
+    assert r.mimetype == "application/json"
+    return strict_loads(r.get_data(as_text=True))
+
+
+def validates(spec, name, body):
+    jsonschema_rs.Draft202012Validator(
+        {"$ref": f"#/components/schemas/{name}", "components": spec["components"]}
+    ).validate(body)
+
+
+def softmax(scores):
+    """Row-wise softmax with −∞ for masked keys (every row here keeps its own key)."""
+    out = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def rotate(M, theta):
+    """RoPE written out: row p's pairs (2c, 2c + 1) turned by p·θ^(−2c/d)."""
+    n, d = M.shape
+    out = M.copy()
+    for p in range(n):
+        for c in range(d // 2):
+            a = p * theta ** (-2 * c / d)
+            x, y = M[p, 2 * c], M[p, 2 * c + 1]
+            out[p, 2 * c], out[p, 2 * c + 1] = (x * math.cos(a) - y * math.sin(a),
+                                                x * math.sin(a) + y * math.cos(a))
+    return out
+
+
+def reference(body):
+    """Q, K, V, the weights and the output of a head, from the answer's own X and weights."""
+    X = np.array(body["X"])
+    Q, K, V = (X @ np.array(body[w]) + np.array(body.get(b, 0.0))
+               for w, b in (("W_Q", "b_Q"), ("W_K", "b_K"), ("W_V", "b_V")))
+    if body["positional"] == "rope":
+        Q, K = rotate(Q, body["rope_base"]), rotate(K, body["rope_base"])
+    scores = Q @ K.T / math.sqrt(Q.shape[1])
+    if body["causal"]:
+        scores[np.triu_indices(len(X), 1)] = -np.inf
+    A = softmax(scores)
+    return Q, K, V, A, A @ V
+
+
+def pinned():
+    """requirements-models.txt's pins: {package: version}."""
+    text = (ROOT / "requirements-models.txt").read_text()
+    return dict(re.findall(r"^([a-z0-9-]+)==([0-9.]+)", text, re.M))
+
+
+# ---- GET /api/models ------------------------------------------------------------------
+
+def test_the_models_are_described_as_their_files_and_pins_say(client, spec):
+    r = client.get("/api/models")
+    assert r.status_code == 200
+    body = r.get_json()
+    validates(spec, "Models", body)
+    smol, mini = body["models"]
+    assert {k: smol[k] for k in ("id", "kind", "layers", "heads", "kv_heads", "d_model",
+                                 "d_head", "positional", "rope_base", "causal")} == {
+        "id": "smollm2-135m", "kind": "decoder", "layers": 30, "heads": 9, "kv_heads": 3,
+        "d_model": 576, "d_head": 64, "positional": "rope", "rope_base": 100000.0,
+        "causal": True}
+    assert {k: mini[k] for k in ("id", "kind", "layers", "heads", "kv_heads", "d_model",
+                                 "d_head", "positional", "causal")} == {
+        "id": "minilm-l6", "kind": "encoder", "layers": 6, "heads": 12, "kv_heads": 12,
+        "d_model": 384, "d_head": 32, "positional": "learned", "causal": False}
+    assert "rope_base" not in mini
+    pins = pinned()
+    for model in (smol, mini):
+        assert model["max_tokens"] >= 128
+        assert model["licence"] == "Apache-2.0"
+        assert pins[model["source"]["package"]] == model["source"]["version"]
+        assert model["source"]["url"].startswith("https://huggingface.co/")
+    assert smol["source"]["format"].startswith("GGUF") and "Q4_1" in smol["source"]["format"]
+    assert mini["source"]["format"].startswith("safetensors")
+
+
+# ---- one head: its numbers ------------------------------------------------------------
+
+def test_a_smollm2_head_is_its_rotated_causal_attention(client, spec):
+    body = answer(client, model="smollm2-135m", text=FRANCE, layer=3, head=5, row=4)
+    validates(spec, "ModelAttentionAnswer", body)
+    n = len(body["tokens"])
+    assert body["tokens"] == ["The", "␣capital", "␣of", "␣France", "␣is"]
+    assert len(body["token_ids"]) == n
+    assert [w["tokens"] for w in body["words"]] == [[0], [1], [2], [3], [4]]
+    assert (body["layer"], body["head"], body["kv_head"]) == (3, 5, 1)  # 5 // 3
+    assert body["causal"] is body["model_causal"] is True and body["counterfactual"] is False
+    assert np.shape(body["X"]) == (n, 576) and np.shape(body["W_Q"]) == (576, 64)
+    assert "b_Q" not in body and body["scale"] == 0.125
+    Q, K, V, A, Z = reference(body)
+    np.testing.assert_allclose(body["Q"], Q, atol=1e-9)
+    np.testing.assert_allclose(body["K"], K, atol=1e-9)
+    np.testing.assert_allclose(body["weights"], A, atol=1e-12)
+    np.testing.assert_allclose(body["output"], Z, atol=1e-12)
+    assert np.triu(np.array(body["weights"]), 1).max() == 0
+    working = body["working"]
+    assert working["row"] == 4 and working["token"] == "␣is"
+    np.testing.assert_allclose(working["weights"], A[4], atol=1e-12)
+    np.testing.assert_allclose(working["z"], Z[4], atol=1e-12)
+
+
+def test_the_next_tokens_are_the_ten_most_likely_and_paris_comes_first(client):
+    body = answer(client, model="smollm2-135m", text=FRANCE, layer=0, head=0,
+                  fields=["next_tokens"])
+    assert list(body) == ["next_tokens"]
+    top = body["next_tokens"]
+    assert len(top) == 10 and top[0]["text"] == " Paris"
+    p = [t["probability"] for t in top]
+    assert p == sorted(p, reverse=True) and 0 < sum(p) <= 1 + 1e-12
+    assert len({t["id"] for t in top}) == 10
+
+
+def test_a_minilm_head_has_its_biases_and_reads_both_ways(client, spec):
+    body = answer(client, model="minilm-l6", text="The cat sat on the mat.", layer=2,
+                  head=7, row=0)
+    validates(spec, "ModelAttentionAnswer", body)
+    assert body["tokens"][0] == "[CLS]" and body["tokens"][-1] == "[SEP]"
+    assert body["causal"] is body["model_causal"] is False
+    assert body["kv_head"] == 7 and body["positional"] == "learned"
+    assert "rope_base" not in body and "Q_unrotated" not in body and "next_tokens" not in body
+    assert np.shape(body["b_Q"]) == (32,) and body["scale"] == pytest.approx(1 / math.sqrt(32))
+    _, _, _, A, Z = reference(body)
+    np.testing.assert_allclose(body["weights"], A, atol=1e-12)
+    np.testing.assert_allclose(body["output"], Z, atol=1e-12)
+    assert np.array(body["mask"]).all()
+    assert np.array(body["weights"])[0, 1:].sum() > 0  # [CLS] reads the later tokens
+
+
+def test_the_causal_counterfactual_masks_the_same_x(client):
+    text = "Attention reads both ways here."
+    own = answer(client, model="minilm-l6", text=text, layer=1, head=3)
+    masked = answer(client, model="minilm-l6", text=text, layer=1, head=3, causal=True)
+    assert masked["counterfactual"] is True and masked["model_causal"] is False
+    assert masked["X"] == own["X"] and masked["scores"] == own["scores"]
+    assert np.array_equal(masked["mask"], np.tril(np.ones((len(own["X"]),) * 2, bool)))
+    _, _, _, A, _ = reference(masked)
+    np.testing.assert_allclose(masked["weights"], A, atol=1e-12)
+    unmasked = answer(client, model="smollm2-135m", text=FRANCE, layer=2, head=1, causal=False)
+    assert unmasked["counterfactual"] is True and np.array(unmasked["mask"]).all()
+
+
+def test_the_overview_holds_every_layer_and_head_in_bytes(client):
+    body = answer(client, model="smollm2-135m", text=FRANCE, layer=3, head=5,
+                  fields=["weights", "overview"], encoding="base64")
+    overview = body["overview"]
+    assert overview["weights_u8"]["dtype"] == "uint8"
+    u8 = np.frombuffer(base64.b64decode(overview["weights_u8"]["base64"]), np.uint8).reshape(
+        overview["weights_u8"]["shape"])
+    assert u8.shape == (30, 9, 5, 5)
+    weights = decode(body["weights"])
+    # The forward ran in float32; the engine recomputed this head in float64.
+    assert np.abs(u8[3, 5].astype(float) - weights * 255).max() <= 0.5 + 1e-3
+    share = decode(overview["first_token_share"])
+    assert share.shape == (30, 9)
+    assert np.abs(share - u8[..., 0].mean(axis=-1) / 255).max() <= 0.5 / 255 + 1e-6
+    assert (u8[:, :, 0, 0] == 255).all()  # the first query of a decoder reads itself only
+
+
+# ---- the cache, fields, base64 --------------------------------------------------------
+
+def test_a_head_or_row_switch_on_the_same_text_does_not_run_the_model_again():
+    app = create_app({"TESTING": True})
+    client, runs = app.test_client(), app.extensions["model_runs"]
+    answer(client, model="minilm-l6", text="one two three", layer=0, head=0)
+    assert runs.computed == 1
+    answer(client, model="minilm-l6", text="one two three", layer=5, head=11, row=2)
+    answer(client, model="minilm-l6", text="one two three", layer=1, head=1, causal=True)
+    assert runs.computed == 1
+    answer(client, model="minilm-l6", text="one two three four", layer=0, head=0)
+    answer(client, model="smollm2-135m", text="one two three", layer=0, head=0)
+    assert runs.computed == 3
+
+
+def test_fields_corners_and_base64_give_the_same_numbers(client):
+    full = answer(client, model="minilm-l6", text="A short sentence.", layer=4, head=2, row=1)
+    cut = answer(client, model="minilm-l6", text="A short sentence.", layer=4, head=2, row=1,
+                 fields=["X[:2,:3]", "W_Q[:4]", "weights", "working.weights", "tokens"],
+                 encoding="base64")
+    assert set(cut) == {"X", "W_Q", "weights", "working", "tokens"}
+    assert np.array_equal(decode(cut["X"]), np.array(full["X"])[:2, :3])
+    assert np.array_equal(decode(cut["W_Q"]), np.array(full["W_Q"])[:4])
+    assert np.array_equal(decode(cut["weights"]), np.array(full["weights"]))
+    assert set(cut["working"]) == {"row", "weights"} and cut["working"]["row"] == 1
+    assert np.array_equal(decode(cut["working"]["weights"]), full["working"]["weights"])
+    assert cut["tokens"] == full["tokens"]
+
+
+def test_typed_special_tokens_stay_plain_text(client):
+    smol = answer(client, model="smollm2-135m", text="<|im_start|>user", layer=0, head=0,
+                  fields=["tokens", "token_ids"])
+    assert "<|im_start|>" not in smol["tokens"] and "".join(smol["tokens"]) == "<|im_start|>user"
+    mini = answer(client, model="minilm-l6", text="a [SEP] b", layer=0, head=0,
+                  fields=["tokens", "token_ids"])
+    assert mini["tokens"][0] == "[CLS]" and mini["tokens"][-1] == "[SEP]"
+    assert "[SEP]" not in mini["tokens"][1:-1] and mini["token_ids"].count(102) == 1
+    assert mini["tokens"][1:-1] == ["a", "[", "sep", "]", "b"]
+
+
+# ---- bad input ------------------------------------------------------------------------
+
+GOOD = {"model": "minilm-l6", "text": "a cat", "layer": 0, "head": 0}
+LONG = " ".join(["word"] * 200)
+
+
+@pytest.mark.parametrize("changes, field, message", [
+    ({"model": "gpt-5"}, "model", 'model must be one of smollm2-135m, minilm-l6 (GET '
+     '/api/models describes them), got the string "gpt-5"'),
+    ({"model": ["minilm-l6"]}, "model", "got a list"),
+    ({"text": ""}, "text", "text is empty: type a sentence"),
+    ({"text": "   \n"}, "text", "text is only spaces: type a sentence"),
+    ({"text": 12}, "text", "text must be a string, got 12"),
+    ({"text": "x" * 4097}, "text", "text is 4,097 characters long, more than the 4,096"),
+    ({"text": LONG}, "text", "text makes 202 tokens for minilm-l6, more than the 128 it "
+     "takes here; shorten it"),
+    ({"layer": 6}, "layer", "layer must be a whole number from 0 to 5 (0-based: minilm-l6 has "
+     "6 layers), got 6"),
+    ({"layer": -1}, "layer", "from 0 to 5"),
+    ({"layer": "2"}, "layer", 'got the string "2"'),
+    ({"layer": True}, "layer", "got true"),
+    ({"layer": 1.5}, "layer", "got 1.5"),
+    ({"model": "smollm2-135m", "head": 9}, "head", "head must be a whole number from 0 to 8 "
+     "(0-based: each layer of smollm2-135m has 9 query heads), got 9"),
+    ({"row": 4}, "row", "row must be a whole number from 0 to 3 (0-based: the text makes 4 "
+     "tokens), got 4"),
+    ({"causal": "yes"}, "causal", 'causal must be true or false, got the string "yes"'),
+    ({"fields": ["heads"]}, "fields[0]", "which is not a response field"),
+    ({"fields": ["working.q[:2]"]}, "fields[0]", "only a matrix may be cut"),
+    ({"fields": "X"}, "fields", "fields must be a list"),
+    ({"encoding": "hex"}, "encoding", 'encoding must be "json"'),
+    ({"X": [[1]]}, "X", 'Unknown field "X".'),
+])
+def test_each_bad_value_is_a_422_naming_its_field(client, changes, field, message):
+    r = ask(client, **{**GOOD, **changes})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == field and message in error["message"], error
+
+
+@pytest.mark.parametrize("missing", ["model", "text", "layer", "head"])
+def test_each_required_field_is_named_when_missing(client, missing):
+    r = ask(client, **{k: v for k, v in GOOD.items() if k != missing})
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {
+        "message": f'The request needs the field "{missing}"', "field": missing}
+
+
+def test_a_lone_surrogate_in_the_text_is_a_422(client):
+    r = client.post("/api/model/attention", content_type="application/json",
+                    data='{"model": "minilm-l6", "text": "a\\ud800b", "layer": 0, "head": 0}')
+    assert r.status_code == 422
+    assert r.get_json()["error"]["field"] == "text"
+    assert "surrogate" in r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("data, content_type, status", [
+    ("[1, 2]", "application/json", 422),
+    ("{", "application/json", 400),
+    ("model=minilm-l6", "application/x-www-form-urlencoded", 415),
+])
+def test_a_body_that_is_no_request_is_refused(client, data, content_type, status):
+    r = client.post("/api/model/attention", data=data, content_type=content_type)
+    assert r.status_code == status
+    assert r.get_json()["error"]["message"]
