@@ -5,7 +5,8 @@ The page is served by the production server (the Dockerfile's gunicorn command, 
 own processes) unless --server werkzeug asks for the development server in a thread of
 this process, where it shares the GIL with the Playwright driver.
 Prints, for the default example and for 256 tokens with d = 64, each with one head and
-with four, the median and 95th percentile over 50 edits, next to those of a baseline: a
+with four, and for a real model's width (128 tokens, d_model 576 and 1024; --wide: those
+and the default alone), the median and 95th percentile over 50 edits, next to those of a baseline: a
 minimal page (benchmarks/baseline/, served by the same server beside the app) that on
 each edit POSTs the app's own request to /api/attention and writes the weights into a
 table, timed the same way. The two pages are open side by side in the same browser and
@@ -69,23 +70,25 @@ EDIT_JS = """async ([value, working]) => {
 REQUEST_ONLY = lambda r: r.url.endswith("/api/attention") and r.method == "POST"  # noqa: E731
 
 
-def fragment(n, d, seed=0, heads=1, kv_heads=None, extra=""):
-    """The URL fragment of a random n-token example with d_model = d_k = d_v = d; with
+def fragment(n, d, seed=0, heads=1, kv_heads=None, extra="", d_model=None):
+    """The URL fragment of a random n-token example with d_model = d_k = d_v = d (or
+    d_model ``d_model``: a real model's head, X n × d_model and W d_model × d); with
     ``kv_heads`` G the heads share G key/value heads, and ``extra`` adds URL keys
     ("&positional=rope&window=8")."""
     rng = np.random.default_rng(seed)
     kv = heads if kv_heads is None else kv_heads
+    D = d if d_model is None else d_model
 
     def mat(r: int, c: int) -> str:
         return ";".join(",".join(f"{v:.1f}" for v in row) for row in rng.uniform(-1, 1, (r, c)))
 
     tokens = "|".join(f"t{i + 1}" for i in range(n))
-    more = "".join(f"&W_Q_{k}={mat(d, d)}" + (f"&W_K_{k}={mat(d, d)}&W_V_{k}={mat(d, d)}"
+    more = "".join(f"&W_Q_{k}={mat(D, d)}" + (f"&W_K_{k}={mat(D, d)}&W_V_{k}={mat(D, d)}"
                                                if k <= kv else "")
                    for k in range(2, heads + 1))
-    w_o = f"&W_O={mat(heads * d, d)}&kv_heads={kv}" if heads > 1 else ""
-    return (f"#tokens={tokens}&X={mat(n, d)}&W_Q={mat(d, d)}&W_K={mat(d, d)}"
-            f"&W_V={mat(d, d)}&heads={heads}&head=0{more}{w_o}&causal=0&row={n - 1}&seed=1"
+    w_o = f"&W_O={mat(heads * d, D)}&kv_heads={kv}" if heads > 1 else ""
+    return (f"#tokens={tokens}&X={mat(n, D)}&W_Q={mat(D, d)}&W_K={mat(D, d)}"
+            f"&W_V={mat(D, d)}&heads={heads}&head=0{more}{w_o}&causal=0&row={n - 1}&seed=1"
             f"{extra}")
 
 
@@ -186,6 +189,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", choices=("gunicorn", "werkzeug"), default="gunicorn")
     parser.add_argument("--small", action="store_true", help="only the 3-token cases")
+    parser.add_argument("--wide", action="store_true",
+                        help="only the default example and the real models' widths")
     args = parser.parse_args()
     with serving(args.server) as url, sync_playwright() as p:
         print(f"served by {args.server}")
@@ -193,9 +198,9 @@ def main() -> int:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.add_init_script(FIRST_PAINT_JS)
         baseline = browser.new_page(viewport={"width": 1280, "height": 900})
-        print(f"{'case':<22} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline':>19}"
+        print(f"{'case':<26} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline':>19}"
               f" {'ratio':>6}  goal (numbers p95)")
-        print(f"{'':<45} {'median':>9} {'p95':>9} {'(p95)':>6}")
+        print(f"{'':<49} {'median':>9} {'p95':>9} {'(p95)':>6}")
         small = (("3 tokens (default)", "", 50, 1.5),
                  ("3 tokens, 4 heads", fragment(3, 2, heads=4), 50, None),
                  ("3 tokens, RoPE, 4 on 2", fragment(3, 2, heads=4, kv_heads=2, extra=MODERN),
@@ -206,7 +211,15 @@ def main() -> int:
                  ("256, RoPE, 4 on 2", fragment(256, 64, heads=4, kv_heads=2, extra=MODERN),
                   250, None),
                  ("256, ALiBi, window", fragment(256, 64, extra=WINDOWED), 250, None))
-        for label, frag, goal, ratio_goal in small if args.small else small + large:
+        # A real model's head opened in the editor (SmolLM2: 128 tokens, d_model 576, d_head
+        # 64, RoPE θ 100000; the widest d_model the editor takes, 1024): 184,320 and 327,680
+        # inputs, of which the editor draws one page of 16 × 16 a matrix.
+        wide = (("128 × 576, RoPE (SmolLM2)",
+                 fragment(128, 64, d_model=576, extra=MODERN + "&rope_base=100000"), 250, None),
+                ("128 × 1024, d = 64", fragment(128, 64, d_model=1024), 250, None))
+        cases = (small[:1] + wide if args.wide else small if args.small
+                 else small + large + wide)
+        for label, frag, goal, ratio_goal in cases:
             page.goto(url + frag)
             settle(page)
             baseline_for(page, baseline, url)
@@ -214,10 +227,10 @@ def main() -> int:
             p95, b95 = pct(numbers, 95), pct(base, 95)
             meets = p95 <= goal and (ratio_goal is None or p95 / b95 <= ratio_goal)
             goals = f"<= {goal} ms" + (f" and <= {ratio_goal}×" if ratio_goal else "")
-            print(f"{label:<22} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
+            print(f"{label:<26} {statistics.median(numbers):>6.1f} ms {p95:>6.1f} ms "
                   f"{pct(working, 95):>9.1f} ms {statistics.median(base):>6.1f} ms {b95:>6.1f} ms"
                   f" {p95 / b95:>5.2f}×  {goals}: {'meets' if meets else 'misses'}")
-        if args.small:
+        if args.small or args.wide:
             browser.close()
             return 0
 

@@ -16,12 +16,15 @@ import { typeset } from "./tex.js";
 /** createLessons(host, {post}) → {draw({request, answer, head, row})}: ``request`` is the
  *  one ``answer`` answers (the page's POST /api/attention body), ``head`` and ``row`` the
  *  ones selected. The block around ``host`` is hidden while no lesson applies. */
-export function createLessons(host, { post = postOnce } = {}) {
+export function createLessons(host, { post = postOnce, quietMs = QUIET_MS } = {}) {
   const block = host.closest("section") ?? host;
   // JSON of a side request → {pending: true} | {body} | {error}: only the ones the newest
   // drawing wants are kept.
   const sides = new Map();
   let view = null;
+  // A large view's side requests, waiting for the edits to pause (see QUIET_MS).
+  let waiting = [];
+  let timer = null;
 
   function draw(next) {
     const body = shownHead(next.answer, next.head);
@@ -43,9 +46,23 @@ export function createLessons(host, { post = postOnce } = {}) {
       sides.set(key, value);
       draw(view);
     };
-    afterPaint(() => post(request).then(
-      ({ status, body, unreadable }) => settle(status === 200 && !unreadable ? { body } : { error: body.error?.message ?? `the server answered ${status}.` }),
-      () => settle({ error: "the server cannot be reached." })));
+    const send = () => {
+      if (!sides.has(key)) return;  // a newer view no longer wants it: never sent
+      post(request).then(
+        ({ status, body, unreadable }) => settle(status === 200 && !unreadable ? { body } : { error: body.error?.message ?? `the server answered ${status}.` }),
+        () => settle({ error: "the server cannot be reached." }));
+    };
+    if (inputCells(request) <= QUIET_CELLS) {
+      afterPaint(send);
+      return;
+    }
+    waiting.push(send);
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const now = waiting;
+      waiting = [];
+      now.forEach((go) => afterPaint(go));
+    }, quietMs);
   }
 
   function render(kinds, body, wanted) {
@@ -59,6 +76,23 @@ export function createLessons(host, { post = postOnce } = {}) {
   }
 
   return { draw };
+}
+
+// Beyond QUIET_CELLS inputs a lesson's side requests leave once the edits have paused for
+// QUIET_MS, and only those the view then still wants. A real model's head (SmolLM2: 184,320
+// inputs, ~0.8 to 3.8 MB a request) has three for its RoPE lesson: sent after every edit
+// they were three times the main request's work at the server, and held up the next
+// edit's answer (benchmarks/bench_browser.py: ~120 ms from a keystroke to the answer,
+// against ~37 ms for the main request alone).
+export const QUIET_CELLS = 50000;
+export const QUIET_MS = 400;
+
+/** The numbers of a request's input matrices and bias rows (its body's size, roughly). */
+export function inputCells(request) {
+  const heads = [...(request.heads ?? [request]), ...(request.kv_heads ?? [])];
+  const size = (m) => (Array.isArray(m) ? m.length * (Array.isArray(m[0]) ? m[0].length : 1) : 0);
+  return size(request.X) + size(request.X_kv) + size(request.W_O)
+    + heads.reduce((sum, h) => sum + ["W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V"].reduce((s, k) => s + size(h[k]), 0), 0);
 }
 
 /** The side requests the lessons of ``kinds`` want: a Map JSON → request, with byName

@@ -65,3 +65,26 @@ test("a plain request hides the block and asks nothing", async () => {
   assert.equal(out.childNodes.length, 0);
   assert.equal(requests.length, 0);
 });
+
+test("a large view's side requests wait for the edits to pause, and only the newest view's leave", async () => {
+  const { QUIET_CELLS, inputCells } = await import("../../static/js/lessonpanel.js");
+  const D = 600;
+  const wide = (v) => Array.from({ length: 3 }, () => Array(D).fill(v));
+  const W = Array.from({ length: D }, () => [0, 1]);
+  const big = { ...REQUEST, X: wide(1), W_Q: W, W_K: W, W_V: W };
+  assert.equal(inputCells(big), 3 * D + 3 * D * 2);
+  assert.equal(inputCells(REQUEST), 6 + 12);
+  assert.ok(inputCells(big) < QUIET_CELLS);  // still small: asked after the next paint
+  const { post, requests } = server();
+  const lessons = createLessons(host(), { post, quietMs: 30 });
+  const many = { ...big, X: Array.from({ length: 3 }, () => Array(QUIET_CELLS).fill(1)), W_Q: [[0, 1]], W_K: [[0, 1]], W_V: [[0, 1]] };
+  assert.ok(inputCells(many) > QUIET_CELLS);
+  lessons.draw({ request: many, answer: answer([1, 2], [1, 2, 3]), head: 0, row: 2 });
+  lessons.draw({ request: { ...many, position_offset: 4 }, answer: answer([3, 4], [1, 2, 3]), head: 0, row: 2 });
+  await settle();
+  assert.equal(requests.length, 0, "nothing leaves while the edits come");
+  await until(() => requests.length === 3, "the newest view's three side requests");
+  await new Promise((r) => setTimeout(r, 60));
+  // Sinusoidal positions at offset 0 were wanted by both views: asked once, first.
+  assert.deepEqual(requests.map((r) => [r.positional, r.position_offset]), [["sinusoidal", 0], ["rope", 0], ["sinusoidal", 4]]);
+});
