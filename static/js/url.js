@@ -2,6 +2,7 @@
 // One table of properties drives both directions. Pure functions, unit-tested.
 
 import { limits } from "./config.js";
+import { changedCells, withCells } from "./source.js";
 import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./state.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
@@ -96,15 +97,66 @@ function wholeNumber(s) {
 // The state lives in the URL's fragment ("#tokens=…&X=…"), never sent to the server:
 // a 256-token link is ~100 kB, beyond what servers accept in a request line.
 
+const keyValue = (key, text) => `${key}=${encodeURIComponent(text)
+  .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|").replace(/%3A/g, ":")}`;
+
 /** The fragment that reproduces ``state``. Separators , ; | stay literal for
- *  readability; the same characters inside a cell or label are escaped. */
+ *  readability; the same characters inside a cell or label are escaped. A real model's
+ *  head (state.source) is written as its reference and the cells changed, while it keeps
+ *  its shapes and those are few (sourceHash). */
 export function toHash(state) {
-  const parts = properties(state).map(({ key, prop = key, codec }) => {
-    const value = encodeURIComponent(CODECS[codec].encode(state[prop]))
-      .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|");
-    return `${key}=${value}`;
-  });
-  return "#" + parts.join("&");
+  const short = state.source ? sourceHash(state) : null;
+  if (short !== null) return short;
+  return "#" + properties(state).map(({ key, prop = key, codec }) => keyValue(key, CODECS[codec].encode(state[prop]))).join("&");
+}
+
+// The options a real model's head keeps beside its reference: everything that is not an
+// input matrix, a label or the heads (the source form has one head, its own).
+const OPTIONS = ["scale", "positional", "rope_base", "offset", "alibi", "window", "sinks", "blocked", "seed", "present"];
+// Beyond this many changed cells (a Random, a paste) the full form is written: each costs
+// ~30 characters, so the link stays under ~60 kB.
+export const MAX_CHANGED = 2000;
+
+/** "#from=model&model=…&text=…&layer=…&head=…&row=…&causal=…" (the real-model view's own
+ *  link), then the changed cells, "cells=W_Q:3:5:0.25,tokens:2:0:cat" (matrix, row,
+ *  column, text; a label's column is 0), then the options; null when the shapes are no
+ *  longer the source's or too many cells changed. */
+export function sourceHash(state) {
+  const cells = changedCells(state);
+  if (cells === null || cells.length > MAX_CHANGED) return null;
+  const { model, text, layer, head } = state.source;
+  const codec = (key) => properties(state).find((p) => (p.prop ?? p.key) === key).codec;
+  return "#" + [
+    "from=model", keyValue("model", model), keyValue("text", text), `layer=${layer}`, `head=${head}`,
+    keyValue("row", CODECS.index.encode(state.row)), `causal=${state.causal ? 1 : 0}`,
+    keyValue("cells", cells.map(([name, i, j, t]) => `${name}:${i}:${j}:${escapePart(t)}`).join(",")),
+    ...OPTIONS.map((key) => keyValue(key, CODECS[codec(key)].encode(state[key]))),
+  ].join("&");
+}
+
+/** The state of a source-form fragment (sourceHash) over ``base``, the source's state
+ *  (source.js stateFromHead): its options, row, mask and changed cells. Returns {state,
+ *  problem} as fromHash does, ``state`` being ``base`` when the fragment does not fit it. */
+export function fromSourceHash(hash, base) {
+  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  try {
+    let state = { ...base };
+    for (const { key, prop = key, codec } of properties(base)) {
+      if ((OPTIONS.includes(prop) || key === "row" || key === "causal") && params.has(key)) {
+        state[prop] = CODECS[codec].decode(params.get(key));
+      }
+    }
+    const cells = (params.get("cells") ?? "") === "" ? [] : params.get("cells").split(",").map((c) => {
+      const m = /^(tokens|X|[Wb]_[QKV]):(\d{1,4}):(\d{1,4}):(.*)$/s.exec(c);
+      if (!m) throw new Error(`“${c.slice(0, 40)}” is not a changed cell like W_Q:3:5:0.25`);
+      return [m[1], Number(m[2]), Number(m[3]), decodeURIComponent(m[4])];
+    });
+    state = withCells(state, cells);
+    checkShapes(state);
+    return { state, problem: null };
+  } catch (err) {
+    return { state: base, problem: `The link's changes could not be read (${err.message}); showing the model's head as it is.` };
+  }
 }
 
 /** Read a state from a fragment. Properties that are absent come from ``fallback``.
