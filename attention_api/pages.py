@@ -44,6 +44,11 @@ def page_config() -> dict:
                  "scaling_sample": url_for("api.scaling_sample"),
                  "openapi": url_for("api.openapi"), "health": url_for("api.health"),
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
+                 "models": url_for("models.models"),
+                 "model_attention": url_for("models.model_attention"),
+                 # The real-model view's page (its own route, /model, beside the index): the
+                 # editor links back to it from a head it opened.
+                 "model_view": url_for("pages.index") + "model",
                  "katex": asset_url("vendor/katex/katex.min.js")},
     }
 

@@ -19,6 +19,41 @@ import { toHash } from "./url.js";
 
 export const SYNC_CELLS = 5000;
 
+// A fragment longer than this is kept in the tab's sessionStorage, and the URL is
+// "#stored=<id>": Chrome refuses URLs over 2 MB, and a real model's head reshaped (a token
+// added to a 128-token SmolLM2 head) is ~3.7 MB written out. The view then survives a
+// reload and Back and Forward in this tab, not a copied link; the page says so.
+export const LINK_CHARS = 1_500_000;
+const STORED = "attention-explorer:view:";
+
+/** The fragment a URL stands for: a "#stored=<id>" one's from sessionStorage (null when
+ *  this tab no longer holds it), any other as it is. */
+export function unstored(hash, storage = globalThis.sessionStorage) {
+  const m = /^#stored=([0-9a-z]+)$/.exec(hash);
+  return m ? storage?.getItem(STORED + m[1]) ?? null : hash;
+}
+
+/** ``url`` as the URL may hold it: itself, or once stored under ``id`` "#stored=<id>";
+ *  the other views kept are dropped when the storage is full. Null when it cannot be kept. */
+export function kept(url, id, storage = globalThis.sessionStorage) {
+  if (url.length <= LINK_CHARS) return url;
+  for (const clear of [false, true]) {
+    if (clear) {
+      for (let k = storage.length - 1; k >= 0; k--) {
+        const key = storage.key(k);
+        if (key.startsWith(STORED) && key !== STORED + id) storage.removeItem(key);
+      }
+    }
+    try {
+      storage.setItem(STORED + id, url);
+      return `#stored=${id}`;
+    } catch {
+      // full: try again with the other views gone, then give up
+    }
+  }
+  return null;
+}
+
 /** How many inputs a view holds: what encoding its URL costs grows with. */
 export const cellCount = (s) => inputsOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
 
@@ -34,14 +69,19 @@ export function hashOf(s) {
  *  now for a small view or when ``now``, else after the next paint. listen(restore): Back and Forward hand ``restore`` the
  *  fragment of the entry returned to (the URL is then already written), and a URL waiting
  *  to be written is written when the page is hidden or left. */
-export function createHistory(current, { history = window.history, location = window.location } = {}) {
+export function createHistory(current, { history = window.history, location = window.location, onStored = () => {} } = {}) {
   let lastField = null;  // the field of the last edit
   let newEntry = false;  // the URL waiting to be written makes a new history entry
   const later = coalesced(() => writeNow());
 
   function writeNow() {
     later.cancel();
-    const url = hashOf(current());
+    const full = hashOf(current());
+    // A stored view's id: the entry's own while it is replaced, a new one for a new entry.
+    const own = /^#stored=([0-9a-z]+)$/.exec(location.hash)?.[1];
+    const id = !newEntry && own ? own : Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
+    const url = kept(full, id) ?? full;
+    if (url !== full || full.length > LINK_CHARS) onStored(url !== full);
     if (url !== location.hash) {
       if (newEntry) history.pushState(null, "", url);
       else history.replaceState(null, "", url);

@@ -6,6 +6,7 @@
 // with buttons to turn it (pages.js); every input keeps its real row and column.
 
 import { el, keyed, symbols } from "./dom.js";
+import { compactOf } from "./source.js";
 import { SHOWN } from "./matrix.js";
 import { pageText, windowOf } from "./pages.js";
 import { grouped, matricesOf } from "./state.js";
@@ -166,7 +167,9 @@ function drawCells(figure, { name, bias, m, state, w }, errors) {
     if (clean && last.m[i] === m[i] && (!labels || last.labels[i] === labels[i])) continue;
     for (let j = w.c0; j < w.c1; j++) {
       const field = `${name}[${i}][${j}]`;
-      sync(cells[i - w.r0][j - w.c0], m[i][j], errors.get(field), field);
+      const input = cells[i - w.r0][j - w.c0];
+      sync(input, m[i][j], errors.get(field), field);
+      if (state.source || input.parentElement.dataset.compact !== undefined) showCompact(input, compactOf(state, name, i, j, m[i][j]));
     }
     if (labels) {
       const field = `${LABELS[name].key}[${i}]`;
@@ -176,7 +179,9 @@ function drawCells(figure, { name, bias, m, state, w }, errors) {
   if (biasRow && !(clean && last.biasRow === biasRow)) {
     for (let j = w.c0; j < w.c1; j++) {
       const field = `${bias}[0][${j}]`;
-      sync(biasCells[j - w.c0], biasRow[j], errors.get(field), field);
+      const input = biasCells[j - w.c0];
+      sync(input, biasRow[j], errors.get(field), field);
+      if (state.source || input.parentElement.dataset.compact !== undefined) showCompact(input, compactOf(state, bias, 0, j, biasRow[j]));
     }
   }
   drawn.set(figure, { m, labels, biasRow, errors: errors.size > 0 });
@@ -193,6 +198,22 @@ function sync(input, text, error, field) {
     if (invalid) input.setAttribute("aria-describedby", "err-" + fieldId(field));
     else input.removeAttribute("aria-describedby");
   }
+}
+
+/** A real model's number (source.js compactOf) shown with 3 decimals, as derived values
+ *  are, over its input while it is not focused (app.css): the input itself holds the whole
+ *  text, which focus shows and a screen reader reads; ``short`` null: the input as typed. */
+function showCompact(input, short) {
+  const td = input.parentElement;
+  if ((td.dataset.compact ?? null) === short) return;
+  if (short === null) {
+    delete td.dataset.compact;
+    td.querySelector(".compact")?.remove();
+    return;
+  }
+  td.dataset.compact = short;
+  const shown = td.querySelector(".compact") ?? td.appendChild(el("span", { class: "compact", "aria-hidden": "true" }));
+  shown.textContent = short;
 }
 
 /** One input of a matrix or a bias row: ``field`` names it, ``label`` is its accessible name. */

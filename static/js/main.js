@@ -13,7 +13,8 @@ import { setProp, setText, STACKED } from "./dom.js";
 import { mountExport } from "./exportpanel.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "./heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
-import { createHistory } from "./history.js";
+import { limits, urls as routes } from "./config.js";
+import { createHistory, unstored } from "./history.js";
 import { createLessons } from "./lessonpanel.js";
 import { wireInputs } from "./inputevents.js";
 import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
@@ -28,7 +29,8 @@ import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
 import { clearWarning, say } from "./status.js";
 import { katexReady } from "./tex.js";
-import { fromHash, toHash } from "./url.js";
+import { changedCells, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
+import { fromHash, fromSourceHash, toHash } from "./url.js";
 import { walkContext } from "./walk.js";
 import { createWalk } from "./walkevents.js";
 
@@ -62,7 +64,12 @@ const api = createApi({ onConnection: (up) => {
   }
   markStale();
 } });
-const urls = createHistory(() => state);
+const urls = createHistory(() => state, { onStored: (stored) => {
+  if (stored === tooLarge) return;
+  tooLarge = stored;
+  if (stored) say("This view is too large for a link: it is kept in this tab (a reload keeps it). Use Export to keep it elsewhere.");
+} });
+let tooLarge = false;  // the view is kept in sessionStorage, not in its link (history.js)
 const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
 const lessons = createLessons($("lessons"));  // beside the numbers, with side requests of their own
 
@@ -80,9 +87,87 @@ function update(next, { history = "push", field = null, urlNow = false } = {}) {
 
 /** Back or Forward: the state of that history entry, whose URL is already written. */
 function restore(hash) {
-  setState(fromHash(hash, DEFAULT).state);
+  const full = unstored(hash);
+  if (full === null) {
+    say("That view was kept in this tab only, and this tab no longer holds it.", { warning: true });
+    return;
+  }
+  const source = sourceOf(full);
+  if (source) {
+    openSource(source, full);
+    return;
+  }
+  setState(fromHash(full, DEFAULT).state);
   recompute();
   drawInputs();
+}
+
+// ---- a real model's head, opened from the real-model view (source.js) ----
+
+const bases = new Map();  // sourceKey → the head's state as fetched: Back and Forward reuse it
+const modelNames = new Map();  // model id → its name, from GET /api/models
+let namesAsked = null;
+
+function sourceOf(hash) {
+  try {
+    return readSource(hash);
+  } catch (err) {
+    say(`The link to a model's head could not be read (${err.message}); showing the default example.`, { warning: true });
+    return null;
+  }
+}
+
+function askNames() {
+  namesAsked ??= fetch(routes.models).then((r) => r.json()).then((body) => {
+    for (const m of body.models ?? []) modelNames.set(m.id, m.name);
+  }).catch(() => {});  // the id stands in for the name
+  return namesAsked;
+}
+
+/** Fetch the head ``source`` names (once per head), then show it with the options and
+ *  changed cells of ``hash``. The URL is left as it is until the head has come: a link
+ *  whose head cannot be fetched now is kept, to work once it can. */
+async function openSource(source, hash) {
+  const key = sourceKey(source);
+  const asked = state;
+  if (!bases.has(key)) {
+    say(`Fetching the numbers of ${sourceWords(source)}…`);
+    let answered;
+    try {
+      [answered] = await Promise.all([postOnce(sourceRequest(source), { url: routes.model_attention }), askNames()]);
+    } catch {
+      answered = { status: 0, body: { error: { message: "the server cannot be reached" } } };
+    }
+    if (answered.status !== 200 || answered.unreadable) {
+      const why = answered.body.error?.message ?? `the server answered ${answered.status}`;
+      say(`The numbers of ${sourceWords(source)} could not be fetched: ${why}. The link is kept as it is; reload to try again.`, { warning: true });
+      reveal();
+      return;
+    }
+    bases.set(key, stateFromHead(answered.body, source, { seed: DEFAULT.seed, maxLabel: limits.label }));
+  }
+  if (state !== asked) return;  // edited meanwhile: the person's edit stands
+  const { state: opened, problem } = fromSourceHash(hash, bases.get(key));
+  if (problem) say(problem, { warning: true });
+  else say(`Opened ${sourceWords(source, modelNames.get(source.model))}.`, { clearAfter: 4000 });
+  update(opened, { history: "replace", urlNow: true });
+}
+
+/** Where the numbers came from, with a link back to the real-model view, while the state
+ *  holds a real model's head. */
+function drawSource() {
+  const note = $("source-note");
+  const source = state.source;
+  setProp(note, "hidden", !source);
+  if (!source) return;
+  const changed = changedCells(state);
+  const since = changed === null ? "; reshaped since, so its link holds the whole view"
+    : changed.length ? `; ${changed.length === 1 ? "1 number" : `${changed.length} numbers`} changed since` : "";
+  const href = routes.model_view + viewFragment(state);
+  const words = `These inputs are ${sourceWords(source, modelNames.get(source.model))}${since}.`;
+  if (note.dataset.words === words && note.dataset.href === href) return;
+  Object.assign(note.dataset, { words, href });
+  note.replaceChildren(`${words} `, Object.assign(document.createElement("a"), { href, textContent: "Back to the real-model view" }));
 }
 
 function setState(next) {
@@ -159,6 +244,7 @@ function drawInputs({ later = null } = {}) {
   const waiting = renderInputs($("inputs"), state, errors, { later, pages });
   const refused = drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
   renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
+  drawSource();
   exportChanged.schedule();
   return waiting;
 }
@@ -246,6 +332,10 @@ function wire() {
   });
   $("copy-link").addEventListener("click", async () => {
     urls.writeNow();
+    if (location.hash.startsWith("#stored=")) {
+      say("This view is too large for a link (Chrome takes links up to 2 MB): it is kept in this tab only. Use Export to keep it elsewhere.");
+      return;
+    }
     try {
       await navigator.clipboard.writeText(location.href);
       say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
@@ -288,7 +378,13 @@ function exportPage() {
 
 function start() {
   renderLegend($("legend"));
-  const { state: loaded, problem } = fromHash(location.hash, DEFAULT);
+  const opened = unstored(location.hash);
+  if (opened === null) {
+    say("This view was kept in this tab only (it is too large for a link), and this tab no longer holds it; showing the default example.", { warning: true });
+  }
+  const hash = opened ?? "";
+  const source = sourceOf(hash);
+  const { state: loaded, problem } = source ? { state: DEFAULT, problem: null } : fromHash(hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
   pointer.focus = { i: state.row ?? 0, j: 0 };
@@ -301,8 +397,10 @@ function start() {
   const katex = stacked ? Promise.resolve() : katexReady().catch(() => {});
   if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form, in the history entry the page was opened with.
-  urls.edited({ history: "replace" });
+  // The URL in its normal form, in the history entry the page was opened with; a model's
+  // head's once it has come.
+  if (source) openSource(source, hash);
+  else urls.edited({ history: "replace" });
   wire();
   // Head 1's inputs first; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
