@@ -17,11 +17,14 @@ baseline's; <= 250 ms at 256 tokens; 512 tokens <= 1 s.
 
 import argparse
 import contextlib
+import json
 import logging
 import statistics
 import sys
 import tempfile
 import threading
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -96,6 +99,21 @@ def fragment(n, d, seed=0, heads=1, kv_heads=None, extra="", d_model=None):
 # ALiBi with a sliding window and a sink.
 MODERN = "&positional=rope"
 WINDOWED = "&positional=alibi&window=8&sinks=1"
+
+
+def handoff(url):
+    """The real-model view's link to layer 4 head 6 of SmolLM2 on a ~126-token text (its
+    numbers as the model computed them, ~20 characters each), or None when the server has
+    no real models."""
+    try:
+        with urllib.request.urlopen(url + "api/models", timeout=60) as r:
+            models = {m["id"]: m for m in json.loads(r.read())["models"]}
+    except OSError:
+        return None
+    if models.get("smollm2-135m", {}).get("d_model") != 576:
+        return None
+    text = urllib.parse.quote("the cat sat on the mat " * 21)
+    return f"#from=model&model=smollm2-135m&text={text}&layer=3&head=5&row=5&causal=1"
 
 
 def settle(page):
@@ -217,6 +235,11 @@ def main() -> int:
         wide = (("128 × 576, RoPE (SmolLM2)",
                  fragment(128, 64, d_model=576, extra=MODERN + "&rope_base=100000"), 250, None),
                 ("128 × 1024, d = 64", fragment(128, 64, d_model=1024), 250, None))
+        opened = handoff(url)
+        if opened:
+            wide += (("SmolLM2 head, opened", opened, 250, None),)
+        else:
+            print("(no real models on this server: the opened SmolLM2 head is not measured)")
         cases = (small[:1] + wide if args.wide else small if args.small
                  else small + large + wide)
         for label, frag, goal, ratio_goal in cases:
