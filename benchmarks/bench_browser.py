@@ -244,6 +244,8 @@ def main() -> int:
                  else small + large + wide)
         for label, frag, goal, ratio_goal in cases:
             page.goto(url + frag)
+            if frag.startswith("#from=model"):  # the default example shows until the head comes
+                page.wait_for_selector("#source-note:not([hidden])", timeout=60_000)
             settle(page)
             baseline_for(page, baseline, url)
             numbers, working, base = edits(page, baseline)
