@@ -63,7 +63,9 @@ export function hashOf(s) {
   return hashes.get(s);
 }
 
-/** createHistory(current) → {edited, writeNow, listen}; ``current()`` is the page's state.
+/** createHistory(current, {onStored}) → {edited, writeNow, listen}; ``current()`` is the
+ *  page's state; onStored(where) is told where each write kept the view: "link" (its URL),
+ *  "tab" (sessionStorage, too large for a link) or "nowhere" (too large for both).
  *  edited({history, field, now}): the state changed; ``history`` "push" (its own entry,
  *  joined by the next keystrokes in the same ``field``) or "replace"; the URL is written
  *  now for a small view or when ``now``, else after the next paint. listen(restore): Back and Forward hand ``restore`` the
@@ -80,11 +82,16 @@ export function createHistory(current, { history = window.history, location = wi
     // A stored view's id: the entry's own while it is replaced, a new one for a new entry.
     const own = /^#stored=([0-9a-z]+)$/.exec(location.hash)?.[1];
     const id = !newEntry && own ? own : Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
-    const url = kept(full, id) ?? full;
-    if (url !== full || full.length > LINK_CHARS) onStored(url !== full);
+    const stored = kept(full, id);
+    const url = stored ?? full;
+    onStored(full.length <= LINK_CHARS ? "link" : stored ? "tab" : "nowhere");
     if (url !== location.hash) {
-      if (newEntry) history.pushState(null, "", url);
-      else history.replaceState(null, "", url);
+      try {
+        if (newEntry) history.pushState(null, "", url);
+        else history.replaceState(null, "", url);
+      } catch {
+        onStored("nowhere");  // a URL the browser refuses: the view lives in the page alone
+      }
     } else if (newEntry) {
       // The edits since the last entry changed nothing ("1" typed over "1"): they made no
       // entry, so the next keystroke in that field starts one instead of joining them.

@@ -64,12 +64,13 @@ const api = createApi({ onConnection: (up) => {
   }
   markStale();
 } });
-const urls = createHistory(() => state, { onStored: (stored) => {
-  if (stored === tooLarge) return;
-  tooLarge = stored;
-  if (stored) say("This view is too large for a link: it is kept in this tab (a reload keeps it). Use Export to keep it elsewhere.");
+const urls = createHistory(() => state, { onStored: (where) => {
+  if (where === keptIn) return;
+  keptIn = where;
+  if (where === "tab") say("This view is too large for a link: it is kept in this tab, so a reload keeps it. Use Export to keep it elsewhere.");
+  if (where === "nowhere") say("This view is too large for a link or for this tab's storage: use Export to keep it.", { warning: true });
 } });
-let tooLarge = false;  // the view is kept in sessionStorage, not in its link (history.js)
+let keptIn = "link";  // where the URL keeps the view (history.js)
 const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
 const lessons = createLessons($("lessons"));  // beside the numbers, with side requests of their own
 

@@ -111,6 +111,7 @@ def test_a_model_head_opens_exactly_and_keeps_an_edit_in_a_short_url(
     assert len(url) < 700, url
     assert page.locator('td:has(> input[aria-label="W_Q row 1 column 1"]) > .compact').count() == 0
     page.reload()
+    expect(note).to_be_visible()
     wait_settled(page)
     expect(cell(page, "W_Q row 1 column 1")).to_have_value("3")
     assert np.allclose(np.array(heatmap(page)), want, atol=5e-4)
@@ -118,8 +119,8 @@ def test_a_model_head_opens_exactly_and_keeps_an_edit_in_a_short_url(
 
     phone = open_page(browser, console, width=390, height=844)
     phone.goto(url)
+    expect(phone.locator("#source-note")).to_be_visible()  # the default example shows until then
     wait_settled(phone)
-    expect(phone.locator("#source-note")).to_be_visible()
     assert phone.evaluate("document.documentElement.scrollWidth <= innerWidth")
     phone.screenshot(path=str(artifacts / "editor-handoff-390.png"), full_page=True)
     phone.context.close()
@@ -131,8 +132,8 @@ def test_a_reshaped_head_keeps_every_number_however_large(browser, console, serv
     model, layer, head = decoder
     page = open_page(browser, console)
     page.goto(server.url + link(model, layer, head))
-    wait_settled(page)
     expect(page.locator("#source-note")).to_be_visible()
+    wait_settled(page)
     cell(page, "W_K row 2 column 1").fill("0.5")
     wait_settled(page)
     page.get_by_role("button", name="Add token").click()
