@@ -87,6 +87,13 @@ export function createLessons(host, { post = postOnce, quietMs = QUIET_MS } = {}
 export const QUIET_CELLS = 50000;
 export const QUIET_MS = 400;
 
+const ids = new WeakMap();
+let lastId = 0;
+const idOf = (request) => {
+  if (!ids.has(request)) ids.set(request, ++lastId);
+  return ids.get(request);
+};
+
 /** The numbers of a request's input matrices and bias rows (its body's size, roughly). */
 export function inputCells(request) {
   const heads = [...(request.heads ?? [request]), ...(request.kv_heads ?? [])];
@@ -102,9 +109,14 @@ function wantedSides(kinds, { request, answer, head, row }) {
   wanted.byName = new Map();
   if (row === null) return wanted;
   const h = drawableHead(answer, head);
+  // A large request's side requests are keyed by the request they vary and what they ask,
+  // not by their JSON: three 3.7 MB texts per drawing took ~20 ms of each edit of a
+  // SmolLM2 head (benchmarks/bench_browser.py). (The page's request is one object per
+  // state, main.js's built(); two views then share no side request, which costs nothing.)
+  const large = inputCells(request) > QUIET_CELLS;
   for (const kind of kinds) {
     for (const [name, side] of Object.entries(sideRequests(kind, request, h))) {
-      const key = requestJSON(side);
+      const key = large ? `${idOf(request)}:${h}:${kind}.${name}` : requestJSON(side);
       wanted.set(key, side);
       wanted.byName.set(`${kind}.${name}`, key);
     }
