@@ -53,6 +53,8 @@ async function refresh() {
   writeUrl();
   draw();
   const request = requestFor(state, kept, info().kind === "decoder");
+  // Busy while the numbers on screen are not yet the state's (the browser tests wait on it).
+  $("page").setAttribute("aria-busy", String(Boolean(request)));
   if (!request) return;
   const slow = setTimeout(() => { if (!lost) status("Reading the model…"); }, 300);
   const result = await api.compute(request);
@@ -64,6 +66,7 @@ async function refresh() {
     if (field === "text") textError(message);
     else status(message);
     if (!lost && field === "text") status("");
+    $("page").setAttribute("aria-busy", "false");
     return;
   }
   status("");

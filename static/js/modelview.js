@@ -13,17 +13,14 @@ import { renderWorking } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** What X is for each kind of model, and what the causal switch does to it. */
+/** What X is for each kind of model (what the causal switch does to it is written in the
+ *  page: #causal-note's data attributes). */
 const WORDS = {
   decoder: {
     x: (m) => `Here X is the input of the layer's query, key and value projections in ${m.name}: the RMSNorm of the residual stream (the sum of the token's embedding and every earlier layer's output), multiplied by the norm's learned gain. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply; q and k are then rotated by their positions (RoPE, θ = ${m.rope_base}).`,
-    own: "The decoder's own mask: each token reads only itself and the tokens before it.",
-    counter: "Counterfactual: a decoder reads only backwards; this is what reading both ways would do to it (the model never ran so).",
   },
   encoder: {
     x: (m) => `Here X is the input of the layer in ${m.name}: its hidden states, the token's embedding plus its learned position embedding for layer 1, the previous layer's output after that. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply, each projection adding its bias.`,
-    own: "BERT-style encoders read both ways: every token reads every token.",
-    counter: "Counterfactual: BERT reads both ways; this is what a decoder's mask would do to it (the model never ran so).",
   },
 };
 
@@ -41,9 +38,9 @@ export function drawModel(info) {
  *  first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term of the dot
  *  products, urls}. */
 export function drawView({ state, shown, info, answer, focus, expanded, urls }) {
-  const words = WORDS[info.kind];
   const counterfactual = state.causal !== info.causal;
-  setText($("causal-note"), counterfactual ? words.counter : words.own);
+  const note = $("causal-note");
+  setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
   $("causal-note").classList.toggle("is-counterfactual", counterfactual);
   setAttr($("open-editor"), "href", editorHref(urls.index, state));
   if (!answer.tokens) return;
@@ -51,7 +48,7 @@ export function drawView({ state, shown, info, answer, focus, expanded, urls }) 
   const overview = answer.overview ?? null;
   renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview, causal: info.causal,
     selected: { layer: state.layer, head: state.head }, focus: focus.grid });
-  setText($("grid-sym"), `— ${info.layers} × ${info.heads} on ${answer.tokens.length} tokens`);
+  setText($("grid-sym"), `— ${info.layers} × ${info.heads}`);
   if (!shown) return;
   // The head of the answer kept (a newer one's answer may be on its way: the old numbers stay).
   const title = `Layer ${shown.layer + 1} head ${shown.head + 1}`;
