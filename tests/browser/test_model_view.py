@@ -64,8 +64,8 @@ def rotate(M, base):
 def reference(inputs, causal):
     """q·k (n × n) and the weights, from X, W_Q, W_K (and b_Q, b_K, RoPE) alone."""
     X = inputs["X"]
-    Q = X @ inputs["W_Q"] + (inputs["b_Q"] if "b_Q" in inputs else 0)
-    K = X @ inputs["W_K"] + (inputs["b_K"] if "b_K" in inputs else 0)
+    Q = X @ inputs["W_Q"] + inputs.get("b_Q", 0)
+    K = X @ inputs["W_K"] + inputs.get("b_K", 0)
     if inputs["positional"] == "rope":
         Q, K = rotate(Q, inputs["rope_base"]), rotate(K, inputs["rope_base"])
     dots = Q @ K.T
@@ -142,7 +142,8 @@ def test_type_open_a_head_by_keyboard_and_read_its_working(page, server):
     expect(page.locator("#working-sym")).to_contain_text(f"query {n - 1},")
     settled(page)
     expect(page.locator("#working .softmax-table tbody tr").first).to_be_attached()
-    page.wait_for_function("n => document.querySelectorAll('#working .softmax-table tbody tr').length === n", arg=n)
+    page.wait_for_function(
+        "n => document.querySelectorAll('#working .softmax-table tbody tr').length === n", arg=n)
     for j, dot, a in working_table(page):
         assert dot == pytest.approx(dots[n - 2, j], abs=6e-4)
         assert a == pytest.approx(weights[n - 2, j], abs=6e-4)
@@ -154,7 +155,8 @@ def test_type_open_a_head_by_keyboard_and_read_its_working(page, server):
     if d_k > 8:
         assert re.fullmatch(r"q_\{\d+\} \\cdot k_\{1\} = [-\d.]+", tex), tex
         page.get_by_role("button", name=f"Show all {d_k} terms of each dot product").click()
-        expect(page.get_by_role("button", name="Show each dot product as its value")).to_have_attribute("aria-pressed", "true")
+        fewer = page.get_by_role("button", name="Show each dot product as its value")
+        expect(fewer).to_have_attribute("aria-pressed", "true")
         tex = lines.first.locator(".math").first.get_attribute("data-tex")
         assert tex.count("\\cdot") == d_k + 1  # q·k_1 and its d_k products
     else:
@@ -170,7 +172,8 @@ def test_generate_a_token_by_clicking_the_most_likely(page, server):
     before = page.locator("#working-sym").inner_text()
     top.click()
     expect(page.locator("#text")).to_have_value("The capital of France is" + appended)
-    expect(page).to_have_url(re.compile(re.escape("text=" + quote("The capital of France is" + appended))))
+    grown = quote("The capital of France is" + appended)
+    expect(page).to_have_url(re.compile(re.escape(f"text={grown}")))
     settled(page)
     expect(page.locator("#working-sym")).not_to_have_text(before)
     n = page.locator('#heatmap table.grid tbody tr, #heatmap .bigmap [role="row"]').count()
@@ -181,20 +184,20 @@ def test_generate_a_token_by_clicking_the_most_likely(page, server):
 
 def test_the_causal_counterfactual_and_the_editor_link(page, server):
     open_view(page, server, f"#model=smollm2-135m&text={quote(SENTENCE)}&layer=1&head=3")
-    W = shown_weights(page)
-    n = len(W)
+    shown = shown_weights(page)
+    n = len(shown)
     above = ~np.tril(np.ones((n, n), bool))
-    assert (W[above] == 0).all()
+    assert (shown[above] == 0).all()
     expect(page.locator("#causal-note")).to_contain_text("decoder's own mask")
     page.get_by_label("Causal mask").uncheck()
     expect(page.locator("#causal-note")).to_contain_text("Counterfactual")
     settled(page)
     page.wait_for_function("() => !document.querySelector('#heatmap td.masked')")
-    W = shown_weights(page)
-    assert (W[above] > 0).any()
+    shown = shown_weights(page)
+    assert (shown[above] > 0).any()
     inputs = head_inputs(page, server, "smollm2-135m", SENTENCE, 1, 3)
-    assert W == pytest.approx(reference(inputs, causal=False)[1], abs=6e-4)
-    assert np.allclose(W.sum(axis=1), 1, atol=3e-3)
+    assert shown == pytest.approx(reference(inputs, causal=False)[1], abs=6e-4)
+    assert np.allclose(shown.sum(axis=1), 1, atol=3e-3)
     # The editor's link carries this view: model, text, layer, head, row, mask.
     href = page.get_by_role("link", name="Open in the editor").get_attribute("href")
     assert href == (f"/#from=model&model=smollm2-135m&text={quote(SENTENCE)}&layer=1&head=3"
@@ -205,7 +208,8 @@ def test_the_causal_counterfactual_and_the_editor_link(page, server):
     expect(page.get_by_label("Causal mask")).not_to_be_checked()
     expect(page.locator("#next-block")).to_be_hidden()
     page.get_by_label("Causal mask").check()
-    expect(page.locator("#causal-note")).to_contain_text("BERT reads both ways; this is what a decoder's mask would do to it")
+    expect(page.locator("#causal-note")).to_contain_text(
+        "BERT reads both ways; this is what a decoder's mask would do to it")
     settled(page)
     page.wait_for_function("() => document.querySelector('#heatmap td.masked')")
     assert "causal=1" in page.url and "model=minilm-l6" in page.url
