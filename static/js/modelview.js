@@ -76,7 +76,7 @@ function drawNext(next, info) {
   list.replaceChildren(...next.map((t) => el("li", {},
     el("button", { type: "button", class: "next-token", "data-text": t.text },
       el("span", { class: "token", text: visibleToken(t.text) }),
-      el("span", { class: "probability", text: ` ${percent(t.probability)}` })))));
+      el("span", { class: "probability", text: percent(t.probability) })))));
 }
 
 function drawWorking(state, info, answer, n, expanded) {
