@@ -11,7 +11,11 @@ from attention_models.base import MAX_TOKENS
 from attention_models.registry import MODEL_IDS
 
 from .model_request import ANSWER_FIELDS, MAX_TEXT_CHARS, MODEL_CORNERED
-from .request import CORNER, WORKING_PARTS
+from .request import CORNER, WORKING_PARTS, Limits
+
+# The bounds of a model's answer, whatever the app's own limits on /api/attention: its
+# text's tokens, and a row of X as wide as the widest model here (SmolLM2's 576).
+MODEL_LIMITS = Limits(max_tokens=MAX_TOKENS, max_dim=1024)
 
 INTEGER = {"type": "integer", "minimum": 0}
 TEXT = {"type": "string"}
@@ -21,10 +25,12 @@ def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def model_schemas(head_answer: dict, array) -> dict:
-    """Models, ModelAttentionRequest and ModelAttentionAnswer. ``head_answer`` is the
-    HeadAnswer schema of POST /api/attention, whose parts a model's answer shares;
-    ``array(schema)`` makes an answer's array (nested lists or EncodedArray)."""
+def model_schemas(answers: dict, array) -> dict:
+    """Models, ModelAttentionRequest, ModelAttentionAnswer and ModelWorking. ``answers``
+    are openapi.answer_schemas for MODEL_LIMITS: a model's answer shares the parts of their
+    HeadAnswer and its working is their Working. ``array(schema)`` makes an answer's array
+    (nested lists or EncodedArray)."""
+    head_answer = answers["HeadAnswer"]
     n = MAX_TOKENS
     source = {"type": "object", "additionalProperties": False,
               "required": ["package", "version", "format", "file", "url"],
@@ -78,6 +84,7 @@ def model_schemas(head_answer: dict, array) -> dict:
         "properties": {
             **{k: v for k, v in head_answer["properties"].items()
                if k not in ("bias", "alibi_slope")},
+            "working": _ref("ModelWorking"),
             "model": {"enum": list(MODEL_IDS)}, "text": TEXT,
             "tokens": {"type": "array", "maxItems": n, "items": TEXT,
                        "description": "the model's tokens, spaces made visible (␣, ↵, ⇥)"},
@@ -123,7 +130,8 @@ def model_schemas(head_answer: dict, array) -> dict:
     }
     return {"Models": {"type": "object", "required": ["models"], "additionalProperties": False,
                        "properties": {"models": {"type": "array", "items": _ref("Model")}}},
-            "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer}
+            "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer,
+            "ModelWorking": answers["Working"]}
 
 
 def model_paths(op, json) -> dict:

@@ -15,7 +15,7 @@ from attention_core.multihead import MAX_HEADS
 from attention_core.presets import default_request
 
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from .model_openapi import model_paths, model_schemas
+from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
@@ -483,9 +483,9 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
             **model_paths(_op, _json),
         },
         "components": {
-            "schemas": {**request_schemas(limits), **(answers := answer_schemas(limits)),
+            "schemas": {**request_schemas(limits), **answer_schemas(limits),
                         **other_schemas(version),
-                        **model_schemas(answers["HeadAnswer"], _array)},
+                        **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },
     }

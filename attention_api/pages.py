@@ -10,11 +10,14 @@ from flask import Blueprint, current_app, render_template, url_for
 
 from attention_core import __version__, default_request, presets
 from attention_core.multihead import MAX_HEADS
+from attention_models import registry
+from attention_models.base import ModelUnavailable
 
 from .api import limits
 from .assets import asset_url, modules
 from .compression import gzip_page
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
+from .model_response import describe_model
 from .request import parse_request
 from .response import compute, response_body
 
@@ -44,11 +47,9 @@ def page_config() -> dict:
                  "scaling_sample": url_for("api.scaling_sample"),
                  "openapi": url_for("api.openapi"), "health": url_for("api.health"),
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
-                 "models": url_for("models.models"),
+                 "model": url_for("pages.model"),
                  "model_attention": url_for("models.model_attention"),
-                 # The real-model view's page (its own route, /model, beside the index): the
-                 # editor links back to it from a head it opened.
-                 "model_view": url_for("pages.index") + "model",
+                 "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
     }
 
@@ -89,6 +90,22 @@ def index():
     return render_template("index.html", version=__version__, presets=presets(),
                            initial=prepared["initial"], first=prepared["first"],
                            modules=[asset_url(m) for m in prepared["modules"]],
+                           page_config=page_config())
+
+
+@bp.get("/model")
+def model():
+    """The "Real model" view: one head of a pretrained model on the person's own text.
+
+    The models' descriptions (GET /api/models's) come with the page, so the picker, the
+    footer's licences and the grid's size are in the first paint; the numbers are fetched.
+    """
+    try:
+        models = [describe_model(m.info) for m in registry.load_all()]
+    except ModelUnavailable as exc:  # the page says why, as the API does (503)
+        return render_template("model.html", version=__version__, models=[],
+                               missing=str(exc), page_config=page_config()), 503
+    return render_template("model.html", version=__version__, models=models, missing=None,
                            page_config=page_config())
 
 

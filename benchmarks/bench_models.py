@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_models import registry  # noqa: E402
 from attention_models.base import package_dir  # noqa: E402
-from benchmarks.server import Gunicorn  # noqa: E402
+from benchmarks.server import Gunicorn, pss_bytes  # noqa: E402
 
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven",
          "wise", "owls", "watch", "from", "an", "old", "oak", "tree", "by", "the", "river"]
@@ -89,14 +89,6 @@ def health(port: int) -> float:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as r:
         r.read()
     return time.perf_counter() - start
-
-
-def pss_bytes(pid: int) -> int:
-    with open(f"/proc/{pid}/smaps_rollup") as f:
-        for line in f:
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError(f"/proc/{pid}/smaps_rollup has no Pss line")
 
 
 def page_fields(kind: str) -> list[str]:

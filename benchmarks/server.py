@@ -152,6 +152,17 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"/proc/{pid}/status has no VmRSS line")
 
 
+def pss_bytes(pid: int) -> int:
+    """The process's proportional set size: each page it shares with k processes counts
+    1/k. Summed over the master and its workers, the models' pages (loaded once in the
+    master, shared by every worker) count once, where a sum of RSS counts them in each."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/{pid}/smaps_rollup has no Pss line")
+
+
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of the process so far."""
     fields = _stat(pid)

@@ -15,6 +15,7 @@ import pytest
 
 from app import create_app
 from tests.test_api import decode, strict_loads
+from tests.test_api_modern import docs_requests, readme_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 FRANCE = "The capital of France is"
@@ -200,6 +201,14 @@ def test_the_overview_holds_every_layer_and_head_in_bytes(client):
     assert share.shape == (30, 9)
     assert np.abs(share - u8[..., 0].mean(axis=-1) / 255).max() <= 0.5 / 255 + 1e-6
     assert (u8[:, :, 0, 0] == 255).all()  # the first query of a decoder reads itself only
+
+
+def test_the_documented_example_is_the_same_in_both_places_and_computes(client):
+    route = "/api/model/attention"
+    readme, docs = readme_requests(route), docs_requests(client, route)
+    assert readme == docs and len(readme) == 1
+    body = answer(client, **readme[0])
+    assert body["working"]["token"] == "␣is" and body["next_tokens"][0]["text"] == " Paris"
 
 
 # ---- the cache, fields, base64 --------------------------------------------------------

@@ -664,18 +664,20 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 NEW_FIELDS = ("b_Q", "positional", "kv_heads", "window")  # one in each new example
 
 
-def readme_requests():
-    """The request bodies of README's JSON blocks (some indented under a list item)."""
+def readme_requests(route="/api/attention"):
+    """The request bodies of README's JSON blocks (some indented under a list item) for
+    ``route``: a body naming a "model" is the real models' (/api/model/attention)."""
     blocks = re.findall(r"^ *```json\n(.*?)^ *```", README.read_text(), re.M | re.S)
-    return [json.loads(b) for b in blocks]
+    return [b for b in map(json.loads, blocks) if ("model" in b) == (route != "/api/attention")]
 
 
-def docs_requests(client):
+def docs_requests(client, route="/api/attention"):
     r = client.get("/api/docs")
     assert r.status_code == 200
     blocks = re.findall(r'<pre tabindex="0"><code>(\{.*?\})</code></pre>',
                         r.get_data(as_text=True), re.S)
-    return [json.loads(html.unescape(b)) for b in blocks]
+    bodies = [json.loads(html.unescape(b)) for b in blocks]
+    return [b for b in bodies if ("model" in b) == (route != "/api/attention")]
 
 
 def test_the_readme_and_the_docs_page_give_the_same_example_of_each_new_field(client):

@@ -33,7 +33,7 @@ def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
 
 
 def test_the_app_is_built_from_its_blueprints(app):
-    assert set(app.blueprints) == {"assets", "pages", "api", "errors"}
+    assert set(app.blueprints) == {"assets", "pages", "api", "models", "errors"}
     for endpoint, view in app.view_functions.items():
         assert view.__doc__ and len(view.__doc__.strip().splitlines()) == 1, endpoint
 
@@ -68,7 +68,7 @@ def test_no_route_can_redirect(app):
     """A route added later keeps the rule: no merged slashes, no trailing-slash redirect,
     no redirect_to or defaults (werkzeug redirects a URL that spells out a default)."""
     rules = list(app.url_map.iter_rules())
-    assert len(rules) == 9  # not vacuous: every route of the app, and no /static/ of Flask's
+    assert len(rules) == 11  # not vacuous: every route of the app, and no /static/ of Flask's
     for rule in rules:
         assert rule.merge_slashes is False, rule.rule
         assert not (rule.rule.endswith("/") and rule.strict_slashes), rule.rule

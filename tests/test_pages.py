@@ -107,9 +107,8 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "scaling_sample": "/explorer/api/scaling/sample",
                     "openapi": "/explorer/api/openapi.json", "health": "/explorer/health",
                     "docs": "/explorer/api/docs", "index": "/explorer/",
+                    "model": "/explorer/model", "model_attention": "/explorer/api/model/attention",
                     "models": "/explorer/api/models",
-                    "model_attention": "/explorer/api/model/attention",
-                    "model_view": "/explorer/model",
                     "katex": f"/explorer/assets/{app.extensions['assets_version']}"
                              "/vendor/katex/katex.min.js"}
     for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex"):

@@ -40,12 +40,12 @@ const RETRY_MS = [500, 1000, 2000, 4000];  // then every 4 s
 /** The answer as {status, body}. A body that is not a JSON object (or, asked in base64,
  *  does not decode) becomes the body of an error naming the status and content type, with
  *  ``unreadable: true``. A network failure while the body arrives still throws (TypeError). */
-async function readAnswer(response, base64) {
+async function readAnswer(response, base64, decode = decodeArrays) {
   const { status } = response;
   try {
     const raw = await response.json();
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new SyntaxError("not a JSON object");
-    return { status, body: base64 ? decodeArrays(raw) : raw };
+    return { status, body: base64 ? decode(raw) : raw };
   } catch (err) {
     if (err instanceof TypeError) throw err;
     const type = response.headers?.get?.("Content-Type") || "no content type";
@@ -55,13 +55,14 @@ async function readAnswer(response, base64) {
   }
 }
 
-/** createApi({fetch, onConnection, url}) → {compute(request)}; url is the API's (config.js).
+/** createApi({fetch, onConnection, url, decode}) → {compute(request)}; url is the API's
+ *  (config.js), decode what reads a base64 answer (arrays.js's decodeArrays by default).
  *  compute resolves to {status, body} for the newest request (an unreadable answer as
  *  readAnswer gives it), or null when a newer call has superseded it (its answer would be
  *  out of date, so it is dropped). onConnection(false) is called once when the server
  *  cannot be reached and onConnection(true) once when it answers again. */
 export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnection = () => {},
-  url = urls.attention, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = {}) {
+  url = urls.attention, sleep = (ms) => new Promise((r) => setTimeout(r, ms)), decode = decodeArrays } = {}) {
   let newest = 0;
   let controller = null;
   let connected = true;
@@ -86,7 +87,7 @@ export function createApi({ fetch = globalThis.fetch.bind(globalThis), onConnect
           body: requestJSON(request),
           signal: mine.signal,
         });
-        const answer = await readAnswer(response, request.encoding === "base64");
+        const answer = await readAnswer(response, request.encoding === "base64", decode);
         if (seq !== newest) return null;
         setConnected(true);  // something answered, readable or not
         if (response.status !== 503) return answer;

@@ -11,7 +11,7 @@
 //           position: position_offset, window and sinks at most}
 // lab    = {max_draws: samples × d_k of one sample at most,
 //           curve_d_k_max: the widest d_k GET scaling answers (d_k = 1, 2, 4 … up to it)}
-// urls   = {attention, scaling, scaling_sample, models, model_attention, model_view (the
+// urls   = {attention, scaling, scaling_sample, models, model_attention, model (the
 //           real-model view's page), …}: the API's routes and pages, with the app's prefix,
 //           and katex: KaTeX's build (tex.js loads it)
 

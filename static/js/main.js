@@ -164,7 +164,7 @@ function drawSource() {
   const changed = changedCells(state);
   const since = changed === null ? "; reshaped since, so its link holds the whole view"
     : changed.length ? `; ${changed.length === 1 ? "1 number" : `${changed.length} numbers`} changed since` : "";
-  const href = routes.model_view + viewFragment(state);
+  const href = routes.model + viewFragment(state);
   const words = `These inputs are ${sourceWords(source, modelNames.get(source.model))}${since}.`;
   if (note.dataset.words === words && note.dataset.href === href) return;
   Object.assign(note.dataset, { words, href });

@@ -78,7 +78,8 @@ function shownKeys(w, allowedIdx) {
  *  (the tokens themselves in self-attention, X_kv's in cross-attention). ``positional``
  *  is the request's ("sinusoidal": the projections multiply x_i + PE_i), ``ropeBase``
  *  and ``offset`` its θ and first position, ``kv`` {head, kvHead, kvHeads, readers} when
- *  the head reads a shared key/value head (workingsteps.kvHeadStep). */
+ *  the head reads a shared key/value head (workingsteps.kvHeadStep), ``dotTerms`` how the
+ *  dot products are written (dotTex: undefined, "compact" or "every"). */
 export function renderWorking(host, view) {
   const { working: w, tokens, keys = tokens, d_k, K, V } = view;
   if (!w) {
@@ -89,9 +90,7 @@ export function renderWorking(host, view) {
   const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
   const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
   const { shown, note } = shownKeys(w, allowedIdx);
-  const dots = shown.map((j) => line(
-    `q_{${i}} \\cdot k_{${j + 1}} = ${joinTerms(w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(K[j][c])}`))} = ${texTerm(w.dots[j])}`,
-    keys[j], null, j));
+  const dots = shown.map((j) => line(dotTex(w, i, j, K[j], view.dotTerms), keys[j], null, j));
   const steps = [
     ...(view.kv ? [kvHeadStep(view.kv)] : []),
     ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
@@ -109,6 +108,17 @@ export function renderWorking(host, view) {
     ...(note ? [note] : []),
     ...steps.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items)),
   ]);
+}
+
+/** q_i · k_j written out: by default its terms (joinTerms keeps the first and last few of
+ *  a long sum); ``terms`` "compact" gives the value alone, one short line per key (a
+ *  64-term product is a screen wide), and "every" every one of its d_k terms. */
+function dotTex(w, i, j, k, terms) {
+  const lhs = `q_{${i}} \\cdot k_{${j + 1}}`;
+  if (terms === "compact") return `${lhs} = ${texTerm(w.dots[j])}`;
+  const products = w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(k[c])}`);
+  const sum = terms === "every" ? products.join(" + \\allowbreak ") : joinTerms(products);
+  return `${lhs} = ${sum} = ${texTerm(w.dots[j])}`;
 }
 
 /** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions

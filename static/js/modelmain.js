@@ -1,0 +1,206 @@
+// The "Real model" view (templates/model.html): one state object (modelstate.js) mirrored
+// by the URL's fragment, the requests for what changed (modelrequest.js), the drawing
+// (modelview.js) and the events.
+
+import { createApi } from "./api.js";
+import { urls } from "./config.js";
+import { cellAt, moveFocus } from "./heatmap.js";
+import { cellOf, gridMove } from "./modelgrid.js";
+import { decodeAnswer, headKey, merged, requestFor } from "./modelrequest.js";
+import { appended, fragmentOf, modelOf, parseFragment, withModel } from "./modelstate.js";
+import { drawModel, drawView } from "./modelview.js";
+
+const $ = (id) => document.getElementById(id);
+const { models } = JSON.parse($("models-data").textContent);
+
+// A forward pass takes ~0.2 s: a pause this long in typing is taken as the end of a word.
+const TYPING_MS = 350;
+
+let state = parseFragment(location.hash, models);
+let kept = { run: null, head: null, row: null, answer: {}, shown: null };
+const focus = { grid: { layer: state.layer, head: state.head }, map: { i: 0, j: 0 } };
+let expanded = false;  // every term of the dot products
+let lost = false;
+
+const info = () => modelOf(models, state.model);
+const api = createApi({ url: urls.model_attention, decode: decodeAnswer, onConnection: (up) => {
+  lost = !up;
+  status(up ? "" : "The server cannot be reached just now; trying again on its own…");
+} });
+
+function status(text) {
+  $("status").textContent = text;
+}
+
+function writeUrl() {
+  const hash = `#${fragmentOf(state)}`;
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+
+function draw() {
+  drawView({ state, shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, urls });
+}
+
+function textError(message) {
+  const box = $("text-error");
+  box.textContent = message ?? "";
+  box.hidden = !message;
+  $("text").setAttribute("aria-invalid", String(Boolean(message)));
+}
+
+/** Ask for whatever the state needs and the kept answers lack; draw what comes. */
+async function refresh() {
+  writeUrl();
+  draw();
+  const request = requestFor(state, kept, info().kind === "decoder");
+  // Busy while the numbers on screen are not yet the state's (the browser tests wait on it).
+  $("page").setAttribute("aria-busy", String(Boolean(request)));
+  if (!request) return;
+  const slow = setTimeout(() => { if (!lost) status("Reading the model…"); }, 300);
+  const result = await api.compute(request);
+  clearTimeout(slow);
+  if (result === null) return;  // a newer request has it
+  const { status: code, body } = result;
+  if (code !== 200) {
+    const { message, field } = body.error ?? { message: `The server answered ${code}.` };
+    if (field === "text") textError(message);
+    else status(message);
+    if (!lost && field === "text") status("");
+    $("page").setAttribute("aria-busy", "false");
+    return;
+  }
+  status("");
+  textError(null);
+  kept = merged(kept, request, body);
+  const asked = new Set(request.fields);
+  if (asked.has("weights")) kept.shown = { ...request, row: request.row ?? null };
+  else if (asked.has("working.row") && kept.shown && headKey(kept.shown) === headKey(request)) {
+    kept.shown = { ...kept.shown, row: request.row };
+  }
+  const n = body.tokens.length;
+  if (state.row === null || state.row >= n) {
+    // A new text: its last token's row, the one that predicts what comes next.
+    state = { ...state, row: n - 1 };
+    focus.map = { i: n - 1, j: 0 };
+  }
+  focus.map = { i: Math.min(focus.map.i, n - 1), j: Math.min(focus.map.j, n - 1) };
+  refresh();
+}
+
+function change(next) {
+  state = { ...state, ...next };
+  refresh();
+}
+
+// ---- the controls ----
+
+function showControls() {
+  $("model").value = state.model;
+  if ($("text").value !== state.text) $("text").value = state.text;
+  $("causal").checked = state.causal;
+  drawModel(info());
+}
+
+$("model").addEventListener("change", () => {
+  state = withModel(state, models, $("model").value);
+  focus.grid = { layer: state.layer, head: state.head };
+  showControls();
+  refresh();
+});
+
+let typing = null;
+$("text").addEventListener("input", () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    const text = $("text").value;
+    if (text === state.text) return;
+    change({ text, row: null });
+  }, TYPING_MS);
+});
+
+$("causal").addEventListener("change", () => change({ causal: $("causal").checked }));
+
+$("next-tokens").addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-text]");
+  if (!button) return;
+  clearTimeout(typing);
+  const text = appended(state.text, button.dataset.text);
+  $("text").value = text;
+  change({ text, row: null });
+});
+
+$("dot-terms").addEventListener("click", () => {
+  expanded = !expanded;
+  draw();
+});
+
+// ---- the grid of heads ----
+
+function openHead(layer, head) {
+  focus.grid = { layer, head };
+  change({ layer, head });
+}
+
+$("grid").addEventListener("click", (e) => {
+  const cell = e.target.closest("[data-layer]");
+  if (cell) openHead(Number(cell.dataset.layer), Number(cell.dataset.head));
+});
+
+$("grid").addEventListener("keydown", (e) => {
+  const cell = e.target.closest("[data-layer]");
+  if (!cell) return;
+  if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    openHead(Number(cell.dataset.layer), Number(cell.dataset.head));
+    return;
+  }
+  const to = gridMove(focus.grid, e.key, info().layers, info().heads, e.ctrlKey || e.metaKey);
+  if (!to) return;
+  e.preventDefault();
+  focus.grid = to;
+  draw();
+  cellOf($("grid"), to)?.focus();
+});
+
+// ---- the head's heatmap ----
+
+function selectRow(i) {
+  if (i !== state.row) change({ row: i });
+}
+
+$("heatmap").addEventListener("click", (e) => {
+  const target = e.target.closest("[data-i]");
+  if (!target) return;
+  const i = Number(target.dataset.i);
+  focus.map = { i, j: Number(target.dataset.j ?? focus.map.j) };
+  selectRow(i);
+});
+
+$("heatmap").addEventListener("keydown", (e) => {
+  if (!e.target.closest('[role="gridcell"]') || !kept.answer.tokens) return;
+  const n = kept.answer.tokens.length;
+  if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    selectRow(focus.map.i);
+    return;
+  }
+  const to = moveFocus(focus.map, e.key, n, e.ctrlKey || e.metaKey, n);
+  if (!to) return;
+  e.preventDefault();
+  focus.map = to;
+  if (to.i !== state.row) selectRow(to.i);
+  else draw();
+  cellAt($("heatmap"), to)?.focus();
+});
+
+window.addEventListener("hashchange", () => {
+  const next = parseFragment(location.hash, models);
+  if (fragmentOf(next) === fragmentOf(state)) return;
+  state = next;
+  focus.grid = { layer: state.layer, head: state.head };
+  showControls();
+  refresh();
+});
+
+showControls();
+refresh();

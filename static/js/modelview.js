@@ -1,0 +1,103 @@
+// Drawing the "Real model" view from its state and the answers kept: the model's words,
+// the next tokens, the grid of heads, the chosen head's heatmap and its row's working. It
+// only draws; modelmain.js owns the state, the requests and the events.
+
+import { el, setAttr, setProp, setText } from "./dom.js";
+import { renderHeatmap, renderLegend } from "./heatmap.js";
+import { renderGrid } from "./modelgrid.js";
+import { editorHref } from "./modelstate.js";
+import { percent, visibleToken } from "./modeltokens.js";
+import { typeset } from "./tex.js";
+import { LONG } from "./workingtex.js";
+import { renderWorking } from "./working.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** What X is for each kind of model (what the causal switch does to it is written in the
+ *  page: #causal-note's data attributes). */
+const WORDS = {
+  decoder: {
+    x: (m) => `Here X is the input of the layer's query, key and value projections in ${m.name}: the RMSNorm of the residual stream (the sum of the token's embedding and every earlier layer's output), multiplied by the norm's learned gain. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply; q and k are then rotated by their positions (RoPE, θ = ${m.rope_base}).`,
+  },
+  encoder: {
+    x: (m) => `Here X is the input of the layer in ${m.name}: its hidden states, the token's embedding plus its learned position embedding for layer 1, the previous layer's output after that. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply, each projection adding its bias.`,
+  },
+};
+
+/** The parts of the page that depend on the model alone. */
+export function drawModel(info) {
+  const words = WORDS[info.kind];
+  setText($("model-shape"), `${info.layers} layers × ${info.heads} heads${info.kv_heads < info.heads ? ` (${info.kv_heads} key/value heads)` : ""}, head size ${info.d_head}`);
+  setText($("text-limit"), `(up to ${info.max_tokens} tokens)`);
+  setText($("explain-x"), words.x(info));
+  setProp($("next-block"), "hidden", info.kind !== "decoder");
+}
+
+/** Everything the state and the kept answer can show. ``view`` = {state, info, answer
+ *  (the merged answer), shown: the state its head and working are for (null before the
+ *  first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term of the dot
+ *  products, urls}. */
+export function drawView({ state, shown, info, answer, focus, expanded, urls }) {
+  const counterfactual = state.causal !== info.causal;
+  const note = $("causal-note");
+  setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
+  $("causal-note").classList.toggle("is-counterfactual", counterfactual);
+  setAttr($("open-editor"), "href", editorHref(urls.index, state));
+  if (!answer.tokens) return;
+  drawNext(answer.next_tokens, info);
+  const overview = answer.overview ?? null;
+  renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview, causal: info.causal,
+    selected: { layer: state.layer, head: state.head }, focus: focus.grid });
+  setText($("grid-sym"), `— ${info.layers} × ${info.heads}`);
+  if (!shown) return;
+  // The head of the answer kept (a newer one's answer may be on its way: the old numbers stay).
+  const title = `Layer ${shown.layer + 1} head ${shown.head + 1}`;
+  const sym = shown.causal !== info.causal ? "— its weights, with the counterfactual mask" : "— its weights";
+  if ($("h-head").dataset.title !== `${title}${sym}`) {
+    $("h-head").dataset.title = `${title}${sym}`;
+    $("h-head").replaceChildren(`${title} `, el("span", { class: "sym", text: sym }));
+  }
+  const n = answer.tokens.length;
+  renderHeatmap($("heatmap"), {
+    weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
+    tokens: answer.tokens, keys: answer.tokens, selected: shown.row ?? n - 1, focus: focus.map,
+    name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
+  });
+  renderLegend($("legend"));
+  drawWorking(shown, info, answer, n, expanded);
+}
+
+function drawNext(next, info) {
+  const list = $("next-tokens");
+  if (info.kind !== "decoder" || !next) return;
+  const key = next.map((t) => `${t.id}:${t.probability}`).join(",");
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...next.map((t) => el("li", {},
+    el("button", { type: "button", class: "next-token", "data-text": t.text },
+      el("span", { class: "token", text: visibleToken(t.text) }),
+      el("span", { class: "probability", text: percent(t.probability) })))));
+}
+
+function drawWorking(state, info, answer, n, expanded) {
+  const host = $("working");
+  const w = answer.working;
+  const long = answer.d_k > LONG;
+  setProp($("dot-terms"), "hidden", !long);
+  setAttr($("dot-terms"), "aria-pressed", String(expanded));
+  setText($("dot-terms"), expanded ? `Show each dot product as its value` : `Show all ${answer.d_k} terms of each dot product`);
+  const row = state.row !== null && state.row < n ? state.row : null;
+  if (row === null || w?.row !== row) return;  // its working is on its way: the old one stays
+  const shared = info.kv_heads < info.heads;
+  const group = info.heads / info.kv_heads;
+  const kv = shared ? { head: state.head, kvHead: answer.kv_head, kvHeads: info.kv_heads,
+    readers: [...Array(info.heads).keys()].filter((h) => Math.floor(h / group) === answer.kv_head) } : null;
+  const drawnKey = [state.model, state.text, state.layer, state.head, state.causal, row, expanded].join("\n");
+  if (host.dataset.drawn === drawnKey) return;
+  host.dataset.drawn = drawnKey;
+  renderWorking(host, { working: w, tokens: answer.tokens, keys: answer.tokens,
+    d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
+    dotTerms: long ? (expanded ? "every" : "compact") : undefined });
+  typeset(host);
+  setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
+}

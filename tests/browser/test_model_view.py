@@ -1,0 +1,250 @@
+"""The "Real model" view: a sentence typed, a head opened from the grid by keyboard, its
+working read and checked against numpy, a token generated, the causal counterfactual,
+the editor's link, keyboard only, axe clean and no page scroll sideways at both widths."""
+
+import base64
+import re
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from tests.browser.conftest import open_page
+from tests.browser.helpers import SETTLE_MS, number
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "The cat sat on the mat"
+
+
+def settled(page):
+    """Wait until the numbers on screen are the state's (modelmain.js clears aria-busy)."""
+    expect(page.locator('#heatmap [role="grid"]')).to_be_visible(timeout=SETTLE_MS)
+    expect(page.locator("#page")).to_have_attribute("aria-busy", "false", timeout=SETTLE_MS)
+
+
+def open_view(page, server, fragment=""):
+    page.goto(f"{server.url}model{fragment}")
+    settled(page)
+
+
+def decoded(value):
+    """An array of an answer asked in base64, as numpy."""
+    if isinstance(value, dict) and "base64" in value:
+        dtype = {"float64": "<f8", "uint8": "u1", "bool": "?"}[value["dtype"]]
+        return np.frombuffer(base64.b64decode(value["base64"]), dtype).reshape(value["shape"])
+    return value
+
+
+def head_inputs(page, server, model, text, layer, head):
+    """The head's own inputs as the API gives them, for the test's own arithmetic."""
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": model, "text": text, "layer": layer, "head": head, "encoding": "base64",
+        "fields": ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "positional",
+                   "rope_base", "d_k"]})
+    assert r.ok, r.text()
+    return {k: decoded(v) for k, v in r.json().items()}
+
+
+def rotate(M, base):
+    """RoPE as the models apply it, written here: each pair (2c, 2c + 1) of row p turned by
+    the angle p·θ^(−2c/d)."""
+    n, d = M.shape
+    angles = np.arange(n)[:, None] * base ** (-np.arange(0, d, 2) / d)[None, :]
+    cos, sin = np.cos(angles), np.sin(angles)
+    x, y = M[:, 0::2], M[:, 1::2]
+    out = np.empty_like(M)
+    out[:, 0::2] = x * cos - y * sin
+    out[:, 1::2] = x * sin + y * cos
+    return out
+
+
+def reference(inputs, causal):
+    """q·k (n × n) and the weights, from X, W_Q, W_K (and b_Q, b_K, RoPE) alone."""
+    X = inputs["X"]
+    Q = X @ inputs["W_Q"] + inputs.get("b_Q", 0)
+    K = X @ inputs["W_K"] + inputs.get("b_K", 0)
+    if inputs["positional"] == "rope":
+        Q, K = rotate(Q, inputs["rope_base"]), rotate(K, inputs["rope_base"])
+    dots = Q @ K.T
+    scaled = dots / np.sqrt(Q.shape[1])
+    if causal:
+        scaled = np.where(np.tril(np.ones_like(scaled, bool)), scaled, -np.inf)
+    e = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+    return dots, e / e.sum(axis=1, keepdims=True)
+
+
+def working_table(page):
+    """The working's softmax table: for each key written out, [j, q·k_j, a_ij]."""
+    rows = page.locator("#working .softmax-table tbody tr")
+    out = []
+    for k in range(rows.count()):
+        row = rows.nth(k)
+        cells = row.locator("td").all_inner_texts()
+        out.append([int(row.get_attribute("data-j")), number(cells[0]), number(cells[-1])])
+    return out
+
+
+NAME = ("() => { const a = document.activeElement; return (a.getAttribute('aria-label') ||"
+        " (a.labels && a.labels[0] && a.labels[0].textContent) || a.textContent).trim(); }")
+
+
+def tab_to(page, name, limit=60):
+    """Press Tab until the focused element's name is ``name`` (a string, or a pattern it
+    matches); fail when it never is."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        got = page.evaluate(NAME)
+        if (name.search(got) if isinstance(name, re.Pattern) else got == name):
+            return
+    raise AssertionError(f"{name!r} is not reachable with Tab")
+
+
+def shown_weights(page):
+    """The head's weights as printed in its heatmap (a text of up to 24 tokens)."""
+    rows = page.locator('#heatmap table.grid tbody tr')
+    return np.array([[number(t) for t in rows.nth(i).locator("td").all_inner_texts()]
+                     for i in range(rows.count())])
+
+
+def test_type_open_a_head_by_keyboard_and_read_its_working(page, server):
+    open_view(page, server)
+    tab_to(page, re.compile(r"^Your text"))
+    page.keyboard.press("Control+A")
+    page.keyboard.type(SENTENCE)
+    expect(page).to_have_url(re.compile(re.escape(f"text={quote(SENTENCE)}")), timeout=SETTLE_MS)
+    settled(page)
+    # Into the grid: one tab stop on the open head, then arrows; Enter opens.
+    tab_to(page, "Layer 1 head 1")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator(":focus")).to_have_attribute("aria-label", "Layer 2 head 2")
+    page.keyboard.press("Enter")
+    expect(page.locator("#h-head")).to_contain_text("Layer 2 head 2")
+    settled(page)
+    model = page.locator("#model").input_value()
+    inputs = head_inputs(page, server, model, SENTENCE, 1, 1)
+    n = len(inputs["tokens"])
+    dots, weights = reference(inputs, causal=True)
+    # The last token's row is open: its working, key by key, is numpy's.
+    expect(page.locator("#working-sym")).to_contain_text(f"query {n},")
+    table = working_table(page)
+    assert [j for j, _, _ in table] == list(range(n))
+    for j, dot, a in table:
+        assert dot == pytest.approx(dots[n - 1, j], abs=6e-4)
+        assert a == pytest.approx(weights[n - 1, j], abs=6e-4)
+    assert shown_weights(page) == pytest.approx(weights, abs=6e-4)
+    # Up the heatmap by keyboard: the row above's working.
+    tab_to(page, re.compile(r"^\d\.\d{3}$|^0 \(masked\)$"))
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#working-sym")).to_contain_text(f"query {n - 1},")
+    settled(page)
+    expect(page.locator("#working .softmax-table tbody tr").first).to_be_attached()
+    page.wait_for_function(
+        "n => document.querySelectorAll('#working .softmax-table tbody tr').length === n", arg=n)
+    for j, dot, a in working_table(page):
+        assert dot == pytest.approx(dots[n - 2, j], abs=6e-4)
+        assert a == pytest.approx(weights[n - 2, j], abs=6e-4)
+    # A long dot product is one line per key, "q·k_j = value", until asked for every term.
+    d_k = int(inputs["d_k"])
+    lines = page.locator('#working [data-step="dots"] li[data-j]')
+    expect(lines).to_have_count(n)
+    tex = lines.first.locator(".math").first.get_attribute("data-tex")
+    if d_k > 8:
+        assert re.fullmatch(r"q_\{\d+\} \\cdot k_\{1\} = [-\d.]+", tex), tex
+        page.get_by_role("button", name=f"Show all {d_k} terms of each dot product").click()
+        fewer = page.get_by_role("button", name="Show each dot product as its value")
+        expect(fewer).to_have_attribute("aria-pressed", "true")
+        tex = lines.first.locator(".math").first.get_attribute("data-tex")
+        assert tex.count("\\cdot") == d_k + 1  # q·k_1 and its d_k products
+    else:
+        expect(page.locator("#dot-terms")).to_be_hidden()
+        assert tex.count("\\cdot") == d_k + 1
+
+
+def test_generate_a_token_by_clicking_the_most_likely(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}")
+    top = page.locator("#next-tokens button").first
+    expect(page.locator("#next-tokens button")).to_have_count(10)
+    appended = top.get_attribute("data-text")
+    before = page.locator("#working-sym").inner_text()
+    top.click()
+    expect(page.locator("#text")).to_have_value("The capital of France is" + appended)
+    grown = quote("The capital of France is" + appended)
+    expect(page).to_have_url(re.compile(re.escape(f"text={grown}")))
+    settled(page)
+    expect(page.locator("#working-sym")).not_to_have_text(before)
+    n = page.locator('#heatmap table.grid tbody tr, #heatmap .bigmap [role="row"]').count()
+    expect(page.locator("#working-sym")).to_contain_text(f"query {n},")
+    # The new text's next tokens came with it.
+    expect(page.locator("#next-tokens button")).to_have_count(10)
+
+
+def test_the_causal_counterfactual_and_the_editor_link(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote(SENTENCE)}&layer=1&head=3")
+    shown = shown_weights(page)
+    n = len(shown)
+    above = ~np.tril(np.ones((n, n), bool))
+    assert (shown[above] == 0).all()
+    expect(page.locator("#causal-note")).to_contain_text("decoder's own mask")
+    page.get_by_label("Causal mask").uncheck()
+    expect(page.locator("#causal-note")).to_contain_text("Counterfactual")
+    settled(page)
+    page.wait_for_function("() => !document.querySelector('#heatmap td.masked')")
+    shown = shown_weights(page)
+    assert (shown[above] > 0).any()
+    inputs = head_inputs(page, server, "smollm2-135m", SENTENCE, 1, 3)
+    assert shown == pytest.approx(reference(inputs, causal=False)[1], abs=6e-4)
+    assert np.allclose(shown.sum(axis=1), 1, atol=3e-3)
+    # The editor's link carries this view: model, text, layer, head, row, mask.
+    href = page.get_by_role("link", name="Open in the editor").get_attribute("href")
+    assert href == (f"/#from=model&model=smollm2-135m&text={quote(SENTENCE)}&layer=1&head=3"
+                    f"&row={n - 1}&causal=0")
+    # The encoder the other way round: its own reading is both ways.
+    page.select_option("#model", "minilm-l6")
+    settled(page)
+    expect(page.get_by_label("Causal mask")).not_to_be_checked()
+    expect(page.locator("#next-block")).to_be_hidden()
+    page.get_by_label("Causal mask").check()
+    expect(page.locator("#causal-note")).to_contain_text(
+        "BERT reads both ways; this is what a decoder's mask would do to it")
+    settled(page)
+    page.wait_for_function("() => document.querySelector('#heatmap td.masked')")
+    assert "causal=1" in page.url and "model=minilm-l6" in page.url
+
+
+def test_a_text_too_long_is_refused_under_the_box_and_kept(page, server, console):
+    open_view(page, server)
+    limit = page.request.get(f"{server.url}api/models").json()["models"][0]["max_tokens"]
+    long = " ".join(["word"] * (limit + 5))
+    page.locator("#text").fill(long)
+    error = page.locator("#text-error")
+    expect(error).to_be_visible(timeout=SETTLE_MS)
+    expect(error).to_contain_text(f"more than the {limit}")
+    expect(page.locator("#text")).to_have_value(long)
+    expect(page.locator("#text")).to_have_attribute("aria-invalid", "true")
+    # The old numbers stay, and a shorter text clears the message.
+    expect(page.locator('#heatmap [role="grid"]')).to_be_visible()
+    page.locator("#text").fill("A short one")
+    expect(error).to_be_hidden(timeout=SETTLE_MS)
+    # The 422 itself is the browser's note in the console, and expected here.
+    console[:] = [m for m in console if "status of 422" not in m[1]]
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifacts, width, height):
+    page = open_page(browser, console, width=width, height=height)
+    page.add_init_script("""window.__shift = 0; new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
+    }).observe({ type: "layout-shift", buffered: true });""")
+    open_view(page, server)
+    page.wait_for_function("() => document.querySelector('#working .katex')")
+    shift = page.evaluate("window.__shift")
+    assert shift < 0.02, shift
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(path=str(artifacts / f"model-view-{width}.png"))
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()

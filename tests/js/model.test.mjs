@@ -1,0 +1,123 @@
+// The "Real model" view's pure modules: its state and URL fragment, the grid's keyboard
+// moves, its requests and the way it writes tokens.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { cellName, gridMove } from "../../static/js/modelgrid.js";
+import { decodeAnswer, headKey, merged, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/modelrequest.js";
+import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, withModel } from "../../static/js/modelstate.js";
+import { percent, shareText, visibleToken } from "../../static/js/modeltokens.js";
+
+const MODELS = [
+  { id: "smollm2-135m", kind: "decoder", layers: 30, heads: 9, kv_heads: 3, max_tokens: 128, causal: true },
+  { id: "minilm-l6", kind: "encoder", layers: 6, heads: 12, kv_heads: 12, max_tokens: 128, causal: false },
+];
+
+test("a state survives its fragment, whatever its text holds", () => {
+  for (const text of ["The capital of France is", "a&b=c #hash 50% ✓\nnew line", " leading space", "<|im_start|>[SEP]"]) {
+    const state = { model: "minilm-l6", text, layer: 5, head: 11, row: 3, causal: true };
+    assert.deepEqual(parseFragment(`#${fragmentOf(state)}`, MODELS), state);
+  }
+  const noRow = { model: "smollm2-135m", text: "x y", layer: 0, head: 8, row: null, causal: false };
+  assert.equal(fragmentOf(noRow), "model=smollm2-135m&text=x%20y&layer=0&head=8&row=&causal=0");
+  assert.deepEqual(parseFragment(`#${fragmentOf(noRow)}`, MODELS), noRow);
+});
+
+test("a fragment out of range or malformed falls back key by key", () => {
+  assert.deepEqual(parseFragment("", MODELS), initialState(MODELS));
+  assert.deepEqual(parseFragment("#model=gpt&text=hi&layer=40&head=-1&row=x&causal=maybe", MODELS),
+    { model: "smollm2-135m", text: "hi", layer: 0, head: 0, row: null, causal: true });
+  // MiniLM has 6 layers and is bidirectional unless told; a bad escape drops its key only.
+  assert.deepEqual(parseFragment("#model=minilm-l6&text=%E0%A4&layer=5&head=12", MODELS),
+    { model: "minilm-l6", text: DEFAULT_TEXT, layer: 5, head: 0, row: null, causal: false });
+});
+
+test("the editor's link carries the view's fragment after from=model", () => {
+  const state = { model: "smollm2-135m", text: "The cat sat", layer: 2, head: 4, row: 1, causal: false };
+  assert.equal(editorHref("/explorer/", state),
+    "/explorer/#from=model&model=smollm2-135m&text=The%20cat%20sat&layer=2&head=4&row=1&causal=0");
+});
+
+test("a new model keeps the text and what fits, and takes its own mask", () => {
+  const state = { model: "minilm-l6", text: "hello", layer: 4, head: 11, row: 2, causal: true };
+  assert.deepEqual(withModel(state, MODELS, "smollm2-135m"),
+    { model: "smollm2-135m", text: "hello", layer: 4, head: 8, row: null, causal: true });
+  assert.deepEqual(withModel({ ...state, layer: 20 }, MODELS, "minilm-l6").layer, 5);
+  assert.equal(appended("The capital of France is", " Paris"), "The capital of France is Paris");
+});
+
+test("the grid's arrows, Home, End and Page keys stay inside it", () => {
+  const at = { layer: 0, head: 0 };
+  assert.deepEqual(gridMove(at, "ArrowDown", 30, 9), { layer: 1, head: 0 });
+  assert.deepEqual(gridMove(at, "ArrowUp", 30, 9), at);
+  assert.deepEqual(gridMove(at, "ArrowLeft", 30, 9), at);
+  assert.deepEqual(gridMove({ layer: 3, head: 8 }, "ArrowRight", 30, 9), { layer: 3, head: 8 });
+  assert.deepEqual(gridMove({ layer: 3, head: 2 }, "End", 30, 9), { layer: 3, head: 8 });
+  assert.deepEqual(gridMove({ layer: 3, head: 2 }, "End", 30, 9, true), { layer: 29, head: 8 });
+  assert.deepEqual(gridMove({ layer: 25, head: 2 }, "PageDown", 30, 9), { layer: 29, head: 2 });
+  assert.deepEqual(gridMove({ layer: 5, head: 11 }, "Home", 6, 12, true), { layer: 0, head: 0 });
+  assert.equal(gridMove(at, "a", 30, 9), null);
+  assert.equal(cellName(2, 4), "Layer 3 head 5");
+});
+
+test("tokens and shares are written to be read at a glance", () => {
+  assert.equal(visibleToken(" Paris"), "␣Paris");
+  assert.equal(visibleToken("\n\tx\r"), "↵⇥x␍");
+  assert.equal(percent(0.6234), "62%");
+  assert.equal(percent(0.0412), "4.1%");
+  assert.equal(percent(0.0004), "<0.1%");
+  assert.equal(percent(0), "0%");
+  assert.equal(shareText(0.376), "38");
+});
+
+const S = { model: "smollm2-135m", text: "The cat", layer: 1, head: 2, row: 1, causal: true };
+
+test("a request asks only what the kept answers lack", () => {
+  const none = { run: null, head: null, row: null };
+  const first = requestFor(S, none, true);
+  assert.deepEqual(first.fields.slice(0, 4), ["tokens", "words", "overview", "next_tokens"]);
+  assert.ok(first.fields.includes("weights") && first.fields.includes("working.dots"));
+  assert.equal(first.encoding, "base64");
+  assert.equal(requestFor(S, none, false).fields.includes("next_tokens"), false);
+  const all = { run: runKey(S), head: headKey(S), row: rowKey(S) };
+  assert.equal(requestFor(S, all, true), null);
+  // Another head: its blocks and working, not the overview.
+  const head = requestFor({ ...S, head: 3 }, all, true);
+  assert.equal(head.fields.includes("overview"), false);
+  assert.ok(head.fields.includes("weights") && head.fields.includes("working.row"));
+  // Another row: its working alone (and the tokens, to check it).
+  assert.deepEqual(requestFor({ ...S, row: 0 }, all, true).fields, ["tokens", ...WORKING]);
+  // The counterfactual mask: the head again, not the run.
+  assert.equal(requestFor({ ...S, causal: false }, all, true).fields.includes("overview"), false);
+  // No row yet: no working asked, no row sent.
+  const noRow = requestFor({ ...S, row: null }, none, true);
+  assert.equal("row" in noRow, false);
+  assert.equal(noRow.fields.includes("working.row"), false);
+});
+
+test("what an answer brings is kept under its keys", () => {
+  const request = requestFor(S, { run: null, head: null, row: null }, true);
+  const kept = merged({ answer: {} }, request, { tokens: ["The", "cat"], weights: [[1, 0], [0.5, 0.5]] });
+  assert.deepEqual([kept.run, kept.head, kept.row], [runKey(S), headKey(S), rowKey(S)]);
+  const again = merged(kept, requestFor({ ...S, row: 0 }, kept, true), { tokens: ["The", "cat"], working: { row: 0 } });
+  assert.equal(again.head, headKey(S));
+  assert.equal(again.row, rowKey({ ...S, row: 0 }));
+  assert.deepEqual(again.answer.weights, [[1, 0], [0.5, 0.5]]);
+});
+
+test("the overview's bytes stay flat, each head a view of them", () => {
+  // 2 layers × 2 heads × 2 × 2: bytes 0 … 15.
+  const bytes = Uint8Array.from({ length: 16 }, (_, k) => k);
+  const base64 = Buffer.from(bytes).toString("base64");
+  const share = Buffer.from(new Float64Array([0.5, 0.25, 1, 0]).buffer).toString("base64");
+  const answer = decodeAnswer({ tokens: ["a", "b"], overview: {
+    weights_u8: { dtype: "uint8", shape: [2, 2, 2, 2], base64 },
+    first_token_share: { dtype: "float64", shape: [2, 2], base64: share } } });
+  assert.deepEqual(answer.overview.weights_u8.shape, [2, 2, 2, 2]);
+  assert.deepEqual([...overviewMap(answer.overview.weights_u8, 1, 0)], [8, 9, 10, 11]);
+  assert.deepEqual(answer.overview.first_token_share, [[0.5, 0.25], [1, 0]]);
+  // The JSON form reads the same.
+  const nested = decodeAnswer({ overview: { weights_u8: [[[[0, 1], [2, 3]], [[4, 5], [6, 7]]], [[[8, 9], [10, 11]], [[12, 13], [14, 15]]]],
+    first_token_share: [[0.5, 0.25], [1, 0]] } });
+  assert.deepEqual([...overviewMap(nested.overview.weights_u8, 1, 1)], [12, 13, 14, 15]);
+});
