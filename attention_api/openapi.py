@@ -460,6 +460,8 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         },
         "paths": {
             "/": {"get": _op("index", "The interactive page.", _html("The page."))},
+            "/model": {"get": _op("modelView", "A real model's attention, on your own text.",
+                                  _html("The page."))},
             "/health": {"get": _op("health", "Liveness: answers without computing anything.",
                                    _json(_ref("Health"), "The app is up."))},
             "/api/presets": {"get": _op("presets", "The named examples, default first.",

@@ -95,11 +95,9 @@ def index():
 
 @bp.get("/model")
 def model():
-    """The "Real model" view: one head of a pretrained model on the person's own text.
-
-    The models' descriptions (GET /api/models's) come with the page, so the picker, the
-    footer's licences and the grid's size are in the first paint; the numbers are fetched.
-    """
+    """The "Real model" view: one head of a pretrained model on the person's own text."""
+    # The models' descriptions (GET /api/models's) come with the page, so the picker, the
+    # footer's licences and the grid's size are in the first paint; the numbers are fetched.
     try:
         models = [describe_model(m.info) for m in registry.load_all()]
     except ModelUnavailable as exc:  # the page says why, as the API does (503)
