@@ -73,10 +73,21 @@ function drawNext(next, info) {
   const key = next.map((t) => `${t.id}:${t.probability}`).join(",");
   if (list.dataset.key === key) return;
   list.dataset.key = key;
-  list.replaceChildren(...next.map((t) => el("li", {},
-    el("button", { type: "button", class: "next-token", "data-text": t.text },
-      el("span", { class: "token", text: visibleToken(t.text) }),
-      el("span", { class: "probability", text: percent(t.probability) })))));
+  list.replaceChildren(...next.map((t) => el("li", {}, nextButton(t))));
+}
+
+// A token's stray byte, as attention_models/gguf_tokenizer.readable writes it.
+const PARTIAL = /<0x[0-9A-F]{2}>/;
+
+/** A next token's button; one that is part of a character (its bytes written <0xE6>) has no text to append, and is
+ *  shown disabled rather than appending those six characters. */
+function nextButton(t) {
+  const partial = PARTIAL.test(t.text);
+  return el("button", { type: "button", class: "next-token",
+    ...(partial ? { disabled: true, title: "Part of a character: it cannot be appended as text" }
+      : { "data-text": t.text }) },
+  el("span", { class: "token", text: visibleToken(t.text) }),
+  el("span", { class: "probability", text: percent(t.probability) }));
 }
 
 function drawWorking(state, info, answer, n, expanded) {

@@ -182,6 +182,29 @@ def test_generate_a_token_by_clicking_the_most_likely(page, server):
     expect(page.locator("#next-tokens button")).to_have_count(10)
 
 
+def test_a_next_token_that_is_part_of_a_character_cannot_be_appended(page, server):
+    # After Japanese text most of SmolLM2's likely next tokens are the first bytes of a
+    # character: "<0xE3><0x83>" is no text, and appending it would write those characters.
+    text = "日本の首都は"
+    open_view(page, server, f"#model=smollm2-135m&text={quote(text)}")
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": "smollm2-135m", "text": text, "layer": 0, "head": 0,
+        "fields": ["next_tokens"]})
+    assert r.status == 200
+    partial = [bool(re.search(r"<0x[0-9A-F]{2}>", t["text"])) for t in r.json()["next_tokens"]]
+    assert 0 < sum(partial) < 10  # some of each
+    buttons = page.locator("#next-tokens button")
+    expect(buttons).to_have_count(10)
+    for k, is_partial in enumerate(partial):
+        if is_partial:
+            expect(buttons.nth(k)).to_be_disabled()
+        else:
+            expect(buttons.nth(k)).to_be_enabled()
+    whole = partial.index(False)
+    buttons.nth(whole).click()
+    expect(page.locator("#text")).to_have_value(text + r.json()["next_tokens"][whole]["text"])
+
+
 def test_the_causal_counterfactual_and_the_editor_link(page, server):
     open_view(page, server, f"#model=smollm2-135m&text={quote(SENTENCE)}&layer=1&head=3")
     shown = shown_weights(page)
