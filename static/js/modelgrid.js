@@ -91,6 +91,10 @@ function drawMaps(host, overview, causal) {
     }
     ctx.putImageData(image, 0, 0);
     setText(cell.lastChild, shareText(share[l][h]));
-    setProp(cell, "title", `${cellName(l, h)}: ${shareText(share[l][h])}% of its attention on the first token`);
+    // The name stays "Layer 3 head 5"; the share, which the eye reads under the map, is its
+    // description for a screen reader (the number itself is aria-hidden).
+    const said = `${shareText(share[l][h])}% of its attention on the first token`;
+    setProp(cell, "title", `${cellName(l, h)}: ${said}`);
+    setAttr(cell, "aria-description", said);
   }
 }

@@ -3,6 +3,7 @@ working read and checked against numpy, a token generated, the causal counterfac
 the editor's link, keyboard only, axe clean and no page scroll sideways at both widths."""
 
 import base64
+import math
 import re
 from urllib.parse import quote
 
@@ -180,6 +181,17 @@ def test_generate_a_token_by_clicking_the_most_likely(page, server):
     expect(page.locator("#working-sym")).to_contain_text(f"query {n},")
     # The new text's next tokens came with it.
     expect(page.locator("#next-tokens button")).to_have_count(10)
+
+
+def test_a_grid_cell_is_named_by_its_head_and_described_by_its_first_token_share(page, server):
+    open_view(page, server, f"#model=minilm-l6&text={quote(SENTENCE)}&layer=1&head=4")
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": "minilm-l6", "text": SENTENCE, "layer": 0, "head": 0, "fields": ["overview"]})
+    assert r.status == 200
+    share = r.json()["overview"]["first_token_share"][2][6]  # layer 3, head 7
+    cell = page.get_by_role("gridcell", name="Layer 3 head 7", exact=True)
+    expect(cell).to_have_attribute(
+        "aria-description", f"{math.floor(100 * share + 0.5)}% of its attention on the first token")
 
 
 def test_a_next_token_that_is_part_of_a_character_cannot_be_appended(page, server):
