@@ -7,6 +7,7 @@ or gunicorn -c gunicorn.conf.py "app:create_app()".
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from attention_api import api, assets, errors, model_api, pages
 from attention_api.headers import security_headers
 from attention_api.provider import NumpyJSONProvider
 from attention_api.request import Limits
+from attention_models import registry
 
 # A checkout (or the image) has templates/ and static/ beside this file; `pip install .`
 # puts them in <prefix>/share/attention-explorer (see pyproject.toml's data-files).
@@ -70,9 +72,13 @@ def create_app(test_config: dict | None = None) -> Flask:
 
 
 def run(app: Flask) -> None:
-    """Serve ``app`` with Flask's own server on HOST:PORT (default 127.0.0.1:5000)."""
-    app.run(host=os.environ.get("HOST", "127.0.0.1"), port=_env_int("PORT", 5000),
-            debug=os.environ.get("ATTENTION_DEBUG") == "1")
+    """Serve ``app`` with Flask's own server on HOST:PORT (default 127.0.0.1:5000), after
+    loading the real models and saying which are loaded (or what to run to install them)."""
+    debug = os.environ.get("ATTENTION_DEBUG") == "1"
+    if not debug or os.environ.get("WERKZEUG_RUN_MAIN") == "true":  # the reloader's child
+        logging.basicConfig(level=logging.INFO, format="%(message)s")
+        registry.log_loading(logging.getLogger("attention_explorer"))
+    app.run(host=os.environ.get("HOST", "127.0.0.1"), port=_env_int("PORT", 5000), debug=debug)
 
 
 if __name__ == "__main__":

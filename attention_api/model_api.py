@@ -24,8 +24,9 @@ def _keep_runs(state) -> None:
 
 
 def unavailable(exc: ModelUnavailable):
-    """503: a model's package is not installed here (the README's commands install it)."""
-    return error(503, f"The real models cannot be read on this server: {exc}.")
+    """503: a model's package, reader or file is missing here, and the command to install it."""
+    return error(503, f"The real models cannot be read on this server: {exc}. "
+                      f"{registry.remedy()}")
 
 
 @bp.get("/api/models")

@@ -100,9 +100,10 @@ def model():
     # footer's licences and the grid's size are in the first paint; the numbers are fetched.
     try:
         models = [describe_model(m.info) for m in registry.load_all()]
-    except ModelUnavailable as exc:  # the page says why, as the API does (503)
+    except ModelUnavailable as exc:  # the page says what is missing and what to run (503)
         return render_template("model.html", version=__version__, models=[],
-                               missing=str(exc), page_config=page_config()), 503
+                               missing=str(exc), install=registry.install_command(),
+                               page_config=page_config()), 503
     return render_template("model.html", version=__version__, models=models, missing=None,
                            page_config=page_config())
 

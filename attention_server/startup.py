@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import gc
 import socket
-import time
 
 
 class AddressInUse(Exception):
@@ -47,19 +46,12 @@ def check_free(address: tuple[str, int]) -> None:
 
 
 def load_models(log) -> None:
-    """Load every real model into this process (the master, before it forks), logging the
-    time taken; a model whose package is missing is logged, and its requests answer 503."""
+    """Load every real model into this process (the master, before it forks) and log which
+    are loaded; a model that cannot be is logged with the command that installs it, and its
+    requests answer 503 saying the same."""
     from attention_models import registry  # numpy's threads are set by then (gunicorn.conf.py)
-    from attention_models.base import ModelUnavailable
 
-    start = time.perf_counter()
-    try:
-        models = registry.load_all()
-    except ModelUnavailable as e:
-        log.error("The real models are not loaded: %s", e)
-        return
-    # What the master holds now is the workers' to share: kept out of the collector's
-    # reach, a collection in a worker does not write to (and so copy) its pages.
-    gc.freeze()
-    log.info("Loaded %s in %.1f s", ", ".join(m.info.name for m in models),
-             time.perf_counter() - start)
+    if registry.log_loading(log):
+        # What the master holds now is the workers' to share: kept out of the collector's
+        # reach, a collection in a worker does not write to (and so copy) its pages.
+        gc.freeze()

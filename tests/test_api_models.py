@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from app import create_app
+from attention_models import registry
 from tests.test_api import decode, strict_loads
 from tests.test_api_modern import docs_requests, readme_requests
 
@@ -316,3 +317,28 @@ def test_a_body_that_is_no_request_is_refused(client, data, content_type, status
     r = client.post("/api/model/attention", data=data, content_type=content_type)
     assert r.status_code == status
     assert r.get_json()["error"]["message"]
+
+
+# ---- a model that cannot be read ------------------------------------------------------
+
+@pytest.fixture
+def minilm_missing(monkeypatch):
+    """MiniLM's reader not installed: its module cannot be imported, and it is not loaded."""
+    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
+    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
+
+
+def test_a_model_that_cannot_be_read_is_503_naming_what_is_missing_and_what_to_run(
+        client, minilm_missing):
+    expected = {"error": {"field": None, "message": (
+        "The real models cannot be read on this server: the module no_such_reader_for_tests "
+        f"is not installed. To install the real models, run: {registry.install_command()}; "
+        "then restart the server.")}}
+    r = client.get("/api/models")
+    assert (r.status_code, r.mimetype, r.get_json()) == (503, "application/json", expected)
+    r = ask(client, model="minilm-l6", text="The cat sat.", layer=0, head=0)
+    assert (r.status_code, r.get_json()) == (503, expected)
+    assert "Retry-After" not in r.headers  # waiting will not install it
+    # The other model is still served.
+    body = answer(client, model="smollm2-135m", text="Hi", layer=0, head=0, fields=["weights"])
+    assert body["weights"] == [[1.0]]

@@ -1,5 +1,6 @@
 """attention_api.pages: the explorer page (its preloads) and the API's description."""
 
+import html
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from app import create_app
 from attention_api.lab import MAX_DRAWS
 from attention_api.request import Limits
 from attention_core.multihead import MAX_HEADS
+from attention_models import registry
 
 
 def test_index_serves_a_page(client):
@@ -128,3 +130,21 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
     assert "<code>POST /explorer/api/attention</code>" in docs
     openapi = client.get(urls["openapi"]).get_json()
     assert openapi["servers"] == [{"url": "/explorer"}] and "/api/attention" in openapi["paths"]
+
+
+def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(client,
+                                                                                monkeypatch):
+    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
+    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
+    r = client.get("/model")
+    assert (r.status_code, r.mimetype) == (503, "text/html")
+    page = r.get_data(as_text=True)
+    assert "<h2>The real models are not installed on this server</h2>" in page
+    assert "This server cannot read them: the module no_such_reader_for_tests is not " \
+           "installed.</p>" in page
+    command = re.search(r'<code id="install-command">(.*?)</code>', page, re.S).group(1)
+    assert html.unescape(command) == registry.install_command()
+    # Nothing of the working view: no script looking for its parts, no skip link to them.
+    for absent in ("modelmain.js", 'id="models-data"', 'href="#grid-start"', 'id="text"'):
+        assert absent not in page, absent
+    assert '<a href="/">The editable example</a> works without them.' in page

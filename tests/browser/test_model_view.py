@@ -12,6 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from attention_models import registry
 from tests.browser.conftest import open_page
 from tests.browser.helpers import SETTLE_MS, number
 
@@ -280,6 +281,29 @@ def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifac
     assert shift < 0.02, shift
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.screenshot(path=str(artifacts / f"model-view-{width}.png"))
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_without_the_models_the_view_says_what_to_run_readably(browser, console, server,
+                                                               monkeypatch, width, height):
+    """The page a server without the models' readers answers: axe clean, nothing sideways,
+    and the command that installs them shown whole, to be read and copied."""
+    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
+    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
+    page = open_page(browser, console, width=width, height=height)
+    response = page.goto(server.url + "model")
+    assert response.status == 503
+    command = page.locator("#install-command")
+    expect(command).to_have_text(registry.install_command())
+    # The 503 itself is the browser's note in the console, and expected here.
+    console[:] = [m for m in console if "status of 503" not in m[1]]
+    box = page.evaluate("""() => { const pre = document.querySelector('#install-command')
+      .parentElement; return [pre.scrollWidth, pre.clientWidth]; }""")
+    assert box[0] <= box[1], box  # wrapped, not scrolled out of view
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
     page.context.close()
