@@ -136,24 +136,23 @@ def model_schemas(answers: dict, array) -> dict:
 
 def model_paths(op, json) -> dict:
     """The two routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
-    own: a model's package missing here, which no retry mends."""
+    own: a model's package missing here, which no retry mends (no Retry-After)."""
     example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
                "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
-    missing = json(_ref("Error"), "A model's package is not installed on this server.")
+    missing = json(_ref("Error"), "A model's package, a reader it needs or its file is "
+                   "missing on this server: the message names it and the command that "
+                   "installs it.")
     paths = {
         "/api/models": {"get": op(
             "models", "The real pretrained models: architecture, limits, licence, source.",
-            json(_ref("Models"), "Every model, in order."))},
+            json(_ref("Models"), "Every model, in order."), missing_models=missing)},
         "/api/model/attention": {"post": op(
             "modelAttention", "One head of a real model on a text, with its working.",
             json(_ref("ModelAttentionAnswer"), "That head's inputs and every intermediate, "
                  "the overview of every layer × head, and a decoder's next tokens."),
-            ("400", "408", "413", "415", "422"),
+            ("400", "408", "413", "415", "422"), missing_models=missing,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": example}}}}})},
     }
-    for path in paths.values():
-        for operation in path.values():
-            operation["responses"]["503"] = missing
     return paths

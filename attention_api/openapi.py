@@ -380,9 +380,13 @@ def other_schemas(version: str) -> dict:
     }
 
 
-def _op(operation_id: str, summary: str, ok: dict, errors=(), **extra) -> dict:
-    """One operation: its 200 answer and the error statuses it can give."""
+def _op(operation_id: str, summary: str, ok: dict, errors=(), missing_models=None,
+        **extra) -> dict:
+    """One operation: its 200 answer, the error statuses it can give, and its own 503 where
+    the real models are not installed (a page's, or the models' routes')."""
     responses = {"200": ok, **{s: {"$ref": f"#/components/responses/{s}"} for s in errors}}
+    if missing_models:
+        responses["503"] = missing_models
     return {"operationId": operation_id, "summary": summary, **extra, "responses": responses}
 
 
@@ -461,7 +465,10 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "paths": {
             "/": {"get": _op("index", "The interactive page.", _html("The page."))},
             "/model": {"get": _op("modelView", "A real model's attention, on your own text.",
-                                  _html("The page."))},
+                                  _html("The page."), missing_models=_html(
+                                      "The real models are not installed on this server: "
+                                      "a page naming what is missing and the command that "
+                                      "installs them."))},
             "/health": {"get": _op("health", "Liveness: answers without computing anything.",
                                    _json(_ref("Health"), "The app is up."))},
             "/api/presets": {"get": _op("presets", "The named examples, default first.",

@@ -1,8 +1,10 @@
-"""Shared fixtures: the app built by the factory, its test client, the default request."""
+"""Shared fixtures: the app built by the factory, its test client, the default request, and
+a server without one of the real models."""
 
 import pytest
 
 from app import create_app
+from attention_models import registry
 
 
 @pytest.fixture
@@ -25,3 +27,11 @@ def cat_sat():
         "W_K": [[2, 0], [0, 1]],
         "W_V": [[1, 0], [0, 2]],
     }
+
+
+@pytest.fixture
+def minilm_missing(monkeypatch):
+    """MiniLM's reader not installed: its module cannot be imported, and it is not loaded
+    (the process's other models stay as they are)."""
+    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
+    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)

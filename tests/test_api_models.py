@@ -321,13 +321,6 @@ def test_a_body_that_is_no_request_is_refused(client, data, content_type, status
 
 # ---- a model that cannot be read ------------------------------------------------------
 
-@pytest.fixture
-def minilm_missing(monkeypatch):
-    """MiniLM's reader not installed: its module cannot be imported, and it is not loaded."""
-    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
-    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
-
-
 def test_a_model_that_cannot_be_read_is_503_naming_what_is_missing_and_what_to_run(
         client, minilm_missing):
     expected = {"error": {"field": None, "message": (

@@ -405,3 +405,20 @@ def test_the_spec_refuses_what_the_app_refuses(small_app, spec, cat_sat, changes
     assert not validator(spec, "AttentionRequest").is_valid(request)
     r = post(small_app.test_client(), request)
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
+
+
+def test_without_the_models_their_routes_answer_the_documented_503(small_app, spec,
+                                                                     minilm_missing):
+    client = small_app.test_client()
+    answers = {"/model": client.get("/model"), "/api/models": client.get("/api/models"),
+               "/api/model/attention": client.post(
+                   "/api/model/attention",
+                   json={"model": "minilm-l6", "text": "Hi", "layer": 0, "head": 0})}
+    for path, r in answers.items():
+        (operation,) = spec["paths"][path].values()
+        ((media, content),) = operation["responses"]["503"]["content"].items()
+        assert (r.status_code, r.mimetype) == (503, media), path
+        body = r.get_json() if media == "application/json" else r.get_data(as_text=True)
+        documented = {**content["schema"], "components": spec["components"]}
+        jsonschema_rs.Draft202012Validator(documented).validate(body)
+        assert "no_such_reader_for_tests is not installed" in r.get_data(as_text=True), path

@@ -132,10 +132,8 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
     assert openapi["servers"] == [{"url": "/explorer"}] and "/api/attention" in openapi["paths"]
 
 
-def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(client,
-                                                                                monkeypatch):
-    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
-    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
+def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(
+        client, minilm_missing):
     r = client.get("/model")
     assert (r.status_code, r.mimetype) == (503, "text/html")
     page = r.get_data(as_text=True)

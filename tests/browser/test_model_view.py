@@ -288,11 +288,9 @@ def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifac
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 def test_without_the_models_the_view_says_what_to_run_readably(browser, console, server,
-                                                               monkeypatch, width, height):
+                                                               minilm_missing, width, height):
     """The page a server without the models' readers answers: axe clean, nothing sideways,
     and the command that installs them shown whole, to be read and copied."""
-    monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
-    monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
     page = open_page(browser, console, width=width, height=height)
     response = page.goto(server.url + "model")
     assert response.status == 503
