@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pytest
+
+from tests.served import Served, free_port, get
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 30  # a cold start imports numpy in every worker on a busy 2-core machine
@@ -113,12 +114,6 @@ def copy_image_files(dest: Path) -> None:
                     shutil.copy2(file, out)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def app_dir(tmp_path_factory):
     dest = tmp_path_factory.mktemp("app")
@@ -148,58 +143,20 @@ def image_env(venv: Path, port: int, home: Path) -> dict[str, str]:
             **dockerfile_env(), "HOST": "127.0.0.1", "PORT": str(port)}
 
 
-def get(port: int, path: str, timeout: float = 5):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
-        return r.status, r.headers.get_content_type(), r.read()
-
-
-class Server:
-    """The Dockerfile's CMD running in ``app_dir``; stdout and stderr go to files."""
-
-    def __init__(self, venv: Path, app_dir: Path, logs: Path):
-        self.port = free_port()
-        self.env = image_env(venv, self.port, logs)
-        command = exec_form(arguments("CMD")[-1])
-        executable = shutil.which(command[0], path=self.env["PATH"])
-        assert executable and executable.startswith(str(venv)), (
-            f"{command[0]} should come from the fresh venv {venv}, found {executable}")
-        self.stdout_path, self.stderr_path = logs / "stdout.log", logs / "stderr.log"
-        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
-            self.process = subprocess.Popen([executable, *command[1:]], cwd=app_dir,
-                                            env=self.env, stdout=out, stderr=err)
-        self._wait_until_up()
-
-    def logs(self) -> str:
-        return self.stdout_path.read_text() + self.stderr_path.read_text()
-
-    def _wait_until_up(self):
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"gunicorn exited with {self.process.returncode}:\n{self.logs()}")
-            try:
-                get(self.port, "/health", timeout=1)
-                return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        pytest.fail(f"no answer on port {self.port} within {START_SECONDS} s:\n{self.logs()}")
-
-    def stop(self) -> int:
-        """SIGTERM, then the exit code; SIGKILL (and a failure) if it takes too long."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            pytest.fail(f"gunicorn did not stop within {STOP_SECONDS} s of SIGTERM")
+def image_server(venv: Path, app_dir: Path, logs: Path) -> Served:
+    """The Dockerfile's CMD running in ``app_dir``, from ``venv``; stdout and stderr go to
+    files in ``logs``."""
+    env = image_env(venv, free_port(), logs)
+    command = exec_form(arguments("CMD")[-1])
+    executable = shutil.which(command[0], path=env["PATH"])
+    assert executable and executable.startswith(str(venv)), (
+        f"{command[0]} should come from the fresh venv {venv}, found {executable}")
+    return Served([executable, *command[1:]], app_dir, env, logs, START_SECONDS, STOP_SECONDS)
 
 
 @pytest.fixture(scope="module")
 def server(fresh_venv, app_dir, tmp_path_factory):
-    running = Server(fresh_venv, app_dir, tmp_path_factory.mktemp("logs"))
+    running = image_server(fresh_venv, app_dir, tmp_path_factory.mktemp("logs"))
     yield running
     running.stop()
 
@@ -376,7 +333,7 @@ def test_healthcheck_command_passes_while_the_server_is_up(server):
 
 
 def test_sigterm_stops_cleanly_and_the_healthcheck_then_fails(fresh_venv, app_dir, tmp_path):
-    running = Server(fresh_venv, app_dir, tmp_path)
+    running = image_server(fresh_venv, app_dir, tmp_path)
     assert get(running.port, "/health")[0] == 200
     started = time.monotonic()
     assert running.stop() == 0, running.logs()

