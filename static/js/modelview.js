@@ -5,7 +5,7 @@
 import { el, setAttr, setProp, setText } from "./dom.js";
 import { renderHeatmap, renderLegend } from "./heatmap.js";
 import { renderGrid } from "./modelgrid.js";
-import { editorHref } from "./modelstate.js";
+import { editorHref, rowOf } from "./modelstate.js";
 import { percent, visibleToken } from "./modeltokens.js";
 import { typeset } from "./tex.js";
 import { LONG } from "./workingtex.js";
@@ -33,17 +33,22 @@ export function drawModel(info) {
   setProp($("next-block"), "hidden", info.kind !== "decoder");
 }
 
-/** Everything the state and the kept answer can show. ``view`` = {state, info, answer
- *  (the merged answer), shown: the state its head and working are for (null before the
- *  first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term of the dot
- *  products, urls}. */
-export function drawView({ state, shown, info, answer, focus, expanded, urls }) {
+/** Everything the state and the kept answer can show. ``view`` = {state, n: the state's
+ *  text's token count once known (else null), info, answer (the merged answer: always of
+ *  the state's model, modelrequest.keptFor), shown: the state its head and working are for
+ *  (null before the first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term
+ *  of the dot products, urls}. */
+export function drawView({ state, n, shown, info, answer, focus, expanded, urls }) {
   const counterfactual = state.causal !== info.causal;
   const note = $("causal-note");
   setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
   $("causal-note").classList.toggle("is-counterfactual", counterfactual);
-  setAttr($("open-editor"), "href", editorHref(urls.index, state));
-  if (!answer.tokens) return;
+  // The editor's link names the row shown: the last, until one is chosen.
+  setAttr($("open-editor"), "href", editorHref(urls.index, n === null ? state : { ...state, row: rowOf(state, n) }));
+  if (!answer.tokens) {
+    clearAnswers(info);  // another model's, or none yet: nothing of it may stay
+    return;
+  }
   drawNext(answer.next_tokens, info);
   const overview = answer.overview ?? null;
   renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview, causal: info.causal,
@@ -57,14 +62,35 @@ export function drawView({ state, shown, info, answer, focus, expanded, urls }) 
     $("h-head").dataset.title = `${title}${sym}`;
     $("h-head").replaceChildren(`${title} `, el("span", { class: "sym", text: sym }));
   }
-  const n = answer.tokens.length;
+  const count = answer.tokens.length;
   renderHeatmap($("heatmap"), {
     weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
-    tokens: answer.tokens, keys: answer.tokens, selected: shown.row ?? n - 1, focus: focus.map,
+    tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
     name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
   });
   renderLegend($("legend"));
-  drawWorking(shown, info, answer, n, expanded);
+  drawWorking(shown, info, answer, count, expanded);
+}
+
+/** The grid, the next tokens, the head and the working, emptied: a new model's page shows
+ *  nothing of the last one while its own answer is on its way. */
+function clearAnswers(info) {
+  renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview: null, causal: info.causal,
+    selected: { layer: -1, head: -1 }, focus: { layer: 0, head: 0 } });
+  setText($("grid-sym"), `— ${info.layers} × ${info.heads}`);
+  const list = $("next-tokens");
+  if (list.dataset.key) {
+    list.dataset.key = "";
+    list.replaceChildren();
+  }
+  for (const id of ["heatmap", "working"]) {
+    const host = $(id);
+    if (!host.firstChild) continue;
+    host.replaceChildren();
+    delete host.dataset.size;
+    delete host.dataset.drawn;
+  }
+  setText($("working-sym"), "");
 }
 
 function drawNext(next, info) {

@@ -305,3 +305,52 @@ def test_without_the_models_the_view_says_what_to_run_readably(browser, console,
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
     page.context.close()
+
+
+def grid_shape(page):
+    """The grid of heads as drawn: (rows of cells, cells in a row)."""
+    return page.evaluate("""() => {
+      const rows = [...document.querySelectorAll('#grid [role="row"]')]
+        .filter((r) => r.querySelector('[role="gridcell"]'));
+      return [rows.length, rows[0] ? rows[0].querySelectorAll('[role="gridcell"]').length : 0];
+    }""")
+
+
+def test_a_model_round_trip_draws_each_model_with_its_own_numbers(page, server):
+    # SmolLM2 → MiniLM → SmolLM2 on the default text: each model's own grid, mask, tokens and
+    # working, whatever the other left behind (MiniLM's text has [CLS] … [SEP], 2 more rows).
+    text = "The capital of France is"
+    open_view(page, server)
+    expect(page.locator("#model")).to_have_value("smollm2-135m")
+    page.select_option("#model", "minilm-l6")
+    settled(page)
+    expect(page.locator("#working-sym")).to_contain_text("query 7, “[SEP]”")
+    assert grid_shape(page) == [6, 12]
+    page.select_option("#model", "smollm2-135m")
+    settled(page)
+    expect(page.locator("#causal-note")).to_contain_text("decoder's own mask")
+    expect(page.locator("#grid-sym")).to_have_text("— 30 × 9")
+    assert grid_shape(page) == [30, 9]
+    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”, layer 1 head 1")
+    inputs = head_inputs(page, server, "smollm2-135m", text, 0, 0)
+    assert shown_weights(page) == pytest.approx(reference(inputs, causal=True)[1], abs=6e-4)
+    expect(page.locator("#heatmap td.masked")).to_have_count(10)  # 5 × 4 / 2 above the diagonal
+    # The grid's maps and shares are SmolLM2's: its layer 30 head 9's share, as the API says.
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": "smollm2-135m", "text": text, "layer": 0, "head": 0, "fields": ["overview"]})
+    assert r.status == 200
+    share = r.json()["overview"]["first_token_share"][29][8]
+    expect(page.get_by_role("gridcell", name="Layer 30 head 9", exact=True)).to_have_attribute(
+        "aria-description", f"{math.floor(100 * share + 0.5)}% of its attention on the first token")
+
+
+def test_a_link_to_a_row_the_text_does_not_have_opens_its_last_row(page, server):
+    # Row 40 of a five-token text: never sent to the server (no 422), the last row shown.
+    asked = []
+    page.on("request", lambda r: asked.append(r.post_data_json)
+            if r.url.endswith("/api/model/attention") else None)
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}"
+                            "&layer=2&head=1&row=40&causal=1")
+    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”, layer 3 head 2")
+    assert asked and all(body.get("row") in (None, 4) for body in asked), asked
+    expect(page.locator("#status")).to_have_text("")
