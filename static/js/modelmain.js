@@ -118,6 +118,11 @@ $("text").addEventListener("input", () => {
 $("causal").addEventListener("change", () => change({ causal: $("causal").checked }));
 
 $("next-tokens").addEventListener("click", (e) => {
+  const refused = e.target.closest("button[data-reason]");
+  if (refused) {
+    status(`“${refused.querySelector(".token").textContent}” cannot be appended: ${refused.dataset.reason}.`);
+    return;
+  }
   const button = e.target.closest("button[data-text]");
   if (!button) return;
   clearTimeout(typing);

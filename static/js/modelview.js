@@ -102,17 +102,18 @@ function drawNext(next, info) {
   list.replaceChildren(...next.map((t) => el("li", {}, nextButton(t))));
 }
 
-// A token's stray byte, as attention_models/gguf_tokenizer.readable writes it.
-const PARTIAL = /<0x[0-9A-F]{2}>/;
+/** What a next token's chip shows: a control token by what it marks ("end of turn"),
+ *  any other by its text with its spaces made visible ("␣Paris"). */
+export const chipText = (t) => (t.kind === "control" ? t.name : visibleToken(t.text));
 
-/** A next token's button; one that is part of a character (its bytes written <0xE6>) has no text to append, and is
- *  shown disabled rather than appending those six characters. */
+/** A next token's button. Only a token the server calls appendable carries the text to
+ *  append; any other (a control token, part of a character, one that would change the
+ *  text's earlier tokens) stays focusable, dashed, and says why when pressed. */
 function nextButton(t) {
-  const partial = PARTIAL.test(t.text);
   return el("button", { type: "button", class: "next-token",
-    ...(partial ? { disabled: true, title: "Part of a character: it cannot be appended as text" }
-      : { "data-text": t.text }) },
-  el("span", { class: "token", text: visibleToken(t.text) }),
+    ...(t.appendable ? { "data-text": t.text }
+      : { "aria-disabled": "true", "data-reason": t.reason, "aria-description": t.reason, title: t.reason }) },
+  el("span", { class: t.kind === "control" ? "token control" : "token", text: chipText(t) }),
   el("span", { class: "probability", text: percent(t.probability) }));
 }
 

@@ -195,27 +195,64 @@ def test_a_grid_cell_is_named_by_its_head_and_described_by_its_first_token_share
         "aria-description", f"{math.floor(100 * share + 0.5)}% of its attention on the first token")
 
 
+def next_tokens(page, server, text):
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": "smollm2-135m", "text": text, "layer": 0, "head": 0, "fields": ["next_tokens"]})
+    assert r.status == 200
+    return r.json()["next_tokens"]
+
+
 def test_a_next_token_that_is_part_of_a_character_cannot_be_appended(page, server):
     # After Japanese text most of SmolLM2's likely next tokens are the first bytes of a
     # character: "<0xE3><0x83>" is no text, and appending it would write those characters.
     text = "日本の首都は"
     open_view(page, server, f"#model=smollm2-135m&text={quote(text)}")
-    r = page.request.post(f"{server.url}api/model/attention", data={
-        "model": "smollm2-135m", "text": text, "layer": 0, "head": 0,
-        "fields": ["next_tokens"]})
-    assert r.status == 200
-    partial = [bool(re.search(r"<0x[0-9A-F]{2}>", t["text"])) for t in r.json()["next_tokens"]]
+    offered = next_tokens(page, server, text)
+    partial = [bool(re.search(r"<0x[0-9A-F]{2}>", t["text"])) for t in offered]
     assert 0 < sum(partial) < 10  # some of each
     buttons = page.locator("#next-tokens button")
     expect(buttons).to_have_count(10)
-    for k, is_partial in enumerate(partial):
-        if is_partial:
-            expect(buttons.nth(k)).to_be_disabled()
-        else:
+    for k, t in enumerate(offered):
+        assert t["appendable"] is not partial[k] or t["kind"] == "text"
+        if t["appendable"]:
             expect(buttons.nth(k)).to_be_enabled()
-    whole = partial.index(False)
+        else:
+            expect(buttons.nth(k)).to_be_disabled()
+    whole = next(k for k, t in enumerate(offered) if t["appendable"])
     buttons.nth(whole).click()
-    expect(page.locator("#text")).to_have_value(text + r.json()["next_tokens"][whole]["text"])
+    expect(page.locator("#text")).to_have_value(text + offered[whole]["text"])
+
+
+def test_a_control_token_is_shown_as_what_it_is_and_never_appended(page, server):
+    # After a whole sentence SmolLM2 may end its turn (<|im_end|>, 5.3 %): the chip says
+    # "end of turn", and clicking it appends nothing and says why.
+    text = "The capital of France is Paris."
+    open_view(page, server, f"#model=smollm2-135m&text={quote(text)}")
+    offered = next_tokens(page, server, text)
+    k = next(k for k, t in enumerate(offered) if t["id"] == 2)
+    chip = page.locator("#next-tokens button").nth(k)
+    expect(chip).to_have_text("end of turn5.3%")
+    expect(chip).to_be_disabled()
+    expect(chip).to_have_attribute("aria-description", offered[k]["reason"])
+    chip.click(force=True)  # a person can click it: it answers in words
+    expect(page.locator("#status")).to_have_text(
+        f"“end of turn” cannot be appended: {offered[k]['reason']}.")
+    expect(page.locator("#text")).to_have_value(text)
+    assert "Paris." in page.url
+
+
+def test_a_next_token_that_would_change_the_earlier_tokens_is_not_appended(page, server):
+    # "␣Par" then "is" (70 %): appended, the two would be read as "␣Paris".
+    text = "The capital of France is Par"
+    open_view(page, server, f"#model=smollm2-135m&text={quote(text)}")
+    chip = page.locator("#next-tokens button").first
+    expect(chip).to_have_text(re.compile(r"^is70%$"))
+    expect(chip).to_be_disabled()
+    chip.focus()  # reached by Tab too: its reason is its description
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_contain_text(
+        "“is” cannot be appended: appended, “␣Par” + “is” would be read as “␣Paris”")
+    expect(page.locator("#text")).to_have_value(text)
 
 
 def test_the_causal_counterfactual_and_the_editor_link(page, server):
