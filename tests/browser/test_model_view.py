@@ -391,3 +391,42 @@ def test_a_link_to_a_row_the_text_does_not_have_opens_its_last_row(page, server)
     expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”, layer 3 head 2")
     assert asked and all(body.get("row") in (None, 4) for body in asked), asked
     expect(page.locator("#status")).to_have_text("")
+
+
+CHIPS = """() => [...document.querySelectorAll('#next-tokens button')].map((b) => {
+  const box = (n) => { const r = n.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; };
+  const token = b.querySelector('.token'), p = b.querySelector('.probability');
+  return { text: token.textContent, p: p.textContent, button: box(b), token: box(token),
+    probability: box(p), list: box(b.closest('ol')),
+    cut: [token.scrollWidth > token.clientWidth, p.scrollWidth > p.clientWidth,
+          b.scrollWidth > b.clientWidth] };
+})"""
+
+
+def inside(inner, outer, slack=0.5):
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
+            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+def test_every_next_token_shows_its_whole_text_and_probability(browser, console, server,
+                                                               width, height):
+    page = open_page(browser, console, width=width, height=height)
+    for text in ("The capital of France is", "The capital of France is Paris."):
+        open_view(page, server, f"#model=smollm2-135m&text={quote(text)}")
+        offered = next_tokens(page, server, text)
+        expect(page.locator("#next-tokens button")).to_have_count(10)
+        expect(page.locator("#next-tokens button").first).to_contain_text(
+            offered[0]["text"].replace(" ", "␣"))
+        chips = page.evaluate(CHIPS)
+        for chip, t in zip(chips, offered, strict=True):
+            shown = t["name"] if t["kind"] == "control" else t["text"].replace(" ", "␣")
+            shown = shown.replace("\n", "↵")
+            assert chip["text"] == shown, chip
+            assert chip["cut"] == [False, False, False], chip
+            assert inside(chip["token"], chip["button"]), chip
+            assert inside(chip["probability"], chip["button"]), chip
+            assert inside(chip["button"], chip["list"]), chip
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.context.close()
