@@ -4,6 +4,7 @@
 
 import { createApi } from "./api.js";
 import { urls } from "./config.js";
+import { backToHeatmap, showWorking } from "./dom.js";
 import { cellAt, moveFocus } from "./heatmap.js";
 import { cellOf, gridMove } from "./modelgrid.js";
 import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "./modelrequest.js";
@@ -176,7 +177,10 @@ $("heatmap").addEventListener("click", (e) => {
   const i = Number(target.dataset.i);
   focus.map = { i, j: Number(target.dataset.j ?? focus.map.j) };
   selectRow(i);
+  showWorking($("working-block"));  // as the editor does
 });
+
+$("back-to-heatmap").addEventListener("click", () => backToHeatmap($("head-block"), cellAt($("heatmap"), focus.map)));
 
 $("heatmap").addEventListener("keydown", (e) => {
   if (!e.target.closest('[role="gridcell"]') || !kept.answer.tokens) return;

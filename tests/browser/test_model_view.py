@@ -430,3 +430,36 @@ def test_every_next_token_shows_its_whole_text_and_probability(browser, console,
             assert inside(chip["button"], chip["list"]), chip
         assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.context.close()
+
+
+IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
+  return r.top >= -1 && r.top < innerHeight / 3; }"""
+
+
+def test_on_a_phone_a_tapped_row_brings_its_working_into_view_and_back(browser, console,
+                                                                       server):
+    page = open_page(browser, console, width=390, height=844)
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}")
+    row = page.locator('#heatmap td[data-i="1"]').first
+    row.scroll_into_view_if_needed()
+    assert not page.evaluate(IN_VIEW, "working-block")
+    row.click()
+    expect(page.locator("#working-sym")).to_contain_text("query 2, “␣capital”")
+    page.wait_for_function(IN_VIEW, arg="working-block")  # its top in the screen's upper third
+    # And back: the heatmap's block at the top, the focus on the row's cell.
+    page.get_by_role("button", name="Back to the heatmap").click()
+    page.wait_for_function(IN_VIEW, arg="head-block")
+    expect(page.locator('#heatmap td[data-i="1"][data-j="0"]')).to_be_focused()
+    page.context.close()
+
+
+def test_side_by_side_a_clicked_row_moves_nothing(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}")
+    row = page.locator('#heatmap td[data-i="1"]').first
+    row.scroll_into_view_if_needed()
+    before = page.evaluate("scrollY")
+    row.click()
+    expect(page.locator("#working-sym")).to_contain_text("query 2, “␣capital”")
+    settled(page)
+    assert page.evaluate("scrollY") == before
+    expect(page.get_by_role("button", name="Back to the heatmap")).to_be_hidden()
