@@ -40,9 +40,12 @@ export function drawModel(info) {
  *  of the dot products, urls}. */
 export function drawView({ state, n, shown, info, answer, focus, expanded, urls }) {
   const counterfactual = state.causal !== info.causal;
-  const note = $("causal-note");
-  setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
-  $("causal-note").classList.toggle("is-counterfactual", counterfactual);
+  // What the mask switch does, and that the grid stays the model's own run: the page's own
+  // sentences, one per kind of model and mask (templates/model.html).
+  for (const note of [$("causal-note"), $("grid-mask")]) {
+    setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
+    note.classList.toggle("is-counterfactual", counterfactual);
+  }
   // The editor's link names the row shown: the last, until one is chosen.
   setAttr($("open-editor"), "href", editorHref(urls.index, n === null ? state : { ...state, row: rowOf(state, n) }));
   if (!answer.tokens) {

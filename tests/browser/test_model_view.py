@@ -463,3 +463,39 @@ def test_side_by_side_a_clicked_row_moves_nothing(page, server):
     settled(page)
     assert page.evaluate("scrollY") == before
     expect(page.get_by_role("button", name="Back to the heatmap")).to_be_hidden()
+
+
+PIXEL = """([name, x, y]) => {
+  const canvas = document.querySelector(`#grid [aria-label="${name}"] canvas`);
+  return [...canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)];
+}"""
+
+
+def test_the_counterfactual_mask_leaves_the_grid_on_the_models_own_and_says_so(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}")
+    note = page.locator("#grid-mask")
+    expect(note).to_have_text("Every map and share here is the model's own run, under its own "
+                              "mask: each token reads only itself and the tokens before it.")
+    cell = page.get_by_role("gridcell", name="Layer 1 head 1", exact=True)
+    share = cell.get_attribute("aria-description")
+    page.get_by_label("Causal mask").uncheck()
+    settled(page)
+    page.wait_for_function("() => !document.querySelector('#heatmap td.masked')")
+    expect(note).to_have_text("The counterfactual mask is on the opened head alone: every map "
+                              "and share here is still the model's own run, under its own mask "
+                              "(each token reads only itself and the tokens before it).")
+    expect(note).to_have_class(re.compile(r"\bis-counterfactual\b"))
+    # And so they are: the small map keeps its masked corner (grey: query 1, key 5), the
+    # share its number.
+    assert page.evaluate(PIXEL, ["Layer 1 head 1", 4, 0]) == [205, 205, 205]
+    assert cell.get_attribute("aria-description") == share
+    # The encoder the other way round.
+    page.select_option("#model", "minilm-l6")
+    settled(page)
+    expect(note).to_have_text("Every map and share here is the model's own run, under its own "
+                              "mask: every token reads every token.")
+    page.get_by_label("Causal mask").check()
+    settled(page)
+    expect(note).to_have_text("The counterfactual mask is on the opened head alone: every map "
+                              "and share here is still the model's own run, under its own mask "
+                              "(every token reads every token).")
