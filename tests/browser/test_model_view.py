@@ -575,3 +575,18 @@ def test_what_x_is_for_the_decoder(page, server):
     assert recipe.startswith("Exactly: X = RMSNorm(h) ⊙ g, where h is the residual stream: the "
                              "token's embedding plus the attention and MLP outputs of the 4 "
                              "layers before, never normalised itself.")
+
+
+def test_the_marks_of_tokens_and_the_attention_sink_are_explained_where_shown(page, server):
+    open_view(page, server, f"#model=smollm2-135m&text={quote('The capital of France is')}")
+    marks = "␣ is a space, ↵ a new line"
+    # Where tokens are shown: the next tokens, and the head's rows and columns.
+    expect(page.locator("#next-how")).to_contain_text(marks)
+    expect(page.locator("#next-tokens button").first).to_contain_text("␣Paris")
+    expect(page.locator("#head-how")).to_contain_text(marks)
+    expect(page.locator("#heatmap")).to_contain_text("␣capital")
+    # Where the first-token share is shown: named, and said why.
+    expect(page.locator("#grid-how")).to_contain_text(
+        "the first token, on average over its queries. Many heads put most of their attention "
+        "there when nothing else in the text matters to them: an “attention sink”, a place to "
+        "park it, since each query's weights must add up to 1.")
