@@ -19,6 +19,7 @@ export function drawModel(info) {
   setText($("model-shape"), `${info.layers} layers × ${info.heads} heads${info.kv_heads < info.heads ? ` (${info.kv_heads} key/value heads)` : ""}, head size ${info.d_head}`);
   setText($("text-limit"), `(up to ${info.max_tokens} tokens)`);
   setProp($("next-block"), "hidden", info.kind !== "decoder");
+  setProp($("editor-rope"), "hidden", info.positional !== "rope");  // what the editor's link carries
 }
 
 /** Everything the state and the kept answer can show. ``view`` = {state, n: the state's

@@ -363,12 +363,17 @@ def test_a_model_round_trip_draws_each_model_with_its_own_numbers(page, server):
     settled(page)
     expect(page.locator("#working-sym")).to_contain_text("query 7, “[SEP]”")
     assert grid_shape(page) == [6, 12]
+    tools = page.locator(".head-tools")  # what "Open in the editor" carries: no rotations
+    expect(tools).to_contain_text("with this head's X, WQ, WK, WV, to change any number",
+                                  use_inner_text=True)
     page.select_option("#model", "smollm2-135m")
     settled(page)
     expect(page.locator("#causal-note")).to_contain_text("decoder's own mask")
     expect(page.locator("#grid-sym")).to_have_text("— 30 × 9")
     assert grid_shape(page) == [30, 9]
     expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”, layer 1 head 1")
+    expect(tools).to_contain_text("with this head's X, WQ, WK, WV and its rotary positions",
+                                  use_inner_text=True)
     inputs = head_inputs(page, server, "smollm2-135m", text, 0, 0)
     assert shown_weights(page) == pytest.approx(reference(inputs, causal=True)[1], abs=6e-4)
     expect(page.locator("#heatmap td.masked")).to_have_count(10)  # 5 × 4 / 2 above the diagonal
