@@ -61,12 +61,27 @@ def model_schemas(answers: dict, array) -> dict:
             "required": ["text", "start", "end", "tokens"],
             "properties": {"text": TEXT, "start": INTEGER, "end": INTEGER,
                            "tokens": {"type": "array", "items": INTEGER}}}
-    next_token = {"type": "object", "additionalProperties": False,
-                  "required": ["id", "text", "probability"],
-                  "properties": {"id": INTEGER, "text": {**TEXT, "description":
-                                                         "the text appended (\" Paris\")"},
-                                 "probability": {"type": "number", "minimum": 0,
-                                                 "maximum": 1}}}
+    next_token = {
+        "type": "object", "additionalProperties": False,
+        "required": ["id", "text", "probability", "kind", "appendable"],
+        "properties": {
+            "id": INTEGER,
+            "text": {**TEXT, "description": "the text appended (\" Paris\"); a control "
+                                            "token as written, part of a character's bytes as "
+                                            "<0xE2>"},
+            "probability": {"type": "number", "minimum": 0, "maximum": 1},
+            "kind": {"enum": ["text", "control", "bytes"], "description":
+                     "text; control: a mark of the model's own (<|im_end|>), which no typed "
+                     "text makes; bytes: part of a character"},
+            "name": {**TEXT, "description": "only with kind control: what it marks, in words "
+                                            "(\"end of turn\")"},
+            "appendable": {"type": "boolean", "description":
+                           "the text with text appended is read as the text's own tokens "
+                           "followed by this one token (and is taken: at most max_tokens); "
+                           "false for a control token, part of a character, or a token that "
+                           "would join the text's last (\"␣Par\" + \"is\" → \"␣Paris\")"},
+            "reason": {**TEXT, "description": "only when appendable is false: why, in words"},
+        }}
     overview = {
         "type": "object", "additionalProperties": False,
         "required": ["weights_u8", "first_token_share"],

@@ -17,12 +17,12 @@ import numpy as np
 from attention_models.base import Model, Tokenized
 from attention_models.heads import first_token_share
 
+from .next_tokens import next_tokens
 from .response import weights_u8
 
 # Runs kept per process. One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32,
 # the overview: 30 × 9 × 128 × 128 bytes), so 8 keep a worker within ~100 MB more.
 KEPT = 8
-NEXT_TOKENS = 10  # a decoder's most likely next tokens in an answer
 
 
 @dataclass(frozen=True)
@@ -33,24 +33,16 @@ class Run:
     X: np.ndarray  # (L, n, d_model) float32: each layer's input to its projections
     overview_u8: np.ndarray  # (L, H, n, n) uint8: round(255 · weight) of every head
     first_token_share: np.ndarray  # (L, H) float64: mean weight on token 0, over queries
-    next_tokens: list[dict] | None  # a decoder's NEXT_TOKENS most likely: {id, text, probability}
+    next_tokens: list[dict] | None  # a decoder's most likely (next_tokens.py), else None
 
 
-def run(model: Model, tokenized: Tokenized) -> Run:
+def run(model: Model, text: str, tokenized: Tokenized) -> Run:
     """Run the model on a text's tokens and keep what answers need."""
     forward = model.forward(tokenized.ids)
     return Run(tokenized=tokenized, X=forward.X, overview_u8=weights_u8(forward.weights),
                first_token_share=first_token_share(forward.weights),
                next_tokens=None if forward.next_probabilities is None
-               else most_likely(model, forward.next_probabilities))
-
-
-def most_likely(model: Model, probabilities: np.ndarray) -> list[dict]:
-    """The NEXT_TOKENS most likely tokens, most likely first (equal ones by id)."""
-    top = np.argpartition(-probabilities, NEXT_TOKENS)[:NEXT_TOKENS]
-    top = top[np.lexsort((top, -probabilities[top]))]
-    return [{"id": int(i), "text": model.token_text(int(i)),
-             "probability": float(probabilities[i])} for i in top]
+               else next_tokens(model, text, tokenized, forward.next_probabilities))
 
 
 class Runs:
@@ -71,7 +63,7 @@ class Runs:
                 return kept
         # Outside the lock: another text's run need not wait for this one. Two requests for
         # the same new text at once both run it; the second's result replaces the first's.
-        fresh = run(model, tokenized)
+        fresh = run(model, text, tokenized)
         with self._lock:
             self.computed += 1
             self._runs[key] = fresh

@@ -116,6 +116,14 @@ class Model(Protocol):
     def token_text(self, token_id: int) -> str:
         """The text a token adds when appended (" Paris"), control tokens as written."""
 
+    def token_kind(self, token_id: int) -> str:
+        """What a token is: "text"; "control", a mark of the model's own that no typed text
+        makes (<|im_end|>, [SEP]); or "bytes", part of a character, whose token_text
+        writes its bytes (" <0xE2><0x88>")."""
+
+    def control_name(self, token_id: int) -> str:
+        """What a control token marks, in words ("end of turn"); else its text."""
+
 
 def package_dir(name: str) -> Path:
     """An installed package's folder, found without importing it: both model packages'

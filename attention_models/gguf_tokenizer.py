@@ -61,6 +61,19 @@ def token_bytes(token: str) -> bytes:
     return bytes(table[c] for c in token)
 
 
+def is_text(data: bytes) -> bool:
+    """Whether bytes are whole UTF-8 characters (readable() writes them as they are).
+
+    >>> is_text(" é".encode()), is_text(b"\\xe2\\x80")
+    (True, False)
+    """
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def readable(data: bytes) -> str:
     """Bytes as UTF-8 text, where a byte that is not part of a whole character (a token can
     hold part of one) is written as <0xE2>.

@@ -150,6 +150,15 @@ class MiniLM:
             return token
         return token[2:] if token.startswith("##") else " " + token
 
+    def token_kind(self, token_id: int) -> str:
+        """"control" for the specials ([CLS], [SEP], …), "text" for the rest (WordPiece's
+        vocabulary holds whole characters only)."""
+        return "control" if token_id in self.tokenizer.get_added_tokens_decoder() else "text"
+
+    def control_name(self, token_id: int) -> str:
+        """A special as written ("[SEP]"): BERT's are named by their own text."""
+        return self.tokenizer.id_to_token(token_id)
+
 
 def load(folder: Path | str | None = None) -> MiniLM:
     """The model in ``folder`` (model.safetensors and tokenizer.json); None is the installed

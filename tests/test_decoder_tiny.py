@@ -163,6 +163,8 @@ def test_token_text_is_what_a_token_appends(model):
     assert model.token_text(264) == " cat"
     assert model.token_text(1) == "<|im_start|>"
     assert model.token_text(3 + 0xC3) == "<0xC3>"
+    assert [model.token_kind(i) for i in (264, 1, 3 + 0xC3)] == ["text", "control", "bytes"]
+    assert model.control_name(1) == "start of a turn"
 
 
 def test_the_forward_equals_the_plain_loop_reference(model, tensors):

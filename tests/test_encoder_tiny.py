@@ -90,6 +90,9 @@ def test_token_text_is_what_the_token_adds(model):
     vocab = model.tokenizer.get_vocab()
     assert [model.token_text(vocab[t]) for t in ("cat", "##s", "[SEP]", "[PAD]")] == [
         " cat", "s", "[SEP]", "[PAD]"]
+    assert [model.token_kind(vocab[t]) for t in ("cat", "##s", "[SEP]")] == [
+        "text", "text", "control"]
+    assert model.control_name(vocab["[SEP]"]) == "[SEP]"
 
 
 @pytest.mark.parametrize("text", TEXTS)

@@ -114,3 +114,14 @@ def test_a_character_split_across_tokens_shows_its_bytes(model):
     assert tokenized.tokens == ["<0xE6><0x97>", "<0xA5>", "本", "␣🙂", "␣ok"]
     assert model.tokenize("🙂").tokens == ["<0xF0><0x9F>", "<0x99><0x82>"]
     assert [w["tokens"] for w in tokenized.words] == [[0, 1, 2], [3], [4]]
+
+
+def test_each_token_is_text_a_control_mark_or_part_of_a_character(model):
+    # <|im_end|> (2) ends a chat turn; <file_sep> (5) is a mark of its code data; " Paris"
+    # (7042) is text; " <0xE2><0x88>" (19995) holds the first two of ∑'s three bytes.
+    assert [model.token_kind(i) for i in (2, 5, 7042, 19995)] == [
+        "control", "control", "text", "bytes"]
+    assert [model.control_name(i) for i in (0, 1, 2, 5)] == [
+        "end of text", "start of a turn", "end of turn", "<file_sep>"]
+    assert model.token_text(19995) == " <0xE2><0x88>"
+    assert "∑".encode()[:2] == b"\xe2\x88"

@@ -3,6 +3,20 @@
 /** app.css: below this width the stage is one column, the working under the heatmap. */
 export const STACKED = "(max-width: 1023px)";
 
+/** After a row of a heatmap is chosen: on a narrow screen, where the working stands under
+ *  the heatmap, bring the working's block into view (its "Back to the heatmap" button
+ *  returns). Side by side, nothing moves. */
+export function showWorking(block) {
+  if (matchMedia(STACKED).matches) block.scrollIntoView({ block: "start" });
+}
+
+/** The working's "Back to the heatmap": the heatmap's block at the top of the screen, the
+ *  focus on its ``cell`` (the one it had), without a second jump. */
+export function backToHeatmap(block, cell) {
+  cell?.focus({ preventScroll: true });
+  block.scrollIntoView({ block: "start" });
+}
+
 /** el("td", {class: "x", "aria-label": "…"}, child or text, …) */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

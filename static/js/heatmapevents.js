@@ -3,7 +3,7 @@
 // across the page. The focus and the lit weight are the page's pointer object; the
 // drawing (main.js) only receives them.
 
-import { STACKED } from "./dom.js";
+import { backToHeatmap, showWorking } from "./dom.js";
 import { cellAt, moveFocus } from "./heatmap.js";
 import { cellFromPoint } from "./readout.js";
 import * as S from "./state.js";
@@ -37,8 +37,7 @@ export function wireHeatmap(page) {
     cellAt(grid.shown(), page.pointer.focus)?.focus();
   });
   $("back-to-heatmap").addEventListener("click", () => {
-    cellAt(grid.shown(), page.pointer.focus)?.focus({ preventScroll: true });
-    $("heatmap-start").scrollIntoView({ block: "start" });
+    backToHeatmap($("heatmap-start"), cellAt(grid.shown(), page.pointer.focus));
   });
 }
 
@@ -80,9 +79,7 @@ function wireClicks(page, host, grid, touch) {
       page.pointer.focus = { i, j: map ? pointAt(map, e)?.j ?? focus.j : Number(target.dataset.j ?? focus.j) };
       page.selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
       cellAt(grid.shown(), page.pointer.focus)?.focus({ preventScroll: true });
-      // On a narrow screen the working stands under the heatmap: bring it into view (its
-      // "Back to the heatmap" button returns). Side by side, nothing moves.
-      if (matchMedia(STACKED).matches && !page.now().present) $("working-block").scrollIntoView({ block: "start" });
+      if (!page.now().present) showWorking($("working-block"));
     }
     touch.tapping = false;  // the tap's focus has come
   });

@@ -42,19 +42,28 @@ function build(layers, heads) {
   return grid;
 }
 
+/** Whether an overview is one of a model of ``layers`` × ``heads``. */
+export function fits(overview, layers, heads) {
+  const [L, H] = overview?.weights_u8?.shape ?? [];
+  return L === layers && H === heads && overview.first_token_share?.length === layers
+    && overview.first_token_share.every((row) => row.length === heads);
+}
+
 /** renderGrid(host, {layers, heads, overview: the decoded overview (modelrequest.js) or
  *  null before it comes, causal: the model's own mask (the overview is its run), selected
- *  and focus: {layer, head}}). The maps are drawn again only for a new overview. */
+ *  and focus: {layer, head}}). The maps are drawn again only for a new overview; one of
+ *  another size (another model's) is never drawn, and leaves the maps empty. */
 export function renderGrid(host, { layers, heads, overview, causal, selected, focus }) {
   const size = `${layers}×${heads}`;
-  if (host.dataset.size !== size) {
+  const shown = fits(overview, layers, heads) ? overview : null;
+  if (host.dataset.size !== size || (!shown && drawn.has(host))) {
     host.replaceChildren(build(layers, heads));
     host.dataset.size = size;
     drawn.delete(host);
   }
-  if (overview && drawn.get(host) !== overview) {
-    drawMaps(host, overview, causal);
-    drawn.set(host, overview);
+  if (shown && drawn.get(host) !== shown) {
+    drawMaps(host, shown, causal);
+    drawn.set(host, shown);
   }
   for (const cell of host.querySelectorAll(".head-cell")) {
     const l = Number(cell.dataset.layer);

@@ -4,10 +4,11 @@
 
 import { createApi } from "./api.js";
 import { urls } from "./config.js";
+import { backToHeatmap, showWorking } from "./dom.js";
 import { cellAt, moveFocus } from "./heatmap.js";
 import { cellOf, gridMove } from "./modelgrid.js";
-import { decodeAnswer, headKey, merged, requestFor } from "./modelrequest.js";
-import { appended, fragmentOf, modelOf, parseFragment, withModel } from "./modelstate.js";
+import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "./modelrequest.js";
+import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "./modelstate.js";
 import { drawModel, drawView } from "./modelview.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +18,7 @@ const { models } = JSON.parse($("models-data").textContent);
 const TYPING_MS = 350;
 
 let state = parseFragment(location.hash, models);
-let kept = { run: null, head: null, row: null, answer: {}, shown: null };
+let kept = nothingKept();  // the answers' parts, never written back into the state
 const focus = { grid: { layer: state.layer, head: state.head }, map: { i: 0, j: 0 } };
 let expanded = false;  // every term of the dot products
 let lost = false;
@@ -37,8 +38,11 @@ function writeUrl() {
   if (location.hash !== hash) history.replaceState(null, "", hash);
 }
 
+/** The token count of the state's text, once its run has come (else null). */
+const tokenCount = () => (kept.run === runKey(state) ? kept.n : null);
+
 function draw() {
-  drawView({ state, shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, urls });
+  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, urls });
 }
 
 function textError(message) {
@@ -51,6 +55,7 @@ function textError(message) {
 /** Ask for whatever the state needs and the kept answers lack; draw what comes. */
 async function refresh() {
   writeUrl();
+  kept = keptFor(kept, state);
   draw();
   const request = requestFor(state, kept, info().kind === "decoder");
   // Busy while the numbers on screen are not yet the state's (the browser tests wait on it).
@@ -71,19 +76,12 @@ async function refresh() {
   }
   status("");
   textError(null);
+  const fresh = kept.run !== runKey(request);
   kept = merged(kept, request, body);
-  const asked = new Set(request.fields);
-  if (asked.has("weights")) kept.shown = { ...request, row: request.row ?? null };
-  else if (asked.has("working.row") && kept.shown && headKey(kept.shown) === headKey(request)) {
-    kept.shown = { ...kept.shown, row: request.row };
-  }
   const n = body.tokens.length;
-  if (state.row === null || state.row >= n) {
-    // A new text: its last token's row, the one that predicts what comes next.
-    state = { ...state, row: n - 1 };
-    focus.map = { i: n - 1, j: 0 };
-  }
-  focus.map = { i: Math.min(focus.map.i, n - 1), j: Math.min(focus.map.j, n - 1) };
+  // A new text's focus starts on the row shown; otherwise it stays, within the text.
+  focus.map = fresh ? { i: rowOf(state, n), j: 0 }
+    : { i: Math.min(focus.map.i, n - 1), j: Math.min(focus.map.j, n - 1) };
   refresh();
 }
 
@@ -121,6 +119,11 @@ $("text").addEventListener("input", () => {
 $("causal").addEventListener("change", () => change({ causal: $("causal").checked }));
 
 $("next-tokens").addEventListener("click", (e) => {
+  const refused = e.target.closest("button[data-reason]");
+  if (refused) {
+    status(`“${refused.querySelector(".token").textContent}” cannot be appended: ${refused.dataset.reason}.`);
+    return;
+  }
   const button = e.target.closest("button[data-text]");
   if (!button) return;
   clearTimeout(typing);
@@ -174,7 +177,10 @@ $("heatmap").addEventListener("click", (e) => {
   const i = Number(target.dataset.i);
   focus.map = { i, j: Number(target.dataset.j ?? focus.map.j) };
   selectRow(i);
+  showWorking($("working-block"));  // as the editor does
 });
+
+$("back-to-heatmap").addEventListener("click", () => backToHeatmap($("head-block"), cellAt($("heatmap"), focus.map)));
 
 $("heatmap").addEventListener("keydown", (e) => {
   if (!e.target.closest('[role="gridcell"]') || !kept.answer.tokens) return;
@@ -188,7 +194,7 @@ $("heatmap").addEventListener("keydown", (e) => {
   if (!to) return;
   e.preventDefault();
   focus.map = to;
-  if (to.i !== state.row) selectRow(to.i);
+  if (to.i !== rowOf(state, n)) selectRow(to.i);
   else draw();
   cellAt($("heatmap"), to)?.focus();
 });

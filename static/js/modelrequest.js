@@ -1,5 +1,5 @@
 // What the "Real model" view asks of POST /api/model/attention, and what it keeps of the
-// answers: pure functions, unit-tested in tests/js/modelrequest.test.mjs.
+// answers: pure functions, unit-tested in tests/js/model.test.mjs.
 //
 // The server keeps the model's run per (model, text), so a head, mask or row switch on the
 // same text costs only that head's arithmetic; the page asks only for what changes:
@@ -8,6 +8,7 @@
 // when the row does. Every array comes in base64 (float64 bytes): no number parsed from text.
 
 import { decodeArray, decodeArrays } from "./arrays.js";
+import { rowOf } from "./modelstate.js";
 
 // The parts of a row's working that renderWorking (working.js) writes, as in the editor's
 // request (results.js): the products and terms of every component are not among them.
@@ -26,18 +27,32 @@ export const runKey = (s) => `${s.model}\n${s.text}`;
 export const headKey = (s) => `${runKey(s)}\n${s.layer}\n${s.head}\n${s.causal ? 1 : 0}`;
 export const rowKey = (s) => `${headKey(s)}\n${s.row}`;
 
-/** The request for state ``s`` given what is kept (``have`` = {run, head, row}: the keys
- *  of the parts already received), or null when everything is there. ``decoder``: the
- *  model predicts next tokens. */
+/** What is kept before any answer: the keys of the parts received (run, head, row), the
+ *  run's token count ``n``, the model they are of, the merged answer and the state its head
+ *  and working are for (``shown``). */
+export const nothingKept = () => ({ model: null, run: null, n: null, head: null, row: null, answer: {}, shown: null });
+
+/** ``kept`` when its answers are of state ``s``'s model, else nothing: another model's grid,
+ *  tokens or row must never be drawn under this one's name (nor its row asked of it). */
+export const keptFor = (kept, s) => (kept.model === s.model ? kept : nothingKept());
+
+/** The request for state ``s`` given what is kept (``have`` = {run, n, head, row}: the keys
+ *  of the parts already received and the run's token count), or null when everything is
+ *  there. ``decoder``: the model predicts next tokens. A row is asked only of a run whose
+ *  tokens are known, and only one the text has (modelstate.rowOf): a new text's first
+ *  request brings its tokens, the next its row's working. */
 export function requestFor(s, have, decoder) {
   const fields = [];
-  if (have.run !== runKey(s)) fields.push(...RUN, ...(decoder ? DECODER : []));
+  const known = have.run === runKey(s);
+  const row = known ? rowOf(s, have.n) : null;
+  if (!known) fields.push(...RUN, ...(decoder ? DECODER : []));
   if (have.head !== headKey(s)) fields.push(...HEAD);
-  if (s.row !== null && have.row !== rowKey(s)) fields.push(...WORKING);
+  if (row !== null && have.row !== rowKey({ ...s, row })) fields.push(...WORKING);
   if (!fields.length) return null;
-  if (!fields.includes("tokens")) fields.unshift("tokens");  // to check a row is in range
+  // Every answer names its tokens, so the merged answer's are always those of the last.
+  if (!fields.includes("tokens")) fields.unshift("tokens");
   return { model: s.model, text: s.text, layer: s.layer, head: s.head,
-    ...(s.row === null ? {} : { row: s.row }), causal: s.causal, fields, encoding: "base64" };
+    ...(row === null ? {} : { row }), causal: s.causal, fields, encoding: "base64" };
 }
 
 /** An answer's arrays decoded. The overview's weights_u8 (layers × heads × n × n) stays one
@@ -69,13 +84,23 @@ export function overviewMap({ shape, data }, l, h) {
 }
 
 /** What the page keeps after an answer to ``request`` arrives: the parts merged into
- *  ``kept`` ({run, head, row, answer}), each with its key. */
+ *  ``kept``, each with its key, and ``shown``, the state the head and working on screen are
+ *  for (its row null until that row's working has come). */
 export function merged(kept, request, answer) {
   const s = { ...request, row: request.row ?? null };
   const asked = new Set(request.fields);
-  const out = { ...kept, answer: { ...kept.answer, ...answer } };
-  if (asked.has("overview")) out.run = runKey(s);
-  if (asked.has("weights")) out.head = headKey(s);
-  if (asked.has("working.row")) out.row = rowKey(s);
+  const out = { ...kept, model: request.model, answer: { ...kept.answer, ...answer } };
+  if (asked.has("overview")) {
+    out.run = runKey(s);
+    out.n = answer.tokens.length;
+  }
+  if (asked.has("weights")) {
+    out.head = headKey(s);
+    out.shown = s;
+  }
+  if (asked.has("working.row")) {
+    out.row = rowKey(s);
+    if (out.shown && headKey(out.shown) === headKey(s)) out.shown = { ...out.shown, row: s.row };
+  }
   return out;
 }

@@ -1,8 +1,9 @@
 // The "Real model" view's state and its URL fragment: pure functions, unit-tested in
-// tests/js/modelstate.test.mjs. One state object,
+// tests/js/model.test.mjs. One state object,
 //   {model, text, layer, head, row, causal}
 // layer, head and row 0-based (the page's names count from 1, "Layer 3 head 5"); row null
-// until the text's tokens are known (then its last token, the one that predicts the next);
+// for the text's last token, the one that predicts the next: how many tokens a text makes
+// is the server's to say, so the state never holds it (rowOf reads the row with it);
 // causal the mask asked for, the model's own unless the person asks for the counterfactual.
 // The fragment holds the same six keys, so a link reproduces the view; the editor's link
 // is the same fragment after "from=model" (the contract between the two pages).
@@ -77,6 +78,10 @@ export const fragmentOf = (state) => pairsOf(state);
 
 /** The editor's link for this head (url_for("pages.index") + the hand-off fragment). */
 export const editorHref = (indexUrl, state) => `${indexUrl}#from=model&${pairsOf(state)}`;
+
+/** The row shown for a text of ``n`` tokens: the state's when the text has it, else the
+ *  last (a link's row 40, or a row kept from a longer text, never reaches a request). */
+export const rowOf = (state, n) => (state.row !== null && state.row < n ? state.row : n - 1);
 
 /** Whether two states ask the same head of the same run. */
 export const sameHead = (a, b) => a.model === b.model && a.text === b.text && a.layer === b.layer

@@ -2,48 +2,46 @@
 // the next tokens, the grid of heads, the chosen head's heatmap and its row's working. It
 // only draws; modelmain.js owns the state, the requests and the events.
 
-import { el, setAttr, setProp, setText } from "./dom.js";
+import { el, setAttr, setProp, setText, symbols } from "./dom.js";
 import { renderHeatmap, renderLegend } from "./heatmap.js";
 import { renderGrid } from "./modelgrid.js";
-import { editorHref } from "./modelstate.js";
+import { editorHref, rowOf } from "./modelstate.js";
 import { percent, visibleToken } from "./modeltokens.js";
+import { explainX } from "./modelwords.js";
 import { typeset } from "./tex.js";
 import { LONG } from "./workingtex.js";
 import { renderWorking } from "./working.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** What X is for each kind of model (what the causal switch does to it is written in the
- *  page: #causal-note's data attributes). */
-const WORDS = {
-  decoder: {
-    x: (m) => `Here X is the input of the layer's query, key and value projections in ${m.name}: the RMSNorm of the residual stream (the sum of the token's embedding and every earlier layer's output), multiplied by the norm's learned gain. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply; q and k are then rotated by their positions (RoPE, θ = ${m.rope_base}).`,
-  },
-  encoder: {
-    x: (m) => `Here X is the input of the layer in ${m.name}: its hidden states, the token's embedding plus its learned position embedding for layer 1, the previous layer's output after that. Its ${m.d_model} numbers per token are what W_Q, W_K and W_V (${m.d_model} × ${m.d_head} for one head) multiply, each projection adding its bias.`,
-  },
-};
-
 /** The parts of the page that depend on the model alone. */
 export function drawModel(info) {
-  const words = WORDS[info.kind];
   setText($("model-shape"), `${info.layers} layers × ${info.heads} heads${info.kv_heads < info.heads ? ` (${info.kv_heads} key/value heads)` : ""}, head size ${info.d_head}`);
   setText($("text-limit"), `(up to ${info.max_tokens} tokens)`);
-  setText($("explain-x"), words.x(info));
   setProp($("next-block"), "hidden", info.kind !== "decoder");
+  setProp($("editor-rope"), "hidden", info.positional !== "rope");  // what the editor's link carries
 }
 
-/** Everything the state and the kept answer can show. ``view`` = {state, info, answer
- *  (the merged answer), shown: the state its head and working are for (null before the
- *  first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term of the dot
- *  products, urls}. */
-export function drawView({ state, shown, info, answer, focus, expanded, urls }) {
+/** Everything the state and the kept answer can show. ``view`` = {state, n: the state's
+ *  text's token count once known (else null), info, answer (the merged answer: always of
+ *  the state's model, modelrequest.keptFor), shown: the state its head and working are for
+ *  (null before the first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term
+ *  of the dot products, urls}. */
+export function drawView({ state, n, shown, info, answer, focus, expanded, urls }) {
   const counterfactual = state.causal !== info.causal;
-  const note = $("causal-note");
-  setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
-  $("causal-note").classList.toggle("is-counterfactual", counterfactual);
-  setAttr($("open-editor"), "href", editorHref(urls.index, state));
-  if (!answer.tokens) return;
+  // What the mask switch does, and that the grid stays the model's own run: the page's own
+  // sentences, one per kind of model and mask (templates/model.html).
+  for (const note of [$("causal-note"), $("grid-mask")]) {
+    setText(note, note.dataset[`${info.kind}${counterfactual ? "Counter" : "Own"}`]);
+    note.classList.toggle("is-counterfactual", counterfactual);
+  }
+  drawExplainX(info, (shown ?? state).layer);
+  // The editor's link names the row shown: the last, until one is chosen.
+  setAttr($("open-editor"), "href", editorHref(urls.index, n === null ? state : { ...state, row: rowOf(state, n) }));
+  if (!answer.tokens) {
+    clearAnswers(info);  // another model's, or none yet: nothing of it may stay
+    return;
+  }
   drawNext(answer.next_tokens, info);
   const overview = answer.overview ?? null;
   renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview, causal: info.causal,
@@ -57,14 +55,44 @@ export function drawView({ state, shown, info, answer, focus, expanded, urls }) 
     $("h-head").dataset.title = `${title}${sym}`;
     $("h-head").replaceChildren(`${title} `, el("span", { class: "sym", text: sym }));
   }
-  const n = answer.tokens.length;
+  const count = answer.tokens.length;
   renderHeatmap($("heatmap"), {
     weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
-    tokens: answer.tokens, keys: answer.tokens, selected: shown.row ?? n - 1, focus: focus.map,
+    tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
     name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
   });
   renderLegend($("legend"));
-  drawWorking(shown, info, answer, n, expanded);
+  drawWorking(shown, info, answer, count, expanded);
+}
+
+/** "What is X here?" for the head's layer: in plain words, then the exact recipe. */
+function drawExplainX(info, layer) {
+  const host = $("explain-x");
+  const [plain, recipe] = explainX(info, layer);
+  if (host.dataset.key === plain + recipe) return;
+  host.dataset.key = plain + recipe;
+  host.replaceChildren(el("p", {}, ...symbols(plain)), el("p", {}, ...symbols(recipe)));
+}
+
+/** The grid, the next tokens, the head and the working, emptied: a new model's page shows
+ *  nothing of the last one while its own answer is on its way. */
+function clearAnswers(info) {
+  renderGrid($("grid"), { layers: info.layers, heads: info.heads, overview: null, causal: info.causal,
+    selected: { layer: -1, head: -1 }, focus: { layer: 0, head: 0 } });
+  setText($("grid-sym"), `— ${info.layers} × ${info.heads}`);
+  const list = $("next-tokens");
+  if (list.dataset.key) {
+    list.dataset.key = "";
+    list.replaceChildren();
+  }
+  for (const id of ["heatmap", "working"]) {
+    const host = $(id);
+    if (!host.firstChild) continue;
+    host.replaceChildren();
+    delete host.dataset.size;
+    delete host.dataset.drawn;
+  }
+  setText($("working-sym"), "");
 }
 
 function drawNext(next, info) {
@@ -76,17 +104,18 @@ function drawNext(next, info) {
   list.replaceChildren(...next.map((t) => el("li", {}, nextButton(t))));
 }
 
-// A token's stray byte, as attention_models/gguf_tokenizer.readable writes it.
-const PARTIAL = /<0x[0-9A-F]{2}>/;
+/** What a next token's chip shows: a control token by what it marks ("end of turn"),
+ *  any other by its text with its spaces made visible ("␣Paris"). */
+export const chipText = (t) => (t.kind === "control" ? t.name : visibleToken(t.text));
 
-/** A next token's button; one that is part of a character (its bytes written <0xE6>) has no text to append, and is
- *  shown disabled rather than appending those six characters. */
+/** A next token's button. Only a token the server calls appendable carries the text to
+ *  append; any other (a control token, part of a character, one that would change the
+ *  text's earlier tokens) stays focusable, dashed, and says why when pressed. */
 function nextButton(t) {
-  const partial = PARTIAL.test(t.text);
   return el("button", { type: "button", class: "next-token",
-    ...(partial ? { disabled: true, title: "Part of a character: it cannot be appended as text" }
-      : { "data-text": t.text }) },
-  el("span", { class: "token", text: visibleToken(t.text) }),
+    ...(t.appendable ? { "data-text": t.text }
+      : { "aria-disabled": "true", "data-reason": t.reason, "aria-description": t.reason, title: t.reason }) },
+  el("span", { class: t.kind === "control" ? "token control" : "token", text: chipText(t) }),
   el("span", { class: "probability", text: percent(t.probability) }));
 }
 

@@ -3,10 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { cellName, gridMove } from "../../static/js/modelgrid.js";
-import { decodeAnswer, headKey, merged, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/modelrequest.js";
-import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, withModel } from "../../static/js/modelstate.js";
+import { cellName, fits, gridMove } from "../../static/js/modelgrid.js";
+import { decodeAnswer, headKey, keptFor, merged, nothingKept, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/modelrequest.js";
+import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, rowOf, withModel } from "../../static/js/modelstate.js";
 import { percent, shareText, visibleToken } from "../../static/js/modeltokens.js";
+import { explainX } from "../../static/js/modelwords.js";
 
 const MODELS = [
   { id: "smollm2-135m", kind: "decoder", layers: 30, heads: 9, kv_heads: 3, max_tokens: 128, causal: true },
@@ -73,36 +74,67 @@ test("tokens and shares are written to be read at a glance", () => {
 const S = { model: "smollm2-135m", text: "The cat", layer: 1, head: 2, row: 1, causal: true };
 
 test("a request asks only what the kept answers lack", () => {
-  const none = { run: null, head: null, row: null };
+  const none = nothingKept();
   const first = requestFor(S, none, true);
   assert.deepEqual(first.fields.slice(0, 4), ["tokens", "words", "overview", "next_tokens"]);
-  assert.ok(first.fields.includes("weights") && first.fields.includes("working.dots"));
+  assert.ok(first.fields.includes("weights"));
   assert.equal(first.encoding, "base64");
   assert.equal(requestFor(S, none, false).fields.includes("next_tokens"), false);
-  const all = { run: runKey(S), head: headKey(S), row: rowKey(S) };
+  // A text's tokens unknown: its row is neither sent nor its working asked, whatever the
+  // state's row (a link's); the run's answer tells how many tokens there are.
+  assert.equal("row" in first, false);
+  assert.equal(first.fields.includes("working.row"), false);
+  const all = { run: runKey(S), n: 2, head: headKey(S), row: rowKey(S) };
   assert.equal(requestFor(S, all, true), null);
   // Another head: its blocks and working, not the overview.
   const head = requestFor({ ...S, head: 3 }, all, true);
   assert.equal(head.fields.includes("overview"), false);
   assert.ok(head.fields.includes("weights") && head.fields.includes("working.row"));
-  // Another row: its working alone (and the tokens, to check it).
+  // Another row: its working alone (and the tokens every answer names).
   assert.deepEqual(requestFor({ ...S, row: 0 }, all, true).fields, ["tokens", ...WORKING]);
   // The counterfactual mask: the head again, not the run.
   assert.equal(requestFor({ ...S, causal: false }, all, true).fields.includes("overview"), false);
-  // No row yet: no working asked, no row sent.
-  const noRow = requestFor({ ...S, row: null }, none, true);
-  assert.equal("row" in noRow, false);
-  assert.equal(noRow.fields.includes("working.row"), false);
+  // No row chosen, or one past the text's 2 tokens: the last token's, row 1.
+  for (const row of [null, 2, 40]) {
+    const asked = requestFor({ ...S, row }, { ...all, row: null }, true);
+    assert.equal(asked.row, 1);
+    assert.deepEqual(asked.fields, ["tokens", ...WORKING]);
+  }
 });
 
-test("what an answer brings is kept under its keys", () => {
-  const request = requestFor(S, { run: null, head: null, row: null }, true);
-  const kept = merged({ answer: {} }, request, { tokens: ["The", "cat"], weights: [[1, 0], [0.5, 0.5]] });
-  assert.deepEqual([kept.run, kept.head, kept.row], [runKey(S), headKey(S), rowKey(S)]);
-  const again = merged(kept, requestFor({ ...S, row: 0 }, kept, true), { tokens: ["The", "cat"], working: { row: 0 } });
+test("what an answer brings is kept under its keys, the tokens' count with its run", () => {
+  const request = requestFor(S, nothingKept(), true);
+  const kept = merged(nothingKept(), request, { tokens: ["The", "cat"], weights: [[1, 0], [0.5, 0.5]] });
+  assert.deepEqual([kept.model, kept.run, kept.n, kept.head, kept.row], ["smollm2-135m", runKey(S), 2, headKey({ ...S, row: null }), null]);
+  assert.equal(kept.shown.row, null);
+  // The next request asks the state's row, now known to be in the text.
+  const again = merged(kept, requestFor(S, kept, true), { tokens: ["The", "cat"], working: { row: 1 } });
   assert.equal(again.head, headKey(S));
-  assert.equal(again.row, rowKey({ ...S, row: 0 }));
+  assert.equal(again.row, rowKey(S));
+  assert.equal(again.shown.row, 1);
   assert.deepEqual(again.answer.weights, [[1, 0], [0.5, 0.5]]);
+});
+
+test("what is kept of one model is nothing to another", () => {
+  const kept = merged(nothingKept(), requestFor(S, nothingKept(), true), { tokens: ["The", "cat"] });
+  assert.equal(keptFor(kept, { ...S, layer: 7, row: 0 }), kept);
+  assert.deepEqual(keptFor(kept, { ...S, model: "minilm-l6" }), nothingKept());
+});
+
+test("the row shown is the state's when the text has it, else the last", () => {
+  assert.equal(rowOf({ row: 3 }, 5), 3);
+  assert.equal(rowOf({ row: null }, 5), 4);
+  assert.equal(rowOf({ row: 5 }, 5), 4);
+  assert.equal(rowOf({ row: 40 }, 7), 6);
+});
+
+test("an overview is drawn in a grid of its own size only", () => {
+  const overview = (L, H) => ({ weights_u8: { shape: [L, H, 2, 2], data: new Uint8Array(L * H * 4) },
+    first_token_share: Array.from({ length: L }, () => Array(H).fill(0.5)) });
+  assert.equal(fits(overview(30, 9), 30, 9), true);
+  assert.equal(fits(overview(6, 12), 30, 9), false);
+  assert.equal(fits(overview(30, 9), 6, 12), false);
+  assert.equal(fits(null, 6, 12), false);
 });
 
 test("the overview's bytes stay flat, each head a view of them", () => {
@@ -120,4 +152,18 @@ test("the overview's bytes stay flat, each head a view of them", () => {
   const nested = decodeAnswer({ overview: { weights_u8: [[[[0, 1], [2, 3]], [[4, 5], [6, 7]]], [[[8, 9], [10, 11]], [[12, 13], [14, 15]]]],
     first_token_share: [[0.5, 0.25], [1, 0]] } });
   assert.deepEqual([...overviewMap(nested.overview.weights_u8, 1, 1)], [12, 13, 14, 15]);
+});
+
+test("what X is: plain words first, then the recipe, for the layer asked", () => {
+  const smol = { ...MODELS[0], d_model: 576, d_head: 64, rope_base: 100000 };
+  const mini = { ...MODELS[1], d_model: 384, d_head: 32 };
+  const [plain, recipe] = explainX(smol, 1);  // layer 2
+  assert.match(plain, /^Here X holds one row for each token: that token's vector as layer 2 reads it, after the layer before, normalised\. /);
+  assert.match(plain, /\(RoPE, θ = 100000\): X itself holds no position\.$/);
+  assert.match(recipe, /^Exactly: X = RMSNorm\(h\) ⊙ g, where h is the residual stream: the token's embedding plus the attention and MLP outputs of the layer before/);
+  assert.match(explainX(smol, 0)[1], /^Exactly: X = RMSNorm\(e_token\) ⊙ g, where e_token is the token's learned embedding \(576 numbers\)\./);
+  const [first, embeddings] = explainX(mini, 0);
+  assert.match(first, /as layer 1 reads it, its embedding, normalised\. W_Q, W_K and W_V \(384 × 32 for one head\) multiply it, each projection adding its bias\.$/);
+  assert.match(embeddings, /^Exactly: X = LayerNorm\(e_token \+ e_position \+ e_type\)/);
+  assert.match(explainX(mini, 5)[1], /^Exactly: X is layer 5's output\./);
 });
