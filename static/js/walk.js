@@ -5,7 +5,7 @@
 import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { prose, proseText, typeset } from "./tex.js";
-import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
+import { joinTerms, NO_KEY, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
 const step = (key) => `#working [data-step="${key}"]`;
@@ -20,7 +20,9 @@ function listed(js, item) {
 /** Each step: the block it is in, what to light (given the walk's context ``c``) and what
  *  to say, as prose with $TeX$. c = {i, t (the query's token), keys (the keys it may
  *  read), w (its working), K, V, x (the row that enters the projections), pos, cross, head
- *  (a phrase naming the head, or ""), d_k}. */
+ *  (a phrase naming the head, or ""), d_k}. A query that may read no key (c.keys empty)
+ *  is told so at each step from the keys on: an empty list of keys quoted as maths would
+ *  print "$$", and its z would read "z = = (0, 0)". */
 export const STEPS = [
   {
     block: ".block-inputs",
@@ -48,16 +50,19 @@ export const STEPS = [
   {
     block: ".block-projections",
     light: (c) => [...c.keys.map((j) => row("K", j)), '#qkv [data-key="qk"]'],
-    say: (c) => `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$`
+    say: (c) => (!c.keys.length ? "Every key is masked for this query, so it may read no key: none of the keys $k_j$ enters its calculation."
+      : `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$`
       + (c.w.b_K ? `, plus $b_K = ${texVector(c.w.b_K)}$` : "")
       + (c.w.k_unrotated ? ", and turned by its own position" : "")
-      + `: its keys are $${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`,
+      + `: its keys are $${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`),
   },
   {
     block: ".block-scores",
     light: (c) => [row("S", c.i), step("dots")],
-    say: (c) => `The dot product of $q_{${c.i + 1}}$ with each key gives the raw scores: `
-      + `$${listed(c.keys, (j) => `q_{${c.i + 1}} \\cdot k_{${j + 1}} = ${joinTerms(c.w.q.map((q, d) => `${texFactor(q)} \\cdot ${texFactor(c.K[j][d])}`))} = ${texTerm(c.w.dots[j])}`)}$.`,
+    say: (c) => (!c.keys.length
+      ? `Its raw scores are computed as for any query, $${listed(c.w.dots.map((_, j) => j), (j) => `q_{${c.i + 1}} \\cdot k_{${j + 1}} = ${texNumber(c.w.dots[j])}`)}$, but every one of them belongs to a masked key.`
+      : `The dot product of $q_{${c.i + 1}}$ with each key gives the raw scores: `
+      + `$${listed(c.keys, (j) => `q_{${c.i + 1}} \\cdot k_{${j + 1}} = ${joinTerms(c.w.q.map((q, d) => `${texFactor(q)} \\cdot ${texFactor(c.K[j][d])}`))} = ${texTerm(c.w.dots[j])}`)}$.`),
   },
   {
     block: ".block-scores",
@@ -68,6 +73,11 @@ export const STEPS = [
         : `multiplied by the scale ${formatNumber(c.w.scale)}, not by $1/\\sqrt{d_k} = ${formatNumber(1 / Math.sqrt(c.d_k))}$`;
       const masked = c.w.allowed.length - c.keys.length;
       const alibi = c.w.bias ? `, then ALiBi adds $-${texNumber(c.w.alibi_slope)} \\cdot |i - j|$, less the farther the key` : "";
+      if (!c.keys.length) {
+        const by = s.isDefault ? `divided by $\\sqrt{d_k} = \\sqrt{${c.d_k}} = ${formatNumber(Math.sqrt(c.d_k))}$` : `multiplied by the scale ${formatNumber(c.w.scale)}`;
+        const all = masked === 1 ? "its one key is masked" : `all ${masked} keys are masked`;
+        return `Each score would be ${by}${alibi}, but ${all}: every scaled score $s_{${c.i + 1},j} = -\\infty$.`;
+      }
       return `Each score is ${how}${alibi}: $${listed(c.keys, (j) => `s_{${c.i + 1},${j + 1}} = ${texNumber(c.w.scaled[j])}`)}$.`
         + (masked ? ` The ${masked} masked ${masked === 1 ? "key's score becomes" : "keys' scores become"} $-\\infty$.` : "");
     },
@@ -76,7 +86,7 @@ export const STEPS = [
     block: ".block-weights",
     light: (c) => [`table.grid tbody tr:nth-child(${c.i + 1})`, `[role="row"][data-i="${c.i}"]`, step("softmax")],
     say: (c) => {
-      if (!c.keys.length) return "This query may read no key, so every weight is 0.";
+      if (!c.keys.length) return `Every scaled score is $-\\infty$, so every $e^{s}$ is 0. ${NO_KEY}`;
       const shifted = c.w.exp_overflow;
       const e = (j) => sigText(shifted ? c.w.exp_shifted[j] : c.w.exp[j]);
       const sum = sigText(shifted ? c.w.exp_shifted_sum : c.w.exp_sum);
@@ -87,15 +97,18 @@ export const STEPS = [
   {
     block: ".block-projections",
     light: (c) => [...c.keys.map((j) => row("V", j)), '#qkv [data-key="qv"]'],
-    say: (c) => `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$`
+    say: (c) => (!c.keys.length ? "It may read no key, so no value $v_j$ enters its output."
+      : `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$`
       + (c.w.b_V ? ` plus $b_V = ${texVector(c.w.b_V)}$` : "") + ": "
-      + `$${listed(c.keys, (j) => `v_{${j + 1}} = ${texVector(c.V[j])}`)}$.`,
+      + `$${listed(c.keys, (j) => `v_{${j + 1}} = ${texVector(c.V[j])}`)}$.`),
   },
   {
     block: ".block-output",
     light: (c) => [row("Z", c.i), step("output")],
-    say: (c) => `The output for “${proseText(c.t)}” is the weighted sum of those values, each weighted by its row of A: `
-      + `$z_{${c.i + 1}} = ${joinTerms(c.keys.map((j) => `${texNumber(c.w.weights[j])}\\,${texVector(c.V[j])}`))} = ${texVector(c.w.z, texNumber)}$. That is the end of the calculation.`,
+    say: (c) => (!c.keys.length
+      ? `The output for “${proseText(c.t)}” is the weighted sum of the values it reads, and it reads none: by the same convention $z_{${c.i + 1}} = ${texVector(c.w.z, texNumber)}$. That is the end of the calculation.`
+      : `The output for “${proseText(c.t)}” is the weighted sum of those values, each weighted by its row of A: `
+      + `$z_{${c.i + 1}} = ${joinTerms(c.keys.map((j) => `${texNumber(c.w.weights[j])}\\,${texVector(c.V[j])}`))} = ${texVector(c.w.z, texNumber)}$. That is the end of the calculation.`),
   },
 ];
 

@@ -7,6 +7,13 @@ import { math } from "./tex.js";
 
 export const LONG = 8;   // vectors and sums longer than this are shortened with ⋯
 
+/** What a query that may read no key gets, said alike by the working and the walk (and,
+ *  in the same words, by attention_api/report.py): the engine's softmax_rows gives such a
+ *  row all 0, never the 0/0 of the textbook formula, and its warning says "its weights
+ *  and output are all 0". */
+export const NO_KEY = "No key may be read, so there is no sum to divide by: by convention, "
+  + "as torch's scaled_dot_product_attention returns, its weights and output are all 0.";
+
 /** A number as it is worked by hand: whole numbers stay short ("2"), others 3 decimals. */
 export function texTerm(x) {
   return Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x) : texNumber(x);

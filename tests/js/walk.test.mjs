@@ -76,3 +76,39 @@ test("a token label is quoted as words: a $ or a backslash in it never starts ma
     [{ text: "a " }, { tex: "x" }, { text: " b $ c $" }, { tex: " d " }]);
   assert.deepEqual(proseParts("no maths $"), [{ text: "no maths $" }]);
 });
+
+// Query 1 "the" of the default example with every key masked by hand: q_1 = x_1·W_Q =
+// (1, 0), its dots with k = (2, 0), (0, 1), (2, 1) are 2, 0, 2, every scaled score is −∞
+// (sent as null), every e^s is 0 and no key may be read: by the engine's convention
+// (softmax_rows) the weights are all 0, and so is z_1.
+const MASKED = {
+  ...body,
+  working: { row: 0, q: [1, 0], dots: [2, 0, 2], scale: Math.SQRT1_2, scaled: [null, null, null],
+    allowed: [false, false, false], exp: [0, 0, 0], exp_sum: 0, exp_overflow: false, shift: 0,
+    exp_shifted: [0, 0, 0], exp_shifted_sum: 0, weights: [0, 0, 0], z: [0, 0] },
+};
+
+test("a query that may read no key: every step says so, with no empty maths and no division by 0", async () => {
+  const { proseParts } = await import("../../static/js/tex.js");
+  const c = walkContext(MASKED, 0, request, false);
+  assert.deepEqual(c.keys, []);
+  const say = STEPS.map((step) => step.say(c));
+  for (const [k, text] of say.entries()) {
+    const maths = proseParts(text).filter((p) => p.tex !== undefined).map((p) => p.tex);
+    assert.ok(maths.every((t) => t.trim() !== ""), `step ${k + 1} has empty maths: ${text}`);
+    assert.doesNotMatch(maths.join(" | "), /=\s*=|\\div\s*0\b|\/\s*0\b/, `step ${k + 1}: ${text}`);
+    // The words between the maths are words: no stray dollar, no TeX command outside $…$.
+    assert.ok(proseParts(text).every((p) => p.tex !== undefined || !/[$\\]/.test(p.text)), `step ${k + 1}: ${text}`);
+  }
+  assert.match(say[2], /may read no key/);
+  // The raw scores are still computed, q_1·k_j = 2, 0, 2, before the mask sets them aside.
+  assert.match(say[3], /q_\{1\} \\cdot k_\{1\} = 2\.000, q_\{1\} \\cdot k_\{2\} = 0\.000, q_\{1\} \\cdot k_\{3\} = 2\.000/);
+  assert.match(say[4], /all 3 keys are masked/);
+  assert.match(say[4], /s_\{1,j\} = -\\infty/);
+  // The convention, in the engine's words: no key, so its weights and output are all 0.
+  assert.match(say[5], /no key may be read/i);
+  assert.match(say[5], /torch's scaled_dot_product_attention/);
+  assert.match(say[5], /its weights and output are all 0/);
+  assert.match(say[6], /no value/);
+  assert.match(say[7], /z_\{1\} = \(0\.000,\\allowbreak 0\.000\)\$/);
+});

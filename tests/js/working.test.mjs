@@ -1,6 +1,7 @@
+import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, sigText, texFactor, texSig, texTerm, texVector } from "../../static/js/working.js";
+import { joinTerms, renderWorking, sigText, texFactor, texSig, texTerm, texVector } from "../../static/js/working.js";
 
 test("worked numbers: whole numbers stay short, others have 3 decimals", () => {
   assert.equal(texTerm(2), "2");
@@ -47,4 +48,29 @@ test("a table cell's exponential: four significant figures, the page's scientifi
   assert.equal(sigText(Math.exp(-700)), "9.860×10⁻³⁰⁵");  // toPrecision alone would write 9.860e-305
   assert.equal(sigText(null), "∞");
   assert.equal(sigText(0), "0");
+});
+
+// Query 1 "the" of the default example with every key masked by hand: q_1 = (1, 0), dots
+// with k = (2, 0), (0, 1), (2, 1) are 2, 0, 2; every scaled score is −∞ (null), every e^s 0.
+const MASKED = { row: 0, token: "the", q: [1, 0], dots: [2, 0, 2], scale: Math.SQRT1_2, scaled: [null, null, null],
+  allowed: [false, false, false], exp: [0, 0, 0], exp_sum: 0, exp_overflow: false, shift: 0,
+  exp_shifted: [0, 0, 0], exp_shifted_sum: 0, weights: [0, 0, 0], z: [0, 0] };
+
+test("a query that may read no key: no division by 0, the convention said, z_1 = 0", () => {
+  const out = host();
+  renderWorking(out, { working: MASKED, tokens: ["the", "cat", "sat"], d_k: 2,
+    K: [[2, 0], [0, 1], [2, 1]], V: [[1, 0], [0, 2], [1, 2]] });
+  const text = read(out);
+  assert.doesNotMatch(text, /\\div\s*0\b|÷\s*0\b/, "no division by 0");
+  assert.doesNotMatch(text, /\\sum_j e\^\{s_\{1,j\}\} = 0/, "no sum of nothing");
+  const table = all(out, "table")[0];
+  assert.deepEqual(all(table, "th").slice(0, 5).map(read), ["key j", "$q_{1} \\cdot k_j$", "${}\\div 1.414 = s_{1,j}$", "$e^{s}$", "$a_{1,j}$"]);
+  assert.deepEqual(all(table, "tr").slice(1).map((tr) => all(tr, "td").map(read)), [
+    ["2.000", "−∞", "0", "0"], ["0.000", "−∞", "0", "0"], ["2.000", "−∞", "0", "0"]]);
+  const softmax = all(out, "section").find((s) => s.getAttribute("data-step") === "softmax");
+  assert.match(read(softmax), /No key may be read/);
+  assert.match(read(softmax), /torch's scaled_dot_product_attention/);
+  assert.match(read(softmax), /its weights and output are all 0/);
+  const output = all(out, "section").find((s) => s.getAttribute("data-step") === "output");
+  assert.deepEqual(all(output, "li").map(read), ["$z_{1} = (0.000,\\allowbreak 0.000)$"]);
 });
