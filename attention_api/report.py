@@ -7,7 +7,7 @@ import numpy as np
 from attention_core.working import RowWorking
 
 from . import report_steps as steps
-from .printing import factor, number, setting
+from .printing import factor, number, numbered, setting
 from .printing import vector as _vector
 from .request import AttentionRequest
 from .response import Computed
@@ -46,7 +46,8 @@ def _matrices(request: AttentionRequest, computed: Computed, decimals: int = 3):
     for h in range(len(computed.results)):
         out += _head_matrices(request, computed, h, decimals)
     if computed.multi is not None:
-        out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
+        heads = numbered("Z_", len(computed.results))
+        out += [(f"Concat({heads})", "\\operatorname{Concat}", computed.multi.concat, q),
                 ("Output = Concat·W_O", "\\operatorname{Concat} W_O", computed.multi.output, q)]
     return out
 
