@@ -10,6 +10,7 @@ import {
 } from "./lessons.js";
 import { prose } from "./tex.js";
 import { texRate, texVector } from "./workingtex.js";
+import { andList, count } from "./words.js";
 
 const LONG = 8;  // rows of numbers longer than this keep their first 4 and last 2
 
@@ -120,8 +121,8 @@ export function gqaLesson({ H, G, d_k, d_v, tokens, readers }) {
   const { own, shared } = kvCache(H, G, d_k, d_v);
   const saving = G === H
     ? "With as many key/value heads as query heads nothing is shared, and nothing saved."
-    : `Sharing ${G} key/value head${G > 1 ? "s" : ""} among ${H} query heads makes it ${H / G} times smaller${G === 1 ? " (multi-query attention)" : ""}: for the ${tokens} tokens here, ${tokens * own.count} numbers become ${tokens * shared.count} in each layer.`;
-  const who = readers ? readers.map((hs, g) => `query head${hs.length > 1 ? "s" : ""} ${hs.map((h) => h + 1).join(", ")} read${hs.length > 1 ? "" : "s"} key/value head ${g + 1}`).join("; ") : null;
+    : `Sharing ${G} key/value head${G > 1 ? "s" : ""} among ${H} query heads makes it ${H / G} times smaller${G === 1 ? " (multi-query attention)" : ""}: for the ${count(tokens, "token")} here, ${tokens * own.count} numbers become ${tokens * shared.count} in each layer.`;
+  const who = readers ? readers.map((hs, g) => `query head${hs.length > 1 ? "s" : ""} ${andList(hs.map((h) => h + 1))} read${hs.length > 1 ? "" : "s"} key/value head ${g + 1}`).join("; ") : null;
   return lesson("gqa", "Grouped-query heads: a smaller key/value cache",
     para("While a model generates, it keeps the keys and values of every token it has read, in every layer (the key/value cache), so as not to compute them again for each new token. Per token and layer:"),
     table("Numbers kept per token and layer", ["", "key/value heads", "numbers kept"],
@@ -148,11 +149,11 @@ export function windowLesson({ band, mask, keys }) {
   const total = mask.length * mask[0].length;
   const s = Math.min(band.sinks, keys.length);
   const sinks = s ? ` The first ${s === 1 ? "key" : `${s} keys`} (${keys.slice(0, s).join(", ")}) ${s === 1 ? "is a sink" : "are sinks"}, marked “sink”: readable from every query, ${s === 1 ? "its column stays" : "their columns stay"} open outside the band, each such cell ringed with dots.` : "";
-  const counts = outside === 0 ? `Every one of the ${total} weights is inside the band: a window of ${band.window} changes nothing here.`
+  const counts = outside === 0 ? `${total === 1 ? "The one weight" : `Every one of the ${total} weights`} is inside the band: a window of ${band.window} changes nothing here.`
     : `Of the ${total} weights, ${outside} lie${outside === 1 ? "s" : ""} outside the band${open === 0 ? ", masked"
       : `: ${open} stay${open === 1 ? "s" : ""} open because ${open === 1 ? "its key is a sink" : "their keys are sinks"}${
         open < outside ? `, the other ${outside - open} ${outside - open === 1 ? "is" : "are"} masked` : ""}`}.`;
   return lesson("window", `Sliding window of ${band.window}${s ? ` with ${s} sink${s > 1 ? "s" : ""}` : ""}: the band on the heatmap`,
-    para(`The heatmap outlines the band $|i - j| < ${band.window}$ with dashes: at most ${2 * band.window - 1} keys of it for each query, ${band.window} with the causal mask.${sinks}`),
+    para(`The heatmap outlines the band $|i - j| < ${band.window}$ with dashes: at most ${count(2 * band.window - 1, "key")} of it for each query, ${band.window} with the causal mask.${sinks}`),
     para(counts, "verdict"));
 }

@@ -7,6 +7,7 @@ import { formatNumber, texNumber } from "./format.js";
 import { morph } from "./morph.js";
 import { math, prose } from "./tex.js";
 import { joinTerms, line, NO_KEY, sigText, step, texFactor, texRate, texSig, texTerm, texVector } from "./workingtex.js";
+import { count } from "./words.js";
 import { biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
 
 export { joinTerms, NO_KEY, sigText, texFactor, texSig, texTerm, texVector };
@@ -66,12 +67,18 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
 }
 
 /** The keys whose lines are written: all up to ALL_KEYS, else the TOP_KEYS strongest
- *  allowed ones in order, with a note saying so. */
+ *  allowed ones in order (the first TOP_KEYS when none is allowed), with a note saying so. */
 function shownKeys(w, allowedIdx) {
   const m = w.weights.length;
   if (m <= ALL_KEYS) return { shown: [...Array(m).keys()], note: null };
+  const note = (text) => el("p", { class: "note", text: `${m} keys${text}` });
+  const reads = allowedIdx.length;
+  if (!reads) return { shown: [...Array(TOP_KEYS).keys()], note: note(`, every one masked: the first ${TOP_KEYS} are written out.`) };
+  if (reads <= TOP_KEYS) {
+    return { shown: allowedIdx, note: note(`: the ${count(reads, "key")} this query may read ${reads === 1 ? "is" : "are"} written out, not the ${count(m - reads, "masked key")}.`) };
+  }
   const shown = [...allowedIdx].sort((a, b) => w.weights[b] - w.weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
-  return { shown, note: el("p", { class: "note", text: `${m} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` }) };
+  return { shown, note: note(`: the ${TOP_KEYS} with the largest weights are written out; sums run over all ${reads} keys this query may read.`) };
 }
 
 /** renderWorking(host, view) writes the working of view.working (undefined: no row).
@@ -105,7 +112,7 @@ export function renderWorking(host, view) {
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
       allowedIdx.length === m ? " reads every key." : allowedIdx.length
-        ? ` may read ${allowedIdx.length} of the ${m} keys; the others are masked.`
+        ? ` may read ${allowedIdx.length} of the ${m} keys; the ${m - allowedIdx.length === 1 ? "other is" : "others are"} masked.`
         : " may read no key: every key is masked."),
     ...(note ? [note] : []),
     ...steps.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items)),

@@ -7,6 +7,7 @@
 import { el } from "./dom.js";
 import { math, prose } from "./tex.js";
 import { keptIndices, line, texFactor, texRate, texTerm, texVector, wordsLine } from "./workingtex.js";
+import { andList, numbered } from "./words.js";
 
 /** "key 1", "keys 2 and 4", "keys 1 to 3, 5 and 7" for 0-based key indices, in order. */
 export function keyList(indices) {
@@ -22,7 +23,7 @@ export function keyList(indices) {
 }
 
 /** "heads 3 and 4" for 0-based head indices. */
-const headList = (hs) => (hs.length === 1 ? `head ${hs[0] + 1}` : `heads ${hs.slice(0, -1).map((h) => h + 1).join(", ")} and ${hs.at(-1) + 1}`);
+const headList = (hs) => `${hs.length === 1 ? "head" : "heads"} ${andList(hs.map((h) => h + 1))}`;
 
 /** Which key/value head the shown query head reads: {head, kvHead, kvHeads: G, readers:
  *  the query heads (0-based) that read the same one, or null when not known}. */
@@ -81,7 +82,7 @@ export function rotationStep(w, i, shown, keys, { K, base, offset }) {
     items: [
       el("p", { class: "note" }, ...prose(`Positions count ${from}: query ${i} stands at $p = ${p}$. Each pair of components $(2c, 2c + 1)$ turns by the angle $\\alpha_c = p\\,\\theta^{-2c/d_k}$; the turned $q_i$ and $k_j$ are what the dot products use.`)),
       el("ol", {},
-        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, pairs > 1 ? `c = 0 … ${pairs - 1}` : "c = 0"),
+        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, `c = ${numbered("", pairs, 0)}`),
         line(`\\alpha_c = p\\,\\omega_c = ${p} \\cdot ${texVector(w.frequencies, texRate)} = ${texVector(w.angles)}`),
         ...keptIndices(pairs).flatMap(turn),
         line(`q_{${i}} = ${texVector(w.q)}`, "rotated"),

@@ -172,7 +172,7 @@ test("the key/value cache: 2·H·d_k against 2·G·d_k numbers per token and lay
   assert.deepEqual(all(all(node, "table")[0], "tr").slice(1).map((tr) => tr.childNodes.map(read)), [
     ["each query head its own", "$H = 4$", "$2 \\cdot H \\cdot d_k = 2 \\cdot 4 \\cdot 2 = 16$"],
     ["shared", "$G = 2$", "$2 \\cdot G \\cdot d_k = 2 \\cdot 2 \\cdot 2 = 8$"]]);
-  assert.equal(texts(node)[1], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.");
+  assert.equal(texts(node)[1], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1 and 2 read key/value head 1; query heads 3 and 4 read key/value head 2.");
   assert.match(texts(gqaLesson({ H: 4, G: 1, d_k: 2, d_v: 2, tokens: 3, readers: null }))[1], /4 times smaller \(multi-query attention\): for the 3 tokens here, 48 numbers become 12/);
 });
 
@@ -209,4 +209,19 @@ test("window and sinks: the band's edges, its words and its counts", () => {
   assert.equal(texts(node)[1], "Of the 9 weights, 2 lie outside the band: 1 stays open because its key is a sink, the other 1 is masked.");
   assert.equal(texts(windowLesson({ band: { window: 3, sinks: 0 }, mask, keys: ["the", "cat", "sat"] }))[1],
     "Every one of the 9 weights is inside the band: a window of 3 changes nothing here.");
+});
+
+test("the lessons' counts agree with their nouns when a count is 1", () => {
+  // One key: q_1·k_1 = 2 at both offsets (both turned by the same angle).
+  const single = { a: { q: [1, 1], dots: [2] }, b: { q: [0, 1.4142135623730951], dots: [2] } };
+  assert.match(ropeVerdicts(single, { a: { q: [1], dots: [2] }, b: { q: [1], dots: [2] } }, 1).rope,
+    /^Shifting every position by 1 leaves the one score the same to the last digit shown \(exactly equal in float64\)/);
+  // Four heads sharing two key/value heads, over one token: 2·4·2 = 16 numbers become 2·2·2 = 8.
+  assert.equal(texts(gqaLesson({ H: 4, G: 2, d_k: 2, d_v: 2, tokens: 1, readers: [[0, 1], [2, 3]] }))[1],
+    "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 1 token here, 16 numbers become 8 in each layer. Here query heads 1 and 2 read key/value head 1; query heads 3 and 4 read key/value head 2.");
+  // A window of 1: each query reads itself alone, and one token has one weight.
+  assert.equal(texts(windowLesson({ band: { window: 1, sinks: 0 }, mask: [[true]], keys: ["the"] }))[0],
+    "The heatmap outlines the band $|i - j| < 1$ with dashes: at most 1 key of it for each query, 1 with the causal mask.");
+  assert.equal(texts(windowLesson({ band: { window: 1, sinks: 0 }, mask: [[true]], keys: ["the"] }))[1],
+    "The one weight is inside the band: a window of 1 changes nothing here.");
 });

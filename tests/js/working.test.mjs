@@ -74,3 +74,34 @@ test("a query that may read no key: no division by 0, the convention said, z_1 =
   const output = all(out, "section").find((s) => s.getAttribute("data-step") === "output");
   assert.deepEqual(all(output, "li").map(read), ["$z_{1} = (0.000,\\allowbreak 0.000)$"]);
 });
+
+/** A working of ``m`` keys, all scores 0 (k_j = 0), in which query 1 may read ``allowed``. */
+function flat(m, allowed) {
+  const reads = allowed.filter(Boolean).length;
+  const weights = allowed.map((ok) => (ok ? 1 / reads : 0));
+  return { row: 0, token: "t1", q: [1], dots: Array(m).fill(0), scale: 1, scaled: allowed.map((ok) => (ok ? 0 : null)),
+    allowed, exp: allowed.map((ok) => (ok ? 1 : 0)), exp_sum: reads, exp_overflow: false, shift: 0,
+    exp_shifted: allowed.map((ok) => (ok ? 1 : 0)), exp_shifted_sum: reads, weights, z: [0] };
+}
+const drawFlat = (w) => {
+  const out = host();
+  const m = w.allowed.length;
+  renderWorking(out, { working: w, tokens: Array.from({ length: m }, (_, j) => `t${j + 1}`), d_k: 1,
+    K: Array(m).fill([0]), V: Array(m).fill([0]) });
+  return out;
+};
+
+test("the working's counts agree with their nouns: one masked key is “the other”, one readable key is one", () => {
+  const title = (out) => read(all(out, "p")[0]);
+  assert.equal(title(drawFlat(flat(3, [true, true, false]))), "Query 1 · “t1” may read 2 of the 3 keys; the other is masked.");
+  assert.equal(title(drawFlat(flat(3, [true, false, false]))), "Query 1 · “t1” may read 1 of the 3 keys; the others are masked.");
+  // Beyond 12 keys only some are written out, and the note says which.
+  const one = drawFlat(flat(13, [true, ...Array(12).fill(false)]));
+  assert.equal(read(all(one, "p")[1]), "13 keys: the 1 key this query may read is written out, not the 12 masked keys.");
+  assert.equal(all(all(one, "table")[0], "tr").length, 2);
+  const ten = drawFlat(flat(13, [...Array(10).fill(true), false, false, false]));
+  assert.equal(read(all(ten, "p")[1]), "13 keys: the 8 with the largest weights are written out; sums run over all 10 keys this query may read.");
+  const none = drawFlat(flat(13, Array(13).fill(false)));
+  assert.equal(read(all(none, "p")[1]), "13 keys, every one masked: the first 8 are written out.");
+  assert.equal(all(all(none, "table")[0], "tr").length, 9);
+});

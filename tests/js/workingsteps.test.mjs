@@ -170,3 +170,12 @@ test("keys are listed in runs", () => {
   assert.equal(keyList([1, 2]), "keys 2 and 3");
   assert.equal(keyList([0, 1, 2, 4, 6]), "keys 1 to 3, 5 and 7");
 });
+
+test("the rotation's pairs are numbered in full when there are two: c = 0, 1", async () => {
+  const { rotationStep } = await import("../../static/js/workingsteps.js");
+  // d_k = 4 at position 0: ω = (1, 0.01), every angle 0, so q and k stay as they are.
+  const w = { q: [1, 0, 0, 1], q_unrotated: [1, 0, 0, 1], position: 0, frequencies: [1, 0.01], angles: [0, 0],
+    positions_k: [0], angles_k: [[0, 0]], k_unrotated: [[1, 1, 1, 1]] };
+  const { items } = rotationStep(w, 1, [0], ["the"], { K: [[1, 1, 1, 1]], base: 10000, offset: 0 });
+  assert.equal(all(items[1], "li").map(read)[0], "$\\omega_c = \\theta^{-2c/4} = (1,\\allowbreak 0.01)$  c = 0, 1");
+});
