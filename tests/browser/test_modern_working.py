@@ -271,7 +271,8 @@ def test_grouped_query_heads_name_their_key_value_head_and_the_cache(page, serve
     assert counts[0].endswith("=16") and counts[1].endswith("=8")
     expect(node.locator("p.verdict")).to_contain_text(
         "makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. "
-        "Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.")
+        "Here query heads 1 and 2 read key/value head 1; "
+        "query heads 3 and 4 read key/value head 2.")
 
 
 # ---- ALiBi ----
