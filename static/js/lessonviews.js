@@ -9,7 +9,7 @@ import {
   ropeVerdicts, valueBiasSplit,
 } from "./lessons.js";
 import { prose } from "./tex.js";
-import { texRate, texVector } from "./workingtex.js";
+import { texInputs, texRate, texVector } from "./workingtex.js";
 import { andList, count } from "./words.js";
 
 const LONG = 8;  // rows of numbers longer than this keep their first 4 and last 2
@@ -88,7 +88,7 @@ export function biasLesson({ w, i, K, rope, noKeyBias }) {
   if (w.b_V) {
     const { plain, added } = valueBiasSplit(w);
     parts.push(added
-      ? para(`$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{${i}}$ gains exactly $b_V$ and no weight changes: $z_{${i}} = \\sum_j a_{${i},j}\\, x_j W_V + b_V = ${texVector(plain, texNumber)} + ${texVector(w.b_V, texNumber)} = ${texVector(w.z, texNumber)}$.`)
+      ? para(`$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{${i}}$ gains exactly $b_V$ and no weight changes: $z_{${i}} = \\sum_j a_{${i},j}\\, x_j W_V + b_V = ${texVector(plain)} + ${texInputs(w.b_V)} = ${texVector(w.z)}$.`)
       : para(`Query ${i} reads no key: its weights are all 0, so $z_{${i}} = 0$ and $b_V$ is not added.`));
   }
   const names = ["b_K", "b_Q", "b_V"].filter((b) => w[b]);
@@ -99,7 +99,7 @@ function keyBiasParts(w, i, rope, side) {
   const parts = [];
   if (!rope) {
     const { qb, keys } = keyBiasShift(w);
-    parts.push(para(`$b_K$ adds one number to every score of row ${i}: $q_{${i}} \\cdot b_K = ${texVector(w.q)} \\cdot ${texVector(w.b_K)} = ${texNumber(qb)}$.`),
+    parts.push(para(`$b_K$ adds one number to every score of row ${i}: $q_{${i}} \\cdot b_K = ${texVector(w.q)} \\cdot ${texInputs(w.b_K)} = ${texNumber(qb)}$.`),
       table(`What b_K adds to each score of query ${i}`, ["key $j$", `$q_{${i}} \\cdot x_j W_K$`, `$+\\, q_{${i}} \\cdot b_K$`, `$= q_{${i}} \\cdot k_j$`],
         shortList(keys).map((k) => (k === null ? ["…", "", "", ""] : [String(k.j + 1), formatNumber(k.plain), formatNumber(qb), formatNumber(k.dot)]))));
   } else {

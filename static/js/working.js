@@ -6,11 +6,11 @@ import { el, symbols } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { morph } from "./morph.js";
 import { math, prose } from "./tex.js";
-import { joinTerms, line, NO_KEY, sigText, step, texFactor, texRate, texSig, texTerm, texVector } from "./workingtex.js";
+import { joinTerms, line, NO_KEY, sigText, step, texFactor, texInputs, texRate, texSig, texVector } from "./workingtex.js";
 import { count } from "./words.js";
 import { biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
 
-export { joinTerms, NO_KEY, sigText, texFactor, texSig, texTerm, texVector };
+export { joinTerms, NO_KEY, sigText, texFactor, texInputs, texRate, texSig, texVector };
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
@@ -124,10 +124,10 @@ export function renderWorking(host, view) {
  *  64-term product is a screen wide), and "every" every one of its d_k terms. */
 function dotTex(w, i, j, k, terms) {
   const lhs = `q_{${i}} \\cdot k_{${j + 1}}`;
-  if (terms === "compact") return `${lhs} = ${texTerm(w.dots[j])}`;
+  if (terms === "compact") return `${lhs} = ${texNumber(w.dots[j])}`;
   const products = w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(k[c])}`);
   const sum = terms === "every" ? products.join(" + \\allowbreak ") : joinTerms(products);
-  return `${lhs} = ${sum} = ${texTerm(w.dots[j])}`;
+  return `${lhs} = ${sum} = ${texNumber(w.dots[j])}`;
 }
 
 /** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions

@@ -102,12 +102,16 @@ def walk_texts(page):
 def test_the_walk_quotes_the_selected_rows_real_numbers(page, server):
     loaded(page, server.url)
     steps = walk_texts(page)
-    for k, shown in [(0, "row3ofX,x3=(1,1)"), (1, "q3=(2,2)"), (2, "k1=(2,0),k2=(0,1),k3=(2,1)"),
-                     (3, "q3·k1=2·2+2·0=4"), (3, "q3·k3=2·2+2·1=6"),
+    # x_3 is typed (whole numbers stay short); every number computed from it has 3 decimals.
+    for k, shown in [(0, "row3ofX,x3=(1,1)"), (1, "q3=(2.000,2.000)"),
+                     (2, "k1=(2.000,0.000),k2=(0.000,1.000),k3=(2.000,1.000)"),
+                     (3, "q3·k1=2.000·2.000+2.000·0.000=4.000"),
+                     (3, "q3·k3=2.000·2.000+2.000·1.000=6.000"),
                      (4, "dk=2=1.414"), (4, "s3,1=2.828,s3,2=1.414,s3,3=4.243"),
                      (5, "16.92,4.113,69.59"), (5, "sum90.62"), (5, "weights0.187,0.045,0.768"),
-                     (6, "v1=(1,0),v2=(0,2),v3=(1,2)"),
-                     (7, "z3=0.187(1,0)+0.045(0,2)+0.768(1,2)=(0.955,1.627)")]:
+                     (6, "v1=(1.000,0.000),v2=(0.000,2.000),v3=(1.000,2.000)"),
+                     (7, "z3=0.187(1.000,0.000)+0.045(0.000,2.000)+0.768(1.000,2.000)"
+                         "=(0.955,1.627)")]:
         assert shown in steps[k], (k, shown, steps[k])
 
 
@@ -119,7 +123,7 @@ def test_the_walk_follows_a_custom_scale_masks_heads_and_positions(page, server)
     assert "weights1.000" in steps[5]
     # Sinusoidal positions: x_1 + PE_1 = (1 + sin 0, 0 + cos 0) = (1, 1).
     loaded(page, server.url + "#positional=1&row=0")
-    assert "x1+PE1=(1,1)" in walk_texts(page)[0]
+    assert "x1+PE1=(1.000,1.000)" in walk_texts(page)[0]
     loaded(page, server.url + "#heads=2&head=1&W_Q_2=1,0;0,1&W_K_2=1,0;0,1&W_V_2=1,0;0,1"
                               "&W_O=1,0;0,1;1,0;0,1&row=2")
     assert "head2'sWQ" in walk_texts(page)[1]

@@ -76,8 +76,11 @@ def test_clicking_row3_writes_out_its_working(page, server):
     expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
     expect(grid.get_by_role("row").nth(3)).to_have_attribute("aria-selected", "true")
     text = working_text(page)
-    for shown in ("2·2+2·0=4", "2·0+2·1=2", "2·2+2·1=6", "÷1.414=s3,j", "÷90.62=a3,j",
-                  "16.92+4.113+69.59=90.62", "=(0.955,1.627)"):
+    # Derived numbers always have 3 decimals: q·k_3 = 6.000, as the table beside it prints.
+    for shown in ("q3=(2.000,2.000)", "2.000·2.000+2.000·0.000=4.000",
+                  "2.000·0.000+2.000·1.000=2.000", "2.000·2.000+2.000·1.000=6.000", "÷1.414=s3,j",
+                  "÷90.62=a3,j", "16.92+4.113+69.59=90.62",
+                  "0.768(1.000,2.000)", "=(0.955,1.627)"):
         assert shown in text, (shown, text)
     # Per key: q·k_j, ÷ √2 = s_3j, e^s, ÷ Σ = a_3j (hand-worked: e^{4/√2} = 16.92, …).
     assert softmax_rows(page) == [["4.000", "2.828", "16.92", "0.187"],

@@ -153,10 +153,10 @@ test("the bias lesson shows q_i·b_K, each score before and after it, and both r
   assert.deepEqual(all(weights, "tr").slice(1).map((tr) => tr.childNodes.map(read)),
     [["with $b_K$", "0.250", "0.250", "0.500"], ["without $b_K$", "0.250", "0.250", "0.500"]]);
   const p = texts(node);
-  assert.equal(p[0], "$b_K$ adds one number to every score of row 3: $q_{3} \\cdot b_K = (1,\\allowbreak 1) \\cdot (0,\\allowbreak 1) = 1.000$.");
+  assert.equal(p[0], "$b_K$ adds one number to every score of row 3: $q_{3} \\cdot b_K = (1.000,\\allowbreak 1.000) \\cdot (0,\\allowbreak 1) = 1.000$.");
   assert.match(p[1], /^Identical to every digit shown, and equal in float64 too/);
   assert.equal(p[2], "$b_Q$ adds $b_Q \\cdot k_j$ to the score of key $j$: (−0.500, −2.000, −1.500), not the same number for every key this query reads, so $b_Q$ changes the weights.");
-  assert.equal(p[3], "$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{3}$ gains exactly $b_V$ and no weight changes: $z_{3} = \\sum_j a_{3,j}\\, x_j W_V + b_V = (0.750,\\allowbreak 0.750) + (1.000,\\allowbreak 0.000) = (1.750,\\allowbreak 0.750)$.");
+  assert.equal(p[3], "$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{3}$ gains exactly $b_V$ and no weight changes: $z_{3} = \\sum_j a_{3,j}\\, x_j W_V + b_V = (0.750,\\allowbreak 0.750) + (1,\\allowbreak 0) = (1.750,\\allowbreak 0.750)$.");
   assert.equal(read(all(node, "h3")[0]), "Biases: what b_K, b_Q, b_V do to row 3");
   const zero = biasLesson({ w: { ...BIASED, b_Q: [0, 0] }, i: 3, K: K_BIASED, rope: true, noKeyBias: { value: [0.25, 0.25, 0.5] } });
   assert.equal(texts(zero)[2], "$b_Q$ is 0 here: it adds nothing to $q_i$, and changes no score.");

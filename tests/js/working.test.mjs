@@ -1,18 +1,19 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, renderWorking, sigText, texFactor, texSig, texTerm, texVector } from "../../static/js/working.js";
+import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/working.js";
 
-test("worked numbers: whole numbers stay short, others have 3 decimals", () => {
-  assert.equal(texTerm(2), "2");
-  assert.equal(texTerm(-3), "-3");
-  assert.equal(texTerm(2.8284271), "2.828");
-  assert.equal(texTerm(-0.0001), "0.000");
+test("derived vectors always have 3 decimals; an input's whole numbers stay short, one format a vector", () => {
+  assert.equal(texVector([-1.2, -1]), "(-1.200,\\allowbreak -1.000)");  // never (−1.200, −1)
+  assert.equal(texVector([6, 0]), "(6.000,\\allowbreak 0.000)");
+  assert.equal(texVector([-0.0001]), "(0.000)");
+  assert.equal(texInputs([1, 0]), "(1,\\allowbreak 0)");  // as typed in X
+  assert.equal(texInputs([-1, 0.5]), "(-1.000,\\allowbreak 0.500)");  // one entry needs decimals: all have them
 });
 
-test("negative factors are bracketed", () => {
+test("factors of a product are derived numbers: 3 decimals, negative ones bracketed", () => {
   assert.equal(texFactor(-1.5), "(-1.500)");
-  assert.equal(texFactor(2), "2");
+  assert.equal(texFactor(2), "2.000");
 });
 
 test("exponentials have four significant figures", () => {
@@ -30,7 +31,7 @@ test("long sums and vectors are shortened with a centred ellipsis", () => {
   assert.equal(joinTerms(["a", "b", "c"]), "a + b + c");
   const ten = Array.from({ length: 10 }, (_, k) => `t${k}`);
   assert.equal(joinTerms(ten), "t0 + t1 + t2 + t3 + \\cdots + t8 + t9");
-  assert.equal(texVector([1, 2.5]), "(1,\\allowbreak 2.500)");  // may break after the comma
+  assert.equal(texVector([1, 2.5]), "(1.000,\\allowbreak 2.500)");  // may break after the comma
 });
 
 test("exponentials keep 4 significant figures; from 100000 on, the page's scientific form", () => {
