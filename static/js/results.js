@@ -3,7 +3,7 @@
 // selected, focused and lit is given to it by main.js.
 
 import { el, keyed, setProp, setText, symbols } from "./dom.js";
-import { formatNumber } from "./format.js";
+import { formatNumber, rateText } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
 import { bandLegend } from "./heatmapband.js";
 import { afterPaint } from "./later.js";
@@ -343,8 +343,9 @@ function drawScores(body, labels, sel, shape, figure, inputs) {
   });
 }
 
-/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too. */
-function alibiCaption(body, [what, how]) {
+/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too, its slope
+ *  written as the working's note writes it (4 significant figures, not 0.15749013123685915). */
+export function alibiCaption(body, [what, how]) {
   if (body.alibi_slope === undefined) return [what, how];
-  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${body.alibi_slope}`];
+  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${rateText(body.alibi_slope)}`];
 }
