@@ -54,3 +54,15 @@ def setting(x: float, decimals: int = 3, latex: bool = False) -> str:
         return str(int(x))
     text = f"{x:.6g}"
     return number(x, decimals, latex) if "e" in text else text
+
+
+def numbered(prefix: str, n: int, first: int = 1) -> str:
+    """``n`` numbered symbols, all of them up to three, else the first, "…" and the last (as
+    static/js/words.js writes them).
+
+    >>> numbered("Z_", 2), numbered("Z_", 3), numbered("Z_", 4)
+    ('Z_1, Z_2', 'Z_1, Z_2, Z_3', 'Z_1, …, Z_4')
+    """
+    if n <= 3:
+        return ", ".join(f"{prefix}{first + k}" for k in range(n))
+    return f"{prefix}{first}, …, {prefix}{first + n - 1}"

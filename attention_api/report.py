@@ -7,13 +7,21 @@ import numpy as np
 from attention_core.working import RowWorking
 
 from . import report_steps as steps
-from .printing import factor, number, setting
+from .printing import factor, number, numbered, setting
 from .printing import vector as _vector
 from .request import AttentionRequest
 from .response import Computed
 
 __all__ = ["latex_report", "latex_text", "number", "text_report", "working_latex",
            "working_text"]
+
+
+# What a query that may read no key gets, in the page's words (static/js/workingtex.js's
+# NO_KEY): attention_core.engine.softmax_rows gives such a row all 0, never the textbook's
+# 0/0, and its warning says "its weights and output are all 0". Two parts, so that each
+# LaTeX line of it fits a page.
+NO_KEY = ("No key may be read, so there is no sum to divide by: by convention,",
+          "as torch's scaled_dot_product_attention returns, its weights and output are all 0.")
 
 
 def _span(start: int, count: int) -> str:
@@ -38,7 +46,8 @@ def _matrices(request: AttentionRequest, computed: Computed, decimals: int = 3):
     for h in range(len(computed.results)):
         out += _head_matrices(request, computed, h, decimals)
     if computed.multi is not None:
-        out += [("Concat(Z_1, …, Z_h)", "\\operatorname{Concat}", computed.multi.concat, q),
+        heads = numbered("Z_", len(computed.results))
+        out += [(f"Concat({heads})", "\\operatorname{Concat}", computed.multi.concat, q),
                 ("Output = Concat·W_O", "\\operatorname{Concat} W_O", computed.multi.output, q)]
     return out
 
@@ -157,6 +166,8 @@ def _exp_lines_text(w: RowWorking, f) -> list[str]:
     so the lines shown are the numbers the weights below are really divided from.
     """
     allowed = range(len(w.scaled))
+    if not w.allowed.any():  # no term to add, and no sum for a weight to be divided by
+        return [f"  every s_{w.row + 1},j is -inf (masked), so every e^s is 0"]
     if not w.exp_overflow:
         lines = [f"  e^{f(w.scaled[j]) if w.allowed[j] else '-inf'} = {f(w.exp[j])}"
                  for j in allowed]
@@ -196,15 +207,18 @@ def working_text(w: RowWorking, tokens: list[str], keys: list[str], decimals: in
     lines += steps.window_text(w, keys, causal, mask)
     lines += ["", "Exponentials:", *_exp_lines_text(w, f)]
     lines += ["", "Weights:"]
+    if not w.allowed.any():
+        lines.append("  " + " ".join(NO_KEY))
     for j, t in enumerate(keys):
         top, bottom = _weight_fraction(w, j)
         lines.append(f"  a_{i},{j + 1} ({t}) = {f(top)} / {f(bottom)} = {f(w.weights[j])}"
                      if w.allowed[j] else f"  a_{i},{j + 1} ({t}) = 0 (masked)")
-    terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}"
-                       for a, v in zip(w.weights, w.v, strict=True))
-    lines += ["", f"z_{i} = {terms}", f"    = {_vector(w.z, decimals)}"]
-    if not w.allowed.any():
-        lines.append("  (no key may be read, so every weight and z are 0)")
+    if w.allowed.any():
+        terms = " + ".join(f"{f(a)}·{_vector(v, decimals)}"
+                           for a, v in zip(w.weights, w.v, strict=True))
+        lines += ["", f"z_{i} = {terms}", f"    = {_vector(w.z, decimals)}"]
+    else:  # no value is read: z_i is 0 by the convention said above
+        lines += ["", f"z_{i} = {_vector(w.z, decimals)}"]
     lines += ["", f"Entropy of the weights: {f(w.entropy)} nats; size of the softmax Jacobian "
                   f"diag(a) - a a^T: {f(w.jacobian_norm)}"]
     return lines
@@ -260,6 +274,8 @@ def _exp_lines_latex(w: RowWorking, f) -> list[str]:
     """
     i = w.row + 1
     allowed = [j for j in range(len(w.scaled)) if w.allowed[j]]
+    if not allowed:  # no term to add, and no sum for a weight to be divided by
+        return [f"&\\text{{{latex_text(part)}}}" for part in NO_KEY]
     if not w.exp_overflow:
         exps = " + ".join(f"e^{{{f(w.scaled[j])}}}" for j in allowed)
         return [f"\\textstyle\\sum_j e^{{s_{{{i},j}}}} &= {exps or '0'} = {f(w.exp_sum)}"]
@@ -295,5 +311,6 @@ def working_latex(w: RowWorking, decimals: int = 3, *, rope_base: float | None =
             if w.allowed[j] else "0"))
     terms = " + ".join(f"{f(a)} {_vector(v, decimals, True)}"
                        for a, v in zip(w.weights, w.v, strict=True))
-    lines.append(f"z_{{{i}}} &= {terms} = {_vector(w.z, decimals, True)}")
+    lines.append(f"z_{{{i}}} &= {terms} = {_vector(w.z, decimals, True)}" if w.allowed.any()
+                 else f"z_{{{i}}} &= {_vector(w.z, decimals, True)}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"

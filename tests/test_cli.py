@@ -116,8 +116,9 @@ def test_multi_head_cross_attention_with_positions_from_a_file(tmp_path, capsys)
     assert main([str(f), "--positional"]) == 0
     out = capsys.readouterr().out
     for heading in ("X_kv (keys and values)", "PE, sinusoidal positions", "head 1: A = softmax",
-                    "head 2: Z = A·V", "Concat(Z_1, …, Z_h)", "Output = Concat·W_O", "Head 2"):
+                    "head 2: Z = A·V", "Concat(Z_1, Z_2)  (2×2)", "Output = Concat·W_O", "Head 2"):
         assert heading in out, heading
+    assert "…" not in out  # two heads are both written out
     assert "a_2,3 (z) = 0 (masked)" in out  # causal, aligned top left: query 2 reads keys 1, 2
     assert "Entropy of the weights" in out
 

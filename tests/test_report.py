@@ -124,3 +124,34 @@ def test_latex_report_keeps_hostile_labels_inside_its_comment(cat_sat):
                         r"\textasciicircum{}\textasciicircum{}5c")
     assert lines[1].startswith(r"\[ X = \begin{pmatrix}")
     assert not any(line.startswith("%") for line in lines[1:])
+
+
+# Query 1 of the default example with every key masked by hand: q_1 = (1, 0), its dots with
+# k = (2, 0), (0, 1), (2, 1) are 2, 0, 2, then every scaled score is −∞. No key may be read:
+# by the engine's convention (softmax_rows) its weights are all 0, and so is z_1.
+NO_KEY = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+          "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]],
+          "mask": [[False, False, False], [True, True, False], [True, True, True]], "row": 0}
+
+
+def test_a_query_that_may_read_no_key_is_written_without_a_sum_to_divide_by():
+    request = parse_request(NO_KEY)
+    text = text_report(request, compute(request))
+    lines = text[text.index("Working for query 1"):].splitlines()
+    assert "  q_1·k_2 (cat) = 1.000·0.000 + 0.000·1.000 = 0.000  →  s_1,2 = -inf (masked)" in lines
+    assert not any(line.lstrip().startswith("sum") for line in lines), lines
+    assert [line for line in lines if line.startswith("  a_1,")] == [
+        "  a_1,1 (the) = 0 (masked)", "  a_1,2 (cat) = 0 (masked)", "  a_1,3 (sat) = 0 (masked)"]
+    said = " ".join(lines)
+    assert "No key may be read" in said and "its weights and output are all 0" in said
+    assert "torch's scaled_dot_product_attention" in said
+    assert "z_1 = (0.000, 0.000)" in lines
+    assert not any(" / 0" in line or "0.000·(" in line for line in lines), lines
+
+    latex = latex_report(request, compute(request))
+    align = latex[latex.index("\\begin{align*}"):]
+    assert "\\sum" not in align and "= 0 = 0.000" not in align, align
+    assert "a_{1,2} &= 0" in align
+    assert "z_{1} &= (0.000, 0.000)" in align
+    assert "No key may be read" in align and "its weights and output are all 0" in align
+    assert "scaled\\_dot\\_product\\_attention" in align  # an underscore in \text is escaped

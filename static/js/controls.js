@@ -62,14 +62,20 @@ export function drawControls(state, errors, presetMatch) {
 }
 
 /** The inputs' heading names what there is to edit: "— X, W_Q of each of 4 heads, W_K, W_V
- *  of each of 2 key/value heads, W_O". */
-function drawInputsTitle(state) {
+ *  of each of 2 key/value heads, W_O", or with one key/value head "of the one key/value
+ *  head they share" (never "each of 1"). */
+export function inputsTitle(state) {
   const b = (names) => (state.biases ? `, ${names}` : "");
+  const kv = state.kvHeads === 1 ? "the one key/value head they share" : `each of ${state.kvHeads} key/value heads`;
   const heads = state.heads === 1 ? `W_Q, W_K, W_V${b("b_Q, b_K, b_V")}`
     : S.grouped(state)
-      ? `W_Q${b("b_Q")} of each of ${state.heads} heads, W_K, W_V${b("b_K, b_V")} of each of ${state.kvHeads} key/value heads, W_O`
+      ? `W_Q${b("b_Q")} of each of ${state.heads} heads, W_K, W_V${b("b_K, b_V")} of ${kv}, W_O`
       : `W_Q, W_K, W_V${b("b_Q, b_K, b_V")} of each of ${state.heads} heads, W_O`;
-  const inputs = `— X${state.X_kv ? ", X_kv" : ""}, ${heads}`;
+  return `— X${state.X_kv ? ", X_kv" : ""}, ${heads}`;
+}
+
+function drawInputsTitle(state) {
+  const inputs = inputsTitle(state);
   if ($("inputs-sym").dataset.text !== inputs) {
     $("inputs-sym").dataset.text = inputs;
     $("inputs-sym").replaceChildren(...symbols(inputs));

@@ -167,18 +167,30 @@ function describe(v) {
   return typeof v === "object" ? "an object" : String(v);
 }
 
-/** Read a saved configuration file: {ok: true, request} or {ok: false, message}. Only what
- *  the server cannot be asked about is checked here (the text is JSON, and an object);
- *  the request itself is checked by the server, which alone knows its rules. */
-export function readConfig(text) {
+const EXPECTED = "expected the JSON object that “Export configuration” saves, with X, W_Q, W_K and W_V.";
+const BEGINS = 35;  // characters of the text quoted back when it is not JSON
+
+/** Read a saved configuration: {ok: true, request} or {ok: false, message}. ``what`` names
+ *  where the text came from ("The pasted text", "“attention.json”"), so a message says what
+ *  was received and what is expected. Only what the server cannot be asked about is
+ *  checked here (the text is JSON, and an object); the request itself is checked by the
+ *  server, which alone knows its rules. */
+export function readConfig(text, what = "The file") {
+  const clean = text.replace(/^\uFEFF/, "");  // editors may start a file with a BOM
+  if (!clean.trim()) return { ok: false, message: `${what} is empty; ${EXPECTED}` };
   let body;
   try {
-    body = JSON.parse(text.replace(/^\uFEFF/, ""));  // editors may start a file with a BOM
+    body = JSON.parse(clean);
   } catch (err) {
-    return { ok: false, message: `The file is not valid JSON: ${err.message}` };
+    // V8 ends some of its messages by quoting the text again ("…, "X = [[1, 0"... is not
+    // valid JSON"): the text is quoted once, below.
+    const why = err.message.replace(/, ".*"(\.\.\.)? is not valid JSON$/s, "");
+    const start = clean.trim().replace(/\s+/g, " ");
+    const quoted = start.length > BEGINS ? `${start.slice(0, BEGINS)}…` : start;
+    return { ok: false, message: `${what} is not JSON: ${why}. It begins “${quoted}”; ${EXPECTED}` };
   }
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    return { ok: false, message: `The file must hold a JSON object with X, W_Q, W_K and W_V, got ${describe(body)}` };
+    return { ok: false, message: `${what} holds ${describe(body)}, not an object; ${EXPECTED}` };
   }
   return { ok: true, request: body };
 }

@@ -197,9 +197,10 @@ function wireConfig({ exportConfig, file, pasted, loadPasted, message }, page, w
     return download("attention.json", textURL(configToJSON(request), "application/json"));
   });
   /** Read, have the server check, then load; on a problem the page is left exactly as it
-   *  was, and the panel and the status line say why. */
-  async function load(text, source) {
-    const read = readConfig(text);
+   *  was, and the panel and the status line say why. ``source`` names the text in the
+   *  status once imported ("Imported attention.json"), ``what`` in a problem's message. */
+  async function load(text, source, what) {
+    const read = readConfig(text, what);
     const problem = !read.ok ? read.message : (await page.check(read.request)) ?? page.load(read.request);
     message.classList.toggle("is-warning", Boolean(problem));
     message.textContent = problem ?? "";
@@ -211,7 +212,7 @@ function wireConfig({ exportConfig, file, pasted, loadPasted, message }, page, w
     if (!chosen) return;
     const text = await chosen.text();
     file.value = "";  // choosing the same file again, after editing it, loads it again
-    await load(text, chosen.name);
+    await load(text, chosen.name, `“${chosen.name}”`);
   });
   loadPasted.addEventListener("click", () => {
     if (!pasted.value.trim()) {
@@ -219,6 +220,6 @@ function wireConfig({ exportConfig, file, pasted, loadPasted, message }, page, w
       message.textContent = "Paste a configuration (the JSON of an exported attention.json) first.";
       return;
     }
-    load(pasted.value, "the pasted configuration");
+    load(pasted.value, "the pasted configuration", "The pasted text");
   });
 }

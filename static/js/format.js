@@ -37,6 +37,13 @@ export function formatNumber(x, decimals = 3) {
   return text.replace("-", MINUS);
 }
 
+/** A rate given by a formula (an ALiBi slope, a RoPE frequency) in 4 significant figures
+ *  without trailing zeros, as text: 0.5, 0.1575, 1.778×10⁻⁷ (workingtex.js's texRate in TeX). */
+export function rateText(x) {
+  const [mant, exp] = String(Number(x.toPrecision(4))).split("e");
+  return (exp ? `${mant}×10${superscript(Number(exp))}` : mant).replace("-", MINUS);
+}
+
 /** The same number for KaTeX: ASCII minus (KaTeX typesets it as a minus), \infty, and
  *  "1.235 \times 10^{20}" beyond the fixed range. */
 export function texNumber(x, decimals = 3) {

@@ -101,7 +101,7 @@ export function ropeVerdicts(rope, sinusoidal, shift) {
   const r = compareRows(rope.a.dots, rope.b.dots);
   const turned = compareRows(rope.a.q, rope.b.q).same ? "; $q_i$ prints the same too" : ", while $q_i$ has turned";
   const ropeWords = r.same
-    ? `Shifting every position by ${shift} leaves all ${m} scores the same to the last digit shown${
+    ? `Shifting every position by ${shift} leaves ${m === 1 ? "the one score" : `all ${m} scores`} the same to the last digit shown${
       r.maxDiff === 0 ? " (exactly equal in float64)" : rounding(r.maxDiff, rope.a.dots) ? ` (they differ by at most ${diffText(r.maxDiff)}, float64's rounding)` : ` (they differ by at most ${diffText(r.maxDiff)})`}${turned}: a score depends only on $i - j$.`
     : `Shifting every position by ${shift} changes the scores by up to ${diffText(r.maxDiff)}.`;
   const s = compareRows(sinusoidal.a.dots, sinusoidal.b.dots);

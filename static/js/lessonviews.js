@@ -9,7 +9,8 @@ import {
   ropeVerdicts, valueBiasSplit,
 } from "./lessons.js";
 import { prose } from "./tex.js";
-import { texRate, texVector } from "./workingtex.js";
+import { texInputs, texRate, texVector } from "./workingtex.js";
+import { andList, count } from "./words.js";
 
 const LONG = 8;  // rows of numbers longer than this keep their first 4 and last 2
 
@@ -87,7 +88,7 @@ export function biasLesson({ w, i, K, rope, noKeyBias }) {
   if (w.b_V) {
     const { plain, added } = valueBiasSplit(w);
     parts.push(added
-      ? para(`$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{${i}}$ gains exactly $b_V$ and no weight changes: $z_{${i}} = \\sum_j a_{${i},j}\\, x_j W_V + b_V = ${texVector(plain, texNumber)} + ${texVector(w.b_V, texNumber)} = ${texVector(w.z, texNumber)}$.`)
+      ? para(`$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{${i}}$ gains exactly $b_V$ and no weight changes: $z_{${i}} = \\sum_j a_{${i},j}\\, x_j W_V + b_V = ${texVector(plain)} + ${texInputs(w.b_V)} = ${texVector(w.z)}$.`)
       : para(`Query ${i} reads no key: its weights are all 0, so $z_{${i}} = 0$ and $b_V$ is not added.`));
   }
   const names = ["b_K", "b_Q", "b_V"].filter((b) => w[b]);
@@ -98,7 +99,7 @@ function keyBiasParts(w, i, rope, side) {
   const parts = [];
   if (!rope) {
     const { qb, keys } = keyBiasShift(w);
-    parts.push(para(`$b_K$ adds one number to every score of row ${i}: $q_{${i}} \\cdot b_K = ${texVector(w.q)} \\cdot ${texVector(w.b_K)} = ${texNumber(qb)}$.`),
+    parts.push(para(`$b_K$ adds one number to every score of row ${i}: $q_{${i}} \\cdot b_K = ${texVector(w.q)} \\cdot ${texInputs(w.b_K)} = ${texNumber(qb)}$.`),
       table(`What b_K adds to each score of query ${i}`, ["key $j$", `$q_{${i}} \\cdot x_j W_K$`, `$+\\, q_{${i}} \\cdot b_K$`, `$= q_{${i}} \\cdot k_j$`],
         shortList(keys).map((k) => (k === null ? ["…", "", "", ""] : [String(k.j + 1), formatNumber(k.plain), formatNumber(qb), formatNumber(k.dot)]))));
   } else {
@@ -120,8 +121,8 @@ export function gqaLesson({ H, G, d_k, d_v, tokens, readers }) {
   const { own, shared } = kvCache(H, G, d_k, d_v);
   const saving = G === H
     ? "With as many key/value heads as query heads nothing is shared, and nothing saved."
-    : `Sharing ${G} key/value head${G > 1 ? "s" : ""} among ${H} query heads makes it ${H / G} times smaller${G === 1 ? " (multi-query attention)" : ""}: for the ${tokens} tokens here, ${tokens * own.count} numbers become ${tokens * shared.count} in each layer.`;
-  const who = readers ? readers.map((hs, g) => `query head${hs.length > 1 ? "s" : ""} ${hs.map((h) => h + 1).join(", ")} read${hs.length > 1 ? "" : "s"} key/value head ${g + 1}`).join("; ") : null;
+    : `Sharing ${G} key/value head${G > 1 ? "s" : ""} among ${H} query heads makes it ${H / G} times smaller${G === 1 ? " (multi-query attention)" : ""}: for the ${count(tokens, "token")} here, ${tokens * own.count} numbers become ${tokens * shared.count} in each layer.`;
+  const who = readers ? readers.map((hs, g) => `query head${hs.length > 1 ? "s" : ""} ${andList(hs.map((h) => h + 1))} read${hs.length > 1 ? "" : "s"} key/value head ${g + 1}`).join("; ") : null;
   return lesson("gqa", "Grouped-query heads: a smaller key/value cache",
     para("While a model generates, it keeps the keys and values of every token it has read, in every layer (the key/value cache), so as not to compute them again for each new token. Per token and layer:"),
     table("Numbers kept per token and layer", ["", "key/value heads", "numbers kept"],
@@ -148,11 +149,11 @@ export function windowLesson({ band, mask, keys }) {
   const total = mask.length * mask[0].length;
   const s = Math.min(band.sinks, keys.length);
   const sinks = s ? ` The first ${s === 1 ? "key" : `${s} keys`} (${keys.slice(0, s).join(", ")}) ${s === 1 ? "is a sink" : "are sinks"}, marked “sink”: readable from every query, ${s === 1 ? "its column stays" : "their columns stay"} open outside the band, each such cell ringed with dots.` : "";
-  const counts = outside === 0 ? `Every one of the ${total} weights is inside the band: a window of ${band.window} changes nothing here.`
+  const counts = outside === 0 ? `${total === 1 ? "The one weight" : `Every one of the ${total} weights`} is inside the band: a window of ${band.window} changes nothing here.`
     : `Of the ${total} weights, ${outside} lie${outside === 1 ? "s" : ""} outside the band${open === 0 ? ", masked"
       : `: ${open} stay${open === 1 ? "s" : ""} open because ${open === 1 ? "its key is a sink" : "their keys are sinks"}${
         open < outside ? `, the other ${outside - open} ${outside - open === 1 ? "is" : "are"} masked` : ""}`}.`;
   return lesson("window", `Sliding window of ${band.window}${s ? ` with ${s} sink${s > 1 ? "s" : ""}` : ""}: the band on the heatmap`,
-    para(`The heatmap outlines the band $|i - j| < ${band.window}$ with dashes: at most ${2 * band.window - 1} keys of it for each query, ${band.window} with the causal mask.${sinks}`),
+    para(`The heatmap outlines the band $|i - j| < ${band.window}$ with dashes: at most ${count(2 * band.window - 1, "key")} of it for each query, ${band.window} with the causal mask.${sinks}`),
     para(counts, "verdict"));
 }

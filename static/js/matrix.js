@@ -8,6 +8,12 @@ import { formatNumber } from "./format.js";
 // the heatmap still shows every weight, and the DOM stays small enough to redraw at once.
 export const SHOWN = 16;
 
+/** "Showing 16 of 300 rows and 16 of 40 columns.": only the dimensions that are cut. */
+export function truncatedWords(rows, allRows, cols, allCols) {
+  const cut = [rows < allRows ? `${rows} of ${allRows} rows` : null, cols < allCols ? `${cols} of ${allCols} columns` : null];
+  return `Showing ${cut.filter(Boolean).join(" and ")}.`;
+}
+
 /** renderMatrix(figure, spec)
  *  spec: {data: rows of numbers (null = −∞), caption: [name, formula], shape: text,
  *         size: [rows, cols] of the whole matrix when data is only its top-left corner,
@@ -29,13 +35,14 @@ export function renderMatrix(figure, spec) {
   if (figure.dataset.caption !== name + formula + spec.shape) {
     figure.dataset.caption = name + formula + spec.shape;
     figure.querySelector(".name").replaceChildren(...symbols(name));
-    figure.querySelector(".formula").replaceChildren(...(formula ? symbols(` ${formula}`) : []));
+    // An argument list belongs to its name, "Concat(Z_1, Z_2)"; a formula stands apart.
+    figure.querySelector(".formula").replaceChildren(...(formula ? symbols(formula.startsWith("(") ? formula : ` ${formula}`) : []));
     figure.querySelector(".shape").replaceChildren(...symbols(spec.shape));
   }
   const note = figure.querySelector(".truncated");
   const hidden = allRows > rows || allCols > cols;
   setProp(note, "hidden", !hidden);  // an attribute written again, even unchanged, costs a style pass
-  if (hidden) setText(note, `Showing ${rows} of ${allRows} rows and ${cols} of ${allCols} columns.`);
+  if (hidden) setText(note, truncatedWords(rows, allRows, cols, allCols));
 
   const labels = figure.querySelector(".row-labels").children;
   const trs = figure.querySelector("tbody").rows;

@@ -3,7 +3,7 @@
 // selected, focused and lit is given to it by main.js.
 
 import { el, keyed, setProp, setText, symbols } from "./dom.js";
-import { formatNumber } from "./format.js";
+import { formatNumber, rateText } from "./format.js";
 import { renderHeatmap, TABLE_MAX } from "./heatmap.js";
 import { bandLegend } from "./heatmapband.js";
 import { afterPaint } from "./later.js";
@@ -13,6 +13,7 @@ import { renderMatrix, SHOWN } from "./matrix.js";
 import { typeset, typesetWhenNear } from "./tex.js";
 import { enteringRow } from "./walk.js";
 import { renderWorking, scaleWords } from "./working.js";
+import { andList, count, numbered } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 let workingTicket = 0;  // the newest drawing's turn to typeset the working
@@ -115,8 +116,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
     + (big ? "." : "; press M on a cell to mask or unmask it.");
   setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandLegend(band(inputs), keyLabels)}` : ""}`);
   setProp($("cross-note"), "hidden", !body.tokens_kv);
-  setSymbols($("cross-note"), !body.tokens_kv ? "" : `Queries come from X (${n} tokens), keys and values from X_kv (${m} tokens), so A is ${n} × ${m}.`
-    + (body.causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : ""));
+  setSymbols($("cross-note"), !body.tokens_kv ? "" : crossWords(n, m, body.causal));
   drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
   drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer });
   renderLink($("page"), link);
@@ -124,9 +124,23 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
     : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
       entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
   const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
-  const warning = silent.length
-    ? `Query ${silent.join(", ")} may read no key: every weight of that row is 0, and so is its output.` : null;
-  return { warning };
+  return { warning: noKeyWords(silent) };
+}
+
+/** Cross-attention's note: where queries, keys and values come from, for n queries and m
+ *  keys, and how the causal mask lines up. */
+export function crossWords(n, m, causal) {
+  return `Queries come from X (${count(n, "token")}), keys and values from X_kv (${count(m, "token")}), so A is ${n} × ${m}.`
+    + (causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
+}
+
+/** The status line's warning for the queries ``silent`` ("1 “the”") that may read no key,
+ *  or null when there is none. */
+export function noKeyWords(silent) {
+  if (!silent.length) return null;
+  return silent.length === 1
+    ? `Query ${silent[0]} may read no key: every weight of that row is 0, and so is its output.`
+    : `Queries ${andList(silent)} may read no key: every weight of those rows is 0, and so are their outputs.`;
 }
 
 /** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every
@@ -158,7 +172,7 @@ function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
   const out = $("output");
   renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
   if (multi) {
-    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(Z_1, …, Z_${answer.heads.length})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(${numbered("Z_", answer.heads.length)})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
     renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], ...shape("O", "n", "d_model"), rowLabels: labels, highlight: sel });
   } else {
     for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
@@ -297,7 +311,7 @@ function setSymbols(node, text) {
 export function maskWords(causal, window, sinks = 0) {
   const kinds = [causal ? "after the query" : null, window ? `outside a window of ${window}` : null].filter(Boolean);
   const rule = [causal ? "j > i" : null, window ? `|i − j| ≥ ${window}` : null].filter(Boolean).join(" or ");
-  const open = window && sinks ? (sinks === 1 ? "; key 1 stays open as a sink" : `; keys 1 to ${sinks} stay open as sinks`) : "";
+  const open = window && sinks ? (sinks === 1 ? "; key 1 stays open as a sink" : `; keys 1 ${sinks === 2 ? "and" : "to"} ${sinks} stay open as sinks`) : "";
   return { heading: kinds.length ? `, keys ${kinds.join(" or ")} masked${open}` : "",
     note: rule ? `masked: ${rule}${window && sinks ? `, but not j ≤ ${sinks}` : ""}` : "" };
 }
@@ -329,8 +343,9 @@ function drawScores(body, labels, sel, shape, figure, inputs) {
   });
 }
 
-/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too. */
-function alibiCaption(body, [what, how]) {
+/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too, its slope
+ *  written as the working's note writes it (4 significant figures, not 0.15749013123685915). */
+export function alibiCaption(body, [what, how]) {
   if (body.alibi_slope === undefined) return [what, how];
-  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${body.alibi_slope}`];
+  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${rateText(body.alibi_slope)}`];
 }

@@ -32,6 +32,7 @@
 // of heads, key/value heads and biases are heads.js's.
 
 import { limits } from "./config.js";
+import { count } from "./words.js";
 
 export const MATRICES = ["X", "W_Q", "W_K", "W_V"];
 
@@ -109,10 +110,10 @@ export function checkShapes(state) {
     }
   }
   const { n, m, d_model } = shapes(state);
-  if (state.tokens.length !== n) throw new Error(`${state.tokens.length} labels for ${n} rows of X`);
+  if (state.tokens.length !== n) throw new Error(`${count(state.tokens.length, "label")} for ${count(n, "row")} of X`);
   if (state.X_kv) {
-    if (state.X_kv[0].length !== d_model) throw new Error(`X_kv has ${state.X_kv[0].length} columns, X has ${d_model}`);
-    if (state.tokens_kv.length !== m) throw new Error(`${state.tokens_kv.length} labels for ${m} rows of X_kv`);
+    if (state.X_kv[0].length !== d_model) throw new Error(`X_kv has ${count(state.X_kv[0].length, "column")}, X has ${d_model}`);
+    if (state.tokens_kv.length !== m) throw new Error(`${count(state.tokens_kv.length, "label")} for ${count(m, "row")} of X_kv`);
   }
   checkHeads(state);
   if (Math.max(n, m) > limits.tokens || d_model > limits.model_dim || Math.max(shapes(state).d_k, shapes(state).d_v) > limits.dim) {
@@ -130,10 +131,10 @@ function checkOptions(state) {
   }
   const { heads: h, kvHeads: g } = state;
   if (!(Number.isInteger(g) && g >= 1 && g <= h && h % g === 0)) {
-    throw new Error(`${g} key/value heads for ${h} heads: they must divide them`);
+    throw new Error(`${count(g, "key/value head")} for ${count(h, "head")}: they must divide them`);
   }
   if (state.alibi !== "" && !(Array.isArray(state.alibi) && state.alibi.length === h)) {
-    throw new Error(`${Array.isArray(state.alibi) ? state.alibi.length : "no"} ALiBi slopes for ${h} heads`);
+    throw new Error(`${Array.isArray(state.alibi) ? count(state.alibi.length, "ALiBi slope") : "no ALiBi slopes"} for ${count(h, "head")}`);
   }
   for (const key of ["rope_base", "offset", "window", "sinks"]) {
     if (typeof state[key] !== "string") throw new Error(`${key} is missing`);
@@ -150,7 +151,7 @@ function checkHeads(state) {
     const [q, key, v] = headKeys(k);
     const own = k < state.kvHeads ? [q, key, v] : [q];
     for (const name of own) {
-      if (state[name].length !== d_model) throw new Error(`${name} has ${state[name].length} rows, X has ${d_model} columns`);
+      if (state[name].length !== d_model) throw new Error(`${name} has ${count(state[name].length, "row")}, X has ${count(d_model, "column")}`);
       width(name, name === v ? d_v : d_k);
     }
   }

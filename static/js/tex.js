@@ -10,12 +10,19 @@ import { untypeset } from "./morph.js";
 // screen has none, and running the build took it ~25 ms (benchmarks/bench_lighthouse.py).
 let loading = null;
 
-/** A promise of KaTeX's build, loaded; it starts loading it if it was not (again, if it
- *  failed: the page's maths then stays blank until it can be loaded). */
+// The faces the working's maths is set in (KaTeX's upright and italic, and Size1 for Σ),
+// loaded with the build: KaTeX's CSS makes them font-display: block, so maths typeset
+// before they are in is laid out in the fallback serif, wider, and a line that wrapped in
+// it (the default view's z_3, three terms of 3 decimals) moves up when they come.
+const FACES = ["1em KaTeX_Main", "italic 1em KaTeX_Math", "1em KaTeX_Size1"];
+
+/** A promise of KaTeX's build, loaded, and of its faces (see FACES); it starts loading
+ *  them if it was not (again, if the build failed: the page's maths then stays blank
+ *  until it can be loaded; a face that fails leaves the fallback, as before). */
 export function katexReady() {
-  loading ??= new Promise((resolve, reject) => {
+  loading ??= Promise.all([new Promise((resolve, reject) => {
     document.head.append(Object.assign(document.createElement("script"), { src: urls.katex, onload: resolve, onerror: reject }));
-  }).catch((err) => {
+  }), ...FACES.map((face) => document.fonts?.load(face).catch(() => {}))]).catch((err) => {
     loading = null;
     throw err;
   });

@@ -6,10 +6,11 @@ import { el, symbols } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { morph } from "./morph.js";
 import { math, prose } from "./tex.js";
-import { joinTerms, line, sigText, step, texFactor, texRate, texSig, texTerm, texVector } from "./workingtex.js";
+import { joinTerms, line, NO_KEY, sigText, step, texFactor, texInputs, texRate, texSig, texVector } from "./workingtex.js";
+import { count } from "./words.js";
 import { biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
 
-export { joinTerms, sigText, texFactor, texSig, texTerm, texVector };
+export { joinTerms, NO_KEY, sigText, texFactor, texInputs, texRate, texSig, texVector };
 
 const ALL_KEYS = 12;     // up to this many keys every key gets its lines
 const TOP_KEYS = 8;      // beyond it, the keys with the largest weights
@@ -29,8 +30,10 @@ function zLine(i, terms) {
  *  With ALiBi (w.bias) the scaled score and the bias added to it have columns of their
  *  own before s_ij. */
 function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
-  // Each column's heading is the operation that makes it from the column before.
+  // Each column's heading is the operation that makes it from the column before; with no
+  // key to read there is no sum, and the weights are 0 by convention, not divided by it.
   const e = shifted ? `e^{s - m}` : `e^{s}`;
+  const none = !w.allowed.some(Boolean);
   const alibi = Boolean(w.bias);
   const head = el("tr", {},
     el("th", { scope: "col", class: "key-col", text: "key j" }),
@@ -41,7 +44,7 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
         el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
       : [el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
-    el("th", { scope: "col" }, math(`{}\\div ${texSig(total)} = a_{${i},j}`)));
+    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `{}\\div ${texSig(total)} = a_{${i},j}`)));
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const rows = shown.map((j) => {
     const masked = !w.allowed[j];
@@ -64,12 +67,18 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
 }
 
 /** The keys whose lines are written: all up to ALL_KEYS, else the TOP_KEYS strongest
- *  allowed ones in order, with a note saying so. */
+ *  allowed ones in order (the first TOP_KEYS when none is allowed), with a note saying so. */
 function shownKeys(w, allowedIdx) {
   const m = w.weights.length;
   if (m <= ALL_KEYS) return { shown: [...Array(m).keys()], note: null };
+  const note = (text) => el("p", { class: "note", text: `${m} keys${text}` });
+  const reads = allowedIdx.length;
+  if (!reads) return { shown: [...Array(TOP_KEYS).keys()], note: note(`, every one masked: the first ${TOP_KEYS} are written out.`) };
+  if (reads <= TOP_KEYS) {
+    return { shown: allowedIdx, note: note(`: the ${count(reads, "key")} this query may read ${reads === 1 ? "is" : "are"} written out, not the ${count(m - reads, "masked key")}.`) };
+  }
   const shown = [...allowedIdx].sort((a, b) => w.weights[b] - w.weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
-  return { shown, note: el("p", { class: "note", text: `${m} keys: the ${shown.length} with the largest weights are written out; sums run over all ${allowedIdx.length} keys this query may read.` }) };
+  return { shown, note: note(`: the ${TOP_KEYS} with the largest weights are written out; sums run over all ${reads} keys this query may read.`) };
 }
 
 /** renderWorking(host, view) writes the working of view.working (undefined: no row).
@@ -103,8 +112,8 @@ export function renderWorking(host, view) {
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
       allowedIdx.length === m ? " reads every key." : allowedIdx.length
-        ? ` may read ${allowedIdx.length} of the ${m} keys; the others are masked.`
-        : " may read no key: every weight is 0 and so is its output."),
+        ? ` may read ${allowedIdx.length} of the ${m} keys; the ${m - allowedIdx.length === 1 ? "other is" : "others are"} masked.`
+        : " may read no key: every key is masked."),
     ...(note ? [note] : []),
     ...steps.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items)),
   ]);
@@ -115,10 +124,10 @@ export function renderWorking(host, view) {
  *  64-term product is a screen wide), and "every" every one of its d_k terms. */
 function dotTex(w, i, j, k, terms) {
   const lhs = `q_{${i}} \\cdot k_{${j + 1}}`;
-  if (terms === "compact") return `${lhs} = ${texTerm(w.dots[j])}`;
+  if (terms === "compact") return `${lhs} = ${texNumber(w.dots[j])}`;
   const products = w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(k[c])}`);
   const sum = terms === "every" ? products.join(" + \\allowbreak ") : joinTerms(products);
-  return `${lhs} = ${sum} = ${texTerm(w.dots[j])}`;
+  return `${lhs} = ${sum} = ${texNumber(w.dots[j])}`;
 }
 
 /** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions
@@ -136,9 +145,10 @@ function softmaxStep(w, i, shown, keys, scale, allowedIdx) {
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const total = shifted ? w.exp_shifted_sum : w.exp_sum;
   const sumTex = shifted ? `\\textstyle\\sum_j e^{s_{${i},j} - m}` : `\\textstyle\\sum_j e^{s_{${i},j}}`;
+  // With no key to read the sum has no term: the convention is said in its place.
   const sum = allowedIdx.length
-    ? line(`${sumTex} = ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`, null, "sum-line")
-    : line(`${sumTex} = 0`, null, "sum-line");
+    ? [el("ol", {}, line(`${sumTex} = ${joinTerms(allowedIdx.map((j) => texSig(expOf(j))))} = ${texSig(total)}`, null, "sum-line"))]
+    : [el("p", { class: "note no-key" }, ...prose(NO_KEY))];
   const notes = [];
   if (w.bias) {
     notes.push(el("p", { class: "note" }, ...prose(`ALiBi adds $-m\\,|i - j|$ to each scaled score, with this head's slope $m = ${texRate(w.alibi_slope)}$: 0 where $j = i$, and lower the farther the key.`)));
@@ -147,7 +157,7 @@ function softmaxStep(w, i, shown, keys, scale, allowedIdx) {
     notes.push(el("p", { class: "note" }, ...symbols(`e^s is too large for a float64 here, so, as the code does, the largest score m = ${formatNumber(w.shift)} is subtracted first from every score; the weights are unchanged.`)));
   }
   return { title: `${scale.title}${w.bias ? ", add the ALiBi bias" : ""}, then softmax`, key: "softmax",
-    items: [...notes, softmaxTable(w, i, shown, keys, { scaleTex: scale.tex, shifted, total }), el("ol", {}, sum)] };
+    items: [...notes, softmaxTable(w, i, shown, keys, { scaleTex: scale.tex, shifted, total }), ...sum] };
 }
 
 /** z_i as the weighted sum of the allowed keys' values; long sums keep their first and

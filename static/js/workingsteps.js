@@ -6,7 +6,9 @@
 
 import { el } from "./dom.js";
 import { math, prose } from "./tex.js";
-import { keptIndices, line, texFactor, texRate, texTerm, texVector, wordsLine } from "./workingtex.js";
+import { texNumber } from "./format.js";
+import { keptIndices, line, texFactor, texInputs, texRate, texVector, wordsLine } from "./workingtex.js";
+import { andList, numbered } from "./words.js";
 
 /** "key 1", "keys 2 and 4", "keys 1 to 3, 5 and 7" for 0-based key indices, in order. */
 export function keyList(indices) {
@@ -22,7 +24,7 @@ export function keyList(indices) {
 }
 
 /** "heads 3 and 4" for 0-based head indices. */
-const headList = (hs) => (hs.length === 1 ? `head ${hs[0] + 1}` : `heads ${hs.slice(0, -1).map((h) => h + 1).join(", ")} and ${hs.at(-1) + 1}`);
+const headList = (hs) => `${hs.length === 1 ? "head" : "heads"} ${andList(hs.map((h) => h + 1))}`;
 
 /** Which key/value head the shown query head reads: {head, kvHead, kvHeads: G, readers:
  *  the query heads (0-based) that read the same one, or null when not known}. */
@@ -46,10 +48,10 @@ export function biasStep(w, i, shown, keys, { K, V, xq, xk }) {
   const names = ["b_Q", "b_K", "b_V"].filter((b) => w[b]);
   const items = [];
   if (w.b_Q) {
-    items.push(line(`q_{${i}} = ${xq}W_Q + b_Q = ${texVector(w.q_unbiased)} + ${texVector(w.b_Q)} = ${texVector(w.q_unrotated ?? w.q)}`));
+    items.push(line(`q_{${i}} = ${xq}W_Q + b_Q = ${texVector(w.q_unbiased)} + ${texInputs(w.b_Q)} = ${texVector(w.q_unrotated ?? w.q)}`));
   }
   const keyLines = (name, unbiased, b, biased, W) => shown.map((j) => line(
-    `${name}_{${j + 1}} = ${xk(j)}${W} + b_${W.at(-1)} = ${texVector(unbiased[j])} + ${texVector(b)} = ${texVector(biased(j))}`,
+    `${name}_{${j + 1}} = ${xk(j)}${W} + b_${W.at(-1)} = ${texVector(unbiased[j])} + ${texInputs(b)} = ${texVector(biased(j))}`,
     keys[j], null, j));
   if (w.b_K) items.push(...keyLines("k", w.k_unbiased, w.b_K, (j) => (w.k_unrotated ?? K)[j], "W_K"));
   if (w.b_V) items.push(...keyLines("v", w.v_unbiased, w.b_V, (j) => V[j], "W_V"));
@@ -69,9 +71,9 @@ export function rotationStep(w, i, shown, keys, { K, base, offset }) {
     const [x, y] = [w.q_unrotated[2 * c], w.q_unrotated[2 * c + 1]];
     const [cos, sin] = [Math.cos(a), Math.sin(a)];
     // Two lines a pair: its angle's cosine and sine, then the turn itself.
-    return [line(`\\cos ${texTerm(a)} = ${texTerm(cos)},\\ \\sin ${texTerm(a)} = ${texTerm(sin)}`, `pair c = ${c}`),
-      line(`(${texTerm(x)}, ${texTerm(y)}) \\mapsto (${texFactor(x)} \\cdot ${texFactor(cos)} - ${texFactor(y)} \\cdot ${texFactor(sin)},\\ `
-        + `${texFactor(x)} \\cdot ${texFactor(sin)} + ${texFactor(y)} \\cdot ${texFactor(cos)}) = (${texTerm(w.q[2 * c])}, ${texTerm(w.q[2 * c + 1])})`)];
+    return [line(`\\cos ${texNumber(a)} = ${texNumber(cos)},\\ \\sin ${texNumber(a)} = ${texNumber(sin)}`, `pair c = ${c}`),
+      line(`(${texNumber(x)}, ${texNumber(y)}) \\mapsto (${texFactor(x)} \\cdot ${texFactor(cos)} - ${texFactor(y)} \\cdot ${texFactor(sin)},\\ `
+        + `${texFactor(x)} \\cdot ${texFactor(sin)} + ${texFactor(y)} \\cdot ${texFactor(cos)}) = (${texNumber(w.q[2 * c])}, ${texNumber(w.q[2 * c + 1])})`)];
   };
   const keyLines = shown.map((j) => line(
     `k_{${j + 1}}:\\ p = ${w.positions_k[j]},\\ \\alpha = ${texVector(w.angles_k[j])},\\ ${texVector(w.k_unrotated[j])} \\mapsto ${texVector(K[j])}`,
@@ -81,7 +83,7 @@ export function rotationStep(w, i, shown, keys, { K, base, offset }) {
     items: [
       el("p", { class: "note" }, ...prose(`Positions count ${from}: query ${i} stands at $p = ${p}$. Each pair of components $(2c, 2c + 1)$ turns by the angle $\\alpha_c = p\\,\\theta^{-2c/d_k}$; the turned $q_i$ and $k_j$ are what the dot products use.`)),
       el("ol", {},
-        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, pairs > 1 ? `c = 0 … ${pairs - 1}` : "c = 0"),
+        line(`\\omega_c = \\theta^{-2c/${d_k}} = ${texVector(w.frequencies, texRate)}`, `c = ${numbered("", pairs, 0)}`),
         line(`\\alpha_c = p\\,\\omega_c = ${p} \\cdot ${texVector(w.frequencies, texRate)} = ${texVector(w.angles)}`),
         ...keptIndices(pairs).flatMap(turn),
         line(`q_{${i}} = ${texVector(w.q)}`, "rotated"),

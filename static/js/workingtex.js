@@ -7,14 +7,21 @@ import { math } from "./tex.js";
 
 export const LONG = 8;   // vectors and sums longer than this are shortened with ⋯
 
-/** A number as it is worked by hand: whole numbers stay short ("2"), others 3 decimals. */
-export function texTerm(x) {
-  return Number.isInteger(x) && Math.abs(x) < 1e6 ? String(x) : texNumber(x);
-}
+/** What a query that may read no key gets, said alike by the working and the walk (and,
+ *  in the same words, by attention_api/report.py): the engine's softmax_rows gives such a
+ *  row all 0, never the 0/0 of the textbook formula, and its warning says "its weights
+ *  and output are all 0". */
+export const NO_KEY = "No key may be read, so there is no sum to divide by: by convention, "
+  + "as torch's scaled_dot_product_attention returns, its weights and output are all 0.";
 
-/** A factor of a product: negative numbers in parentheses, "2 · (−0.5)". */
+// Every number the working computes (q, k, v, x_i + PE_i, a dot product, an angle, z) has
+// 3 decimals, so that "q·k = 6.000" reads as the table beside it does and no vector mixes
+// "−1.200" with "−1"; only what was typed (x_i, a bias) keeps its whole numbers short.
+
+/** A factor of a product, a computed number: negative ones in parentheses, "2.000 · (−0.500)". */
 export function texFactor(x) {
-  return x < 0 ? `(${texTerm(x)})` : texTerm(x);
+  const text = texNumber(x);
+  return text.startsWith("-") ? `(${text})` : text;
 }
 
 /** Four significant figures for exponentials and their sums: 16.92, 4.113, 69.59,
@@ -60,9 +67,17 @@ export function keptIndices(count) {
   return count <= LONG ? all : [...all.slice(0, 4), null, ...all.slice(-2)];
 }
 
-/** A vector in parentheses; a long one may break after a comma to fit its column. */
-export function texVector(v, fmt = texTerm) {
+/** A vector in parentheses, its entries computed numbers (3 decimals) or as ``fmt`` writes
+ *  them; a long one may break after a comma to fit its column. */
+export function texVector(v, fmt = texNumber) {
   return `(${joinTerms(v.map((x) => fmt(x)), ",\\allowbreak ")})`;
+}
+
+/** A typed vector (x_i, a bias): "(1, 0)" while every entry is whole, else every entry
+ *  with 3 decimals, "(−1.000, 0.500)": one vector, one format. */
+export function texInputs(v) {
+  const whole = v.every((x) => Number.isInteger(x) && Math.abs(x) < 1e6);
+  return texVector(v, whole ? String : texNumber);
 }
 
 /** One line of the working; ``j`` marks the key it is about, for linked highlighting. */

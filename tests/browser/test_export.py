@@ -164,6 +164,14 @@ def test_export_then_import_reproduces_the_view(page, server, tmp_path):
     assert heatmap(page) == before
     expect(cell(page, "X row 1 column 2")).to_have_value("0")
     expect(panel(page).locator(".export-message")).to_have_text("")
+    # A file that is not JSON is named, quoted and left unloaded.
+    notes = tmp_path / "notes.json"
+    notes.write_text("X = [[1, 0], [0, 1]]\n")
+    page.get_by_label("Import configuration file").set_input_files(notes)
+    expect(panel(page).locator(".export-message")).to_contain_text(re.compile(
+        r"^“notes\.json” is not JSON: .+\. It begins “X = \[\[1, 0\], \[0, 1\]\]”; "
+        r"expected the JSON object that “Export configuration” saves, with X, W_Q, W_K and W_V\.$"))
+    assert heatmap(page) == before
 
 
 def test_a_large_import_is_in_the_url_before_its_answer_comes(page, server, tmp_path):
@@ -220,7 +228,8 @@ def test_a_bad_file_is_named_and_changes_nothing(page, console, server, tmp_path
     # The server judges the file and its words are shown: a field missing, a list for an object.
     for content, text in [
         ({k: v for k, v in CAT.items() if k != "W_V"}, 'The request needs the field "W_V"'),
-        ([CAT], "The file must hold a JSON object with X, W_Q, W_K and W_V, got a list"),
+        ([CAT], "“bad.json” holds a list, not an object; expected the JSON object that "
+                "“Export configuration” saves, with X, W_Q, W_K and W_V."),
     ]:
         bad.write_text(json.dumps(content))
         page.get_by_label("Import configuration file").set_input_files(bad)
@@ -284,7 +293,10 @@ def test_pasting_a_configuration_loads_it_and_a_broken_one_does_not(page, server
     load = panel(page).get_by_role("button", name="Load pasted configuration")
     paste.fill('{"X": [[1, 0], [0, 1], [1, 1]]')
     load.click()
-    expect(panel(page).locator(".export-message")).to_contain_text("The file is not valid JSON")
+    expect(panel(page).locator(".export-message")).to_contain_text(re.compile(
+        r"^The pasted text is not JSON: .+\. "
+        r"It begins “\{\"X\": \[\[1, 0\], \[0, 1\], \[1, 1\]\]”; "
+        r"expected the JSON object that “Export configuration” saves, with X, W_Q, W_K and W_V\.$"))
     assert heatmap(page) == CAT_A
     # "encoding" is one of the API's fields: the server accepts it, so the page does too.
     paste.fill(json.dumps({**CAT, "tokens": ["a", "b", "c"], "causal": True, "row": 0,
@@ -420,7 +432,7 @@ def test_a_matrix_the_page_shows_a_corner_of_is_exported_whole(page, server):
     x = ";".join(f"{a:.1f},{b:.2f}" for a, b in X)
     loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={x}")
     expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
-        f"Showing 16 of {n} rows and 2 of 2 columns.")
+        f"Showing 16 of {n} rows.")
     panel(page).scroll_into_view_if_needed()
     choose(page, "Q (queries)", "CSV")
     Q = X @ np.array(CAT["W_Q"], dtype=float)

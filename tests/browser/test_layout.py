@@ -102,12 +102,16 @@ def walk_texts(page):
 def test_the_walk_quotes_the_selected_rows_real_numbers(page, server):
     loaded(page, server.url)
     steps = walk_texts(page)
-    for k, shown in [(0, "row3ofX,x3=(1,1)"), (1, "q3=(2,2)"), (2, "k1=(2,0),k2=(0,1),k3=(2,1)"),
-                     (3, "q3·k1=2·2+2·0=4"), (3, "q3·k3=2·2+2·1=6"),
+    # x_3 is typed (whole numbers stay short); every number computed from it has 3 decimals.
+    for k, shown in [(0, "row3ofX,x3=(1,1)"), (1, "q3=(2.000,2.000)"),
+                     (2, "k1=(2.000,0.000),k2=(0.000,1.000),k3=(2.000,1.000)"),
+                     (3, "q3·k1=2.000·2.000+2.000·0.000=4.000"),
+                     (3, "q3·k3=2.000·2.000+2.000·1.000=6.000"),
                      (4, "dk=2=1.414"), (4, "s3,1=2.828,s3,2=1.414,s3,3=4.243"),
                      (5, "16.92,4.113,69.59"), (5, "sum90.62"), (5, "weights0.187,0.045,0.768"),
-                     (6, "v1=(1,0),v2=(0,2),v3=(1,2)"),
-                     (7, "z3=0.187(1,0)+0.045(0,2)+0.768(1,2)=(0.955,1.627)")]:
+                     (6, "v1=(1.000,0.000),v2=(0.000,2.000),v3=(1.000,2.000)"),
+                     (7, "z3=0.187(1.000,0.000)+0.045(0.000,2.000)+0.768(1.000,2.000)"
+                         "=(0.955,1.627)")]:
         assert shown in steps[k], (k, shown, steps[k])
 
 
@@ -119,7 +123,7 @@ def test_the_walk_follows_a_custom_scale_masks_heads_and_positions(page, server)
     assert "weights1.000" in steps[5]
     # Sinusoidal positions: x_1 + PE_1 = (1 + sin 0, 0 + cos 0) = (1, 1).
     loaded(page, server.url + "#positional=1&row=0")
-    assert "x1+PE1=(1,1)" in walk_texts(page)[0]
+    assert "x1+PE1=(1.000,1.000)" in walk_texts(page)[0]
     loaded(page, server.url + "#heads=2&head=1&W_Q_2=1,0;0,1&W_K_2=1,0;0,1&W_V_2=1,0;0,1"
                               "&W_O=1,0;0,1;1,0;0,1&row=2")
     assert "head2'sWQ" in walk_texts(page)[1]
@@ -239,3 +243,51 @@ def test_with_scripts_off_the_page_shows_the_first_example_computed_on_the_serve
     expect(page.locator("#page")).to_be_hidden()  # the blocks only the script can fill
     expect(page.get_by_role("region", name="Controls")).to_be_hidden()
     context.close()
+
+
+def test_a_query_that_may_read_no_key_says_so_in_the_working_the_walk_and_present_mode(
+        browser, console, server):
+    """Every key of query 1 masked by hand, by keyboard (M on each heatmap cell). q_1 =
+    (1, 0) and k_j = (2, 0), (0, 1), (2, 1): the dots are 2, 0, 2, then every scaled score
+    is −∞. No key may be read, so by the engine's convention (softmax_rows: a row with no
+    key is all 0, as torch's scaled_dot_product_attention returns) the weights and z_1 are
+    0: no step may divide by 0 or leave its maths empty."""
+    page = open_page(browser, console, 1280, 720)
+    loaded(page, server.url)
+    grid = page.get_by_role("grid", name="Attention weights")
+    grid.get_by_role("row").nth(1).get_by_role("gridcell").first.click()
+    for j in range(3):
+        if j:
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("m")
+        page.wait_for_function(f"() => location.hash.includes('0-{j}')")
+        wait_settled(page)
+    expect(page.locator("#working-sym")).to_have_text("— query 1, “the”")
+    assert softmax_rows(page) == [["2.000", "−∞", "0", "0"], ["0.000", "−∞", "0", "0"],
+                                  ["2.000", "−∞", "0", "0"]]
+    text = working_text(page)
+    assert "÷0" not in text and "∑jes1,j=0" not in text, text
+    assert "z1=(0.000,0.000)" in text, text
+    softmax = page.locator('#working [data-step="softmax"]')
+    expect(softmax).to_contain_text("No key may be read")
+    expect(softmax).to_contain_text("its weights and output are all 0")
+    steps = walk_texts(page)
+    for k, step in enumerate(steps):
+        assert "$" not in step and "==" not in step and "÷0" not in step, (k + 1, step)
+    assert "q1·k1=2.000,q1·k2=0.000,q1·k3=2.000" in steps[3], steps[3]
+    assert "all3keysaremasked" in steps[4] and "s1,j=-∞" in steps[4], steps[4]
+    assert "itsweightsandoutputareall0" in steps[5], steps[5]
+    assert "z1=(0.000,0.000)." in steps[7], steps[7]
+    # Present mode, driven by the walk: the convention and z_1 on the projector's screen.
+    page.get_by_role("button", name="Present").click()
+    expect(page.locator("html")).to_have_class("present")
+    page.get_by_role("button", name="Walk me through it").click()
+    for _ in range(5):
+        page.get_by_role("button", name="Next").click()
+    panel = page.get_by_role("region", name="Walk through the calculation")
+    expect(panel).to_contain_text("Step 6 of 8")
+    expect(panel).to_contain_text("its weights and output are all 0")
+    for part in ('#heatmap [role="grid"]', '#working [data-step="softmax"] .note',
+                 '#working [data-step="output"]', ".walk-text"):
+        assert in_view(page, part), part
+    page.context.close()

@@ -266,6 +266,8 @@ def test_the_key_value_heads_stepper_goes_through_the_divisors(page, server):
     page.get_by_role("button", name="Decrease key/value heads").click()
     expect(kv).to_have_value("1")
     expect(page.get_by_role("button", name="Decrease key/value heads")).to_be_disabled()
+    expect(page.locator("#inputs-sym")).to_have_text(
+        "— X, WQ of each of 4 heads, WK, WV of the one key/value head they share, WO")
     page.get_by_role("button", name="Increase key/value heads").click()
     expect(kv).to_have_value("2")
     page.reload()

@@ -64,8 +64,8 @@ def printed(x):
 
 
 def term(x):
-    """A number as the working writes it in its maths: whole numbers short, else 3 decimals."""
-    return str(int(x)) if float(x).is_integer() else f"{x:.3f}".replace("-0.000", "0.000")
+    """A computed number as the working writes it in its maths: always 3 decimals."""
+    return f"{x:.3f}".replace("-0.000", "0.000")
 
 
 def vec(v):
@@ -137,12 +137,13 @@ def test_rope_working_rotates_q_and_each_k_by_its_position(page, server):
     q, Kr = rope(Q, [0, 1, 2])[2], rope(K, [0, 1, 2])
     text = step_text(page, "rope")
     # Query 3 at p = 2: the one pair (2, 2) turned by 2 radians.
-    assert "αc=pωc=2·(1)=(2)" in text
-    assert f"cos2={term(np.cos(2))},sin2={term(np.sin(2))}" in text
-    assert f"(2,2)↦(2·({term(np.cos(2))})-2·{term(np.sin(2))}," in text
+    # ω is a rate (4 significant figures), p a position; α and the turn are computed.
+    assert "αc=pωc=2·(1)=(2.000)" in text
+    assert f"cos2.000={term(np.cos(2))},sin2.000={term(np.sin(2))}" in text
+    assert f"(2.000,2.000)↦(2.000·({term(np.cos(2))})-2.000·{term(np.sin(2))}," in text
     assert f"q3=({term(q[0])},{term(q[1])})" in text
     for j in range(3):
-        assert f"k{j + 1}:p={j},α=({j}),({vec(K[j])})↦({vec(Kr[j])})" in text
+        assert f"k{j + 1}:p={j},α=({term(j)}),({vec(K[j])})↦({vec(Kr[j])})" in text
     dots = step_text(page, "dots")
     for j in range(3):
         assert f"={term(q @ Kr[j])}" in dots
@@ -205,7 +206,8 @@ def test_bias_working_adds_b_q_b_k_and_b_v(page, server):
     assert step_keys(page) == ["bias", "dots", "softmax", "output"]
     Q, K, V, _ = biased()
     text = step_text(page, "bias")
-    assert f"q3=x3WQ+bQ=(2,2)+(0.500,-1)=({term(Q[2][0])},{term(Q[2][1])})" in text
+    # b_Q is typed, (0.5, −1): one of its entries needs decimals, so both have them.
+    assert f"q3=x3WQ+bQ=(2.000,2.000)+(0.500,-1.000)=({vec(Q[2])})" in text
     XK, XV = np.array(X) @ W_K, np.array(X) @ W_V
     for j in range(3):
         assert f"k{j + 1}=x{j + 1}WK+bK=({vec(XK[j])})+(0,1)=({vec(K[j])})" in text
@@ -233,7 +235,7 @@ def test_bias_lesson_b_k_leaves_the_weights_identical(page, server):
     assert f"key j: ({adds}), not the same number for every key" in texts[2]
     z_plain = a @ (np.array(X) @ W_V)
     z_line = re.sub(r"\s", "", texts[3]).replace(MINUS, "-")  # maths, as KaTeX sets it
-    assert z_line.endswith(f"=({vec(z_plain)})+(1.000,0.000)=({vec(a @ V)}).")
+    assert z_line.endswith(f"=({vec(z_plain)})+(1,0)=({vec(a @ V)}).")  # b_V as typed
 
 
 def test_bias_lesson_under_rope_says_what_its_numbers_show(page, server):
@@ -271,7 +273,8 @@ def test_grouped_query_heads_name_their_key_value_head_and_the_cache(page, serve
     assert counts[0].endswith("=16") and counts[1].endswith("=8")
     expect(node.locator("p.verdict")).to_contain_text(
         "makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. "
-        "Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.")
+        "Here query heads 1 and 2 read key/value head 1; "
+        "query heads 3 and 4 read key/value head 2.")
 
 
 # ---- ALiBi ----

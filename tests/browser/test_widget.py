@@ -76,8 +76,11 @@ def test_clicking_row3_writes_out_its_working(page, server):
     expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
     expect(grid.get_by_role("row").nth(3)).to_have_attribute("aria-selected", "true")
     text = working_text(page)
-    for shown in ("2·2+2·0=4", "2·0+2·1=2", "2·2+2·1=6", "÷1.414=s3,j", "÷90.62=a3,j",
-                  "16.92+4.113+69.59=90.62", "=(0.955,1.627)"):
+    # Derived numbers always have 3 decimals: q·k_3 = 6.000, as the table beside it prints.
+    for shown in ("q3=(2.000,2.000)", "2.000·2.000+2.000·0.000=4.000",
+                  "2.000·0.000+2.000·1.000=2.000", "2.000·2.000+2.000·1.000=6.000", "÷1.414=s3,j",
+                  "÷90.62=a3,j", "16.92+4.113+69.59=90.62",
+                  "0.768(1.000,2.000)", "=(0.955,1.627)"):
         assert shown in text, (shown, text)
     # Per key: q·k_j, ÷ √2 = s_3j, e^s, ÷ Σ = a_3j (hand-worked: e^{4/√2} = 16.92, …).
     assert softmax_rows(page) == [["4.000", "2.828", "16.92", "0.187"],
@@ -362,7 +365,7 @@ def test_many_tokens_draw_a_canvas_under_an_accessible_grid(page, server):
     expect(page.locator("#working-sym")).to_have_text(f"— query {n - 1}, “w{n - 2}”")
     expect(page.locator("#scores .too-many")).to_contain_text(f"With {n} tokens")
     expect(page.locator('figure[data-key="Q"] .truncated')).to_have_text(
-        f"Showing 16 of {n} rows and 2 of 2 columns.")
+        f"Showing 16 of {n} rows.")
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
 
 
@@ -690,6 +693,10 @@ def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     assert shown == np.round(A2, 3).tolist()
     assert matrix(page, "C") == np.round(concat, 3).tolist()
     assert matrix(page, "O") == np.round(concat @ W_O, 3).tolist()
+    # Two heads are written out, no ellipsis; the argument list sits against its name.
+    expect(page.locator('figure[data-key="C"] figcaption')).to_have_text("Concat(Z1, Z2)")
+    # The heading counts what there is to edit, in agreement with its nouns.
+    expect(page.locator("#inputs-sym")).to_have_text("— X, WQ, WK, WV of each of 2 heads, WO")
     # The new head is the one shown: its Q and its working.
     assert matrix(page, "Q") == np.round(np.array(X) @ np.array(W2["W_Q"]), 3).tolist()
     expect(page.locator("#working-sym")).to_contain_text("head 2")

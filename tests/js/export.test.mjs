@@ -259,16 +259,22 @@ test("readConfig: a byte-order mark before the JSON is ignored", () => {
   assert.deepEqual(readConfig("\uFEFF" + configToJSON(CAT)), { ok: true, request: CAT });
 });
 
-test("readConfig: a file that is not JSON, or not an object, says so; the rest is the server's to judge", () => {
-  for (const text of ["", "{", "{X: 1}", "not json"]) {
-    const r = readConfig(text);
-    assert.equal(r.ok, false);
-    assert.match(r.message, /^The file is not valid JSON: ./);
-  }
+test("readConfig: text that is not JSON, or not an object, says what it got and what is expected, naming its source", () => {
+  const expected = "expected the JSON object that “Export configuration” saves, with X, W_Q, W_K and W_V.";
+  // A paste cut short: JSON.parse's own words say where it stops, then what came.
+  const cut = readConfig('{"X": [[1, 0], [0, 1], [1, 1]]', "The pasted text");
+  assert.equal(cut.ok, false);
+  assert.match(cut.message, /^The pasted text is not JSON: .+\. It begins “\{"X": \[\[1, 0\], \[0, 1\], \[1, 1\]\]”; /);
+  assert.ok(cut.message.endsWith(expected), cut.message);
+  const prose = readConfig("not json at all, but a sentence someone pasted by mistake", "“attention.json”");
+  assert.match(prose.message, /^“attention\.json” is not JSON: .+\. It begins “not json at all, but a sentence som…”; expected/);
+  assert.doesNotMatch(prose.message, /not valid JSON/, "the text is quoted once, not again in JSON.parse's words");
+  assert.equal(readConfig("  \n ", "“empty.json”").message, `“empty.json” is empty; ${expected}`);
   for (const [text, got] of [["[1, 2]", "a list"], ["null", "null"], ["3", "3"], ['"X"', 'the string "X"']]) {
-    assert.deepEqual(readConfig(text), { ok: false,
-      message: `The file must hold a JSON object with X, W_Q, W_K and W_V, got ${got}` });
+    assert.deepEqual(readConfig(text, "The pasted text"), { ok: false,
+      message: `The pasted text holds ${got}, not an object; ${expected}` });
   }
+  assert.equal(readConfig("[]").message, `The file holds a list, not an object; ${expected}`);
   // Everything else is the server's: a request it refuses is read as it is, to be sent.
   assert.deepEqual(readConfig('{"X": "no", "encoding": "base64"}'), { ok: true, request: { X: "no", encoding: "base64" } });
 });

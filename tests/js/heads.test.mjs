@@ -129,3 +129,10 @@ test("a head count typed chooses the key/value heads once, from the counts befor
   const one = base();
   assert.equal(setHeadCount(one, 0), one, "never fewer than one head");
 });
+
+test("a hand-edited link's shapes are refused with counts that agree with their nouns", () => {
+  assert.throws(() => checkShapes({ ...base(), tokens: ["a"] }), { message: "1 label for 3 rows of X" });
+  assert.throws(() => checkShapes({ ...base(), W_Q: [[1, 0]] }), { message: "W_Q has 1 row, X has 2 columns" });
+  assert.throws(() => checkShapes({ ...base(), X: [[1], [0], [1]] }), { message: "W_Q has 2 rows, X has 1 column" });
+  assert.throws(() => checkShapes({ ...withHeads(2), alibi: ["0.5"] }), { message: "1 ALiBi slope for 2 heads" });
+});

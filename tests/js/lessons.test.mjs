@@ -153,10 +153,10 @@ test("the bias lesson shows q_i·b_K, each score before and after it, and both r
   assert.deepEqual(all(weights, "tr").slice(1).map((tr) => tr.childNodes.map(read)),
     [["with $b_K$", "0.250", "0.250", "0.500"], ["without $b_K$", "0.250", "0.250", "0.500"]]);
   const p = texts(node);
-  assert.equal(p[0], "$b_K$ adds one number to every score of row 3: $q_{3} \\cdot b_K = (1,\\allowbreak 1) \\cdot (0,\\allowbreak 1) = 1.000$.");
+  assert.equal(p[0], "$b_K$ adds one number to every score of row 3: $q_{3} \\cdot b_K = (1.000,\\allowbreak 1.000) \\cdot (0,\\allowbreak 1) = 1.000$.");
   assert.match(p[1], /^Identical to every digit shown, and equal in float64 too/);
   assert.equal(p[2], "$b_Q$ adds $b_Q \\cdot k_j$ to the score of key $j$: (−0.500, −2.000, −1.500), not the same number for every key this query reads, so $b_Q$ changes the weights.");
-  assert.equal(p[3], "$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{3}$ gains exactly $b_V$ and no weight changes: $z_{3} = \\sum_j a_{3,j}\\, x_j W_V + b_V = (0.750,\\allowbreak 0.750) + (1.000,\\allowbreak 0.000) = (1.750,\\allowbreak 0.750)$.");
+  assert.equal(p[3], "$b_V$ is added to every $v_j$, and a row's weights sum to 1, so $z_{3}$ gains exactly $b_V$ and no weight changes: $z_{3} = \\sum_j a_{3,j}\\, x_j W_V + b_V = (0.750,\\allowbreak 0.750) + (1,\\allowbreak 0) = (1.750,\\allowbreak 0.750)$.");
   assert.equal(read(all(node, "h3")[0]), "Biases: what b_K, b_Q, b_V do to row 3");
   const zero = biasLesson({ w: { ...BIASED, b_Q: [0, 0] }, i: 3, K: K_BIASED, rope: true, noKeyBias: { value: [0.25, 0.25, 0.5] } });
   assert.equal(texts(zero)[2], "$b_Q$ is 0 here: it adds nothing to $q_i$, and changes no score.");
@@ -172,7 +172,7 @@ test("the key/value cache: 2·H·d_k against 2·G·d_k numbers per token and lay
   assert.deepEqual(all(all(node, "table")[0], "tr").slice(1).map((tr) => tr.childNodes.map(read)), [
     ["each query head its own", "$H = 4$", "$2 \\cdot H \\cdot d_k = 2 \\cdot 4 \\cdot 2 = 16$"],
     ["shared", "$G = 2$", "$2 \\cdot G \\cdot d_k = 2 \\cdot 2 \\cdot 2 = 8$"]]);
-  assert.equal(texts(node)[1], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1, 2 read key/value head 1; query heads 3, 4 read key/value head 2.");
+  assert.equal(texts(node)[1], "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 3 tokens here, 48 numbers become 24 in each layer. Here query heads 1 and 2 read key/value head 1; query heads 3 and 4 read key/value head 2.");
   assert.match(texts(gqaLesson({ H: 4, G: 1, d_k: 2, d_v: 2, tokens: 3, readers: null }))[1], /4 times smaller \(multi-query attention\): for the 3 tokens here, 48 numbers become 12/);
 });
 
@@ -209,4 +209,19 @@ test("window and sinks: the band's edges, its words and its counts", () => {
   assert.equal(texts(node)[1], "Of the 9 weights, 2 lie outside the band: 1 stays open because its key is a sink, the other 1 is masked.");
   assert.equal(texts(windowLesson({ band: { window: 3, sinks: 0 }, mask, keys: ["the", "cat", "sat"] }))[1],
     "Every one of the 9 weights is inside the band: a window of 3 changes nothing here.");
+});
+
+test("the lessons' counts agree with their nouns when a count is 1", () => {
+  // One key: q_1·k_1 = 2 at both offsets (both turned by the same angle).
+  const single = { a: { q: [1, 1], dots: [2] }, b: { q: [0, 1.4142135623730951], dots: [2] } };
+  assert.match(ropeVerdicts(single, { a: { q: [1], dots: [2] }, b: { q: [1], dots: [2] } }, 1).rope,
+    /^Shifting every position by 1 leaves the one score the same to the last digit shown \(exactly equal in float64\)/);
+  // Four heads sharing two key/value heads, over one token: 2·4·2 = 16 numbers become 2·2·2 = 8.
+  assert.equal(texts(gqaLesson({ H: 4, G: 2, d_k: 2, d_v: 2, tokens: 1, readers: [[0, 1], [2, 3]] }))[1],
+    "Sharing 2 key/value heads among 4 query heads makes it 2 times smaller: for the 1 token here, 16 numbers become 8 in each layer. Here query heads 1 and 2 read key/value head 1; query heads 3 and 4 read key/value head 2.");
+  // A window of 1: each query reads itself alone, and one token has one weight.
+  assert.equal(texts(windowLesson({ band: { window: 1, sinks: 0 }, mask: [[true]], keys: ["the"] }))[0],
+    "The heatmap outlines the band $|i - j| < 1$ with dashes: at most 1 key of it for each query, 1 with the causal mask.");
+  assert.equal(texts(windowLesson({ band: { window: 1, sinks: 0 }, mask: [[true]], keys: ["the"] }))[1],
+    "The one weight is inside the band: a window of 1 changes nothing here.");
 });

@@ -147,7 +147,7 @@ test("an imported request with rotary positions, ALiBi slopes, a window and sink
   assert.equal(fromRequest(CAT).positional, "");
   assert.equal(fromRequest({ ...CAT, positional: null }).positional, "");
   assert.throws(() => fromRequest({ ...CAT, positional: "learned" }), /not a kind of positions/);
-  assert.throws(() => fromRequest({ ...CAT, positional: "alibi", alibi_slopes: [1, 2] }), /2 ALiBi slopes for 1 heads/);
+  assert.throws(() => fromRequest({ ...CAT, positional: "alibi", alibi_slopes: [1, 2] }), /2 ALiBi slopes for 1 head$/);
   assert.throws(() => fromRequest({ ...CAT, b_K: [1, 2, 3] }), /b_K must be 2 wide/);
   assert.throws(() => fromRequest({ ...GQA, kv_heads: [...GQA.kv_heads, GQA.kv_heads[0]] }), /3 key\/value heads for 4 heads/);
   assert.throws(() => fromRequest({ ...GQA, kv_heads: [{ ...GQA.kv_heads[0], W_V: [[1, 0], [0, 1]] }, GQA.kv_heads[1]] }),

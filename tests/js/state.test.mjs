@@ -136,7 +136,7 @@ test("cross-attention: a second sequence for keys and values, in the URL and the
   assert.equal(setCross(s, false).X_kv, null);
   assert.deepEqual(shapes(resize(s, "d_model", 3)).d_model, 3);
   assert.equal(resize(s, "d_model", 3).X_kv[0].length, 3);
-  assert.match(fromHash("#X_kv=1,0&tokens_kv=a|b", base()).problem, /labels for 1 rows of X_kv/);
+  assert.match(fromHash("#X_kv=1,0&tokens_kv=a|b", base()).problem, /2 labels for 1 row of X_kv/);
 });
 
 test("an imported request becomes a state, masks as cells masked by hand", () => {

@@ -23,17 +23,25 @@ test("the walk's context: the row that enters the projections and the keys it ma
   const pos = walkContext({ ...body, positional_encoding: [[0, 1], [0.841, 0.540], [0.909, -0.416]] }, 2, request, false);
   assert.deepEqual(pos.x, [1 + 0.909, 1 + -0.416]);  // x_3 + PE_3, summed as float64
   assert.equal(walkContext({ ...body, head: 1 }, 2, request, true).head, "head 2's ");
+  // x_3 is typed, so its whole numbers stay short; x_3 + PE_3 is computed: 3 decimals.
+  assert.match(STEPS[0].say(walkContext(body, 2, request, false)), /\$x_\{3\} = \(1,\\allowbreak 1\)\$/);
+  const zeroPE = walkContext({ ...body, positional_encoding: [[0, 1], [0, 0], [0, 0]] }, 2, request, false);
+  assert.match(STEPS[0].say(zeroPE), /\$x_\{3\} \+ PE_\{3\} = \(1\.000,\\allowbreak 1\.000\)\$/);
 });
 
 test("each step quotes the row's own numbers", () => {
   const c = walkContext(body, 2, request, false);
   const say = STEPS.map((step) => step.say(c));
   assert.match(say[0], /row 3 of X, \$x_\{3\} = \(1,\\allowbreak 1\)\$/);
-  assert.match(say[3], /q_\{3\} \\cdot k_\{1\} = 2 \\cdot 2 \+ 2 \\cdot 0 = 4/);
+  // Derived numbers always have 3 decimals: q·k = 4.000 as the softmax table prints it.
+  assert.match(say[1], /q_\{3\} = \(2\.000,\\allowbreak 2\.000\)\$/);
+  assert.match(say[2], /k_\{1\} = \(2\.000,\\allowbreak 0\.000\), k_\{2\} = \(0\.000,\\allowbreak 1\.000\)/);
+  assert.match(say[3], /q_\{3\} \\cdot k_\{1\} = 2\.000 \\cdot 2\.000 \+ 2\.000 \\cdot 0\.000 = 4\.000/);
+  assert.match(say[3], /q_\{3\} \\cdot k_\{3\} = 2\.000 \\cdot 2\.000 \+ 2\.000 \\cdot 1\.000 = 6\.000/);
   assert.match(say[4], /\\sqrt\{2\} = 1\.414/);
   assert.match(say[4], /s_\{3,1\} = 2\.828, s_\{3,2\} = 1\.414, s_\{3,3\} = 4\.243/);
   assert.match(say[5], /\(16\.92, 4\.113, 69\.59\), their sum 90\.62, .* the weights 0\.187, 0\.045, 0\.768/);
-  assert.match(say[7], /z_\{3\} = 0\.187\\,\(1,\\allowbreak 0\) \+ 0\.045\\,\(0,\\allowbreak 2\) \+ 0\.768\\,\(1,\\allowbreak 2\) = \(0\.955,\\allowbreak 1\.627\)/);
+  assert.match(say[7], /z_\{3\} = 0\.187\\,\(1\.000,\\allowbreak 0\.000\) \+ 0\.045\\,\(0\.000,\\allowbreak 2\.000\) \+ 0\.768\\,\(1\.000,\\allowbreak 2\.000\) = \(0\.955,\\allowbreak 1\.627\)/);
 });
 
 test("biases, rotary positions and ALiBi are said where they act, with their numbers", () => {
@@ -43,12 +51,12 @@ test("biases, rotary positions and ALiBi are said where they act, with their num
   const w = { ...body.working, b_Q: [1, 0], b_K: [0, 1], b_V: [1, 1], q_unrotated: [3, 2],
     q: turned, k_unrotated: [[2, 1], [0, 2], [2, 2]], position: 2, bias: [-1, -0.5, 0], alibi_slope: 0.5 };
   const say = STEPS.map((step) => step.say(walkContext({ ...body, working: w }, 2, request, false)));
-  assert.match(say[1], /plus the bias \$b_Q = \(1,\\allowbreak 0\)\$, it gives its query vector \$\(3,\\allowbreak 2\)\$, which rotary positions then turn by its position 2: \$q_\{3\} = \(-3\.067,\\allowbreak 1\.896\)\$/);
+  assert.match(say[1], /plus the bias \$b_Q = \(1,\\allowbreak 0\)\$, it gives its query vector \$\(3\.000,\\allowbreak 2\.000\)\$, which rotary positions then turn by its position 2: \$q_\{3\} = \(-3\.067,\\allowbreak 1\.896\)\$/);
   assert.match(say[2], /multiplied by \$W_K\$, plus \$b_K = \(0,\\allowbreak 1\)\$, and turned by its own position: its keys/);
-  assert.match(say[4], /then ALiBi adds \$-0\.500 \\cdot \|i - j\|\$/);
+  assert.match(say[4], /then ALiBi adds \$-0\.5 \\cdot \|i - j\|\$/);  // the slope as the working's note writes it
   assert.match(say[6], /through \$W_V\$ plus \$b_V = \(1,\\allowbreak 1\)\$: /);
   const plain = STEPS[1].say(walkContext(body, 2, request, false));
-  assert.match(plain, /^Multiplied by \$W_Q\$ it gives its query vector, what it is looking for: \$q_\{3\} = \(2,\\allowbreak 2\)\$\.$/);
+  assert.match(plain, /^Multiplied by \$W_Q\$ it gives its query vector, what it is looking for: \$q_\{3\} = \(2\.000,\\allowbreak 2\.000\)\$\.$/);
 });
 
 test("a custom scale and masked keys are said as they are", () => {
@@ -75,4 +83,40 @@ test("a token label is quoted as words: a $ or a backslash in it never starts ma
   assert.deepEqual(proseParts("a $x$ b \\$ c $$ d $"),
     [{ text: "a " }, { tex: "x" }, { text: " b $ c $" }, { tex: " d " }]);
   assert.deepEqual(proseParts("no maths $"), [{ text: "no maths $" }]);
+});
+
+// Query 1 "the" of the default example with every key masked by hand: q_1 = x_1·W_Q =
+// (1, 0), its dots with k = (2, 0), (0, 1), (2, 1) are 2, 0, 2, every scaled score is −∞
+// (sent as null), every e^s is 0 and no key may be read: by the engine's convention
+// (softmax_rows) the weights are all 0, and so is z_1.
+const MASKED = {
+  ...body,
+  working: { row: 0, q: [1, 0], dots: [2, 0, 2], scale: Math.SQRT1_2, scaled: [null, null, null],
+    allowed: [false, false, false], exp: [0, 0, 0], exp_sum: 0, exp_overflow: false, shift: 0,
+    exp_shifted: [0, 0, 0], exp_shifted_sum: 0, weights: [0, 0, 0], z: [0, 0] },
+};
+
+test("a query that may read no key: every step says so, with no empty maths and no division by 0", async () => {
+  const { proseParts } = await import("../../static/js/tex.js");
+  const c = walkContext(MASKED, 0, request, false);
+  assert.deepEqual(c.keys, []);
+  const say = STEPS.map((step) => step.say(c));
+  for (const [k, text] of say.entries()) {
+    const maths = proseParts(text).filter((p) => p.tex !== undefined).map((p) => p.tex);
+    assert.ok(maths.every((t) => t.trim() !== ""), `step ${k + 1} has empty maths: ${text}`);
+    assert.doesNotMatch(maths.join(" | "), /=\s*=|\\div\s*0\b|\/\s*0\b/, `step ${k + 1}: ${text}`);
+    // The words between the maths are words: no stray dollar, no TeX command outside $…$.
+    assert.ok(proseParts(text).every((p) => p.tex !== undefined || !/[$\\]/.test(p.text)), `step ${k + 1}: ${text}`);
+  }
+  assert.match(say[2], /may read no key/);
+  // The raw scores are still computed, q_1·k_j = 2, 0, 2, before the mask sets them aside.
+  assert.match(say[3], /q_\{1\} \\cdot k_\{1\} = 2\.000, q_\{1\} \\cdot k_\{2\} = 0\.000, q_\{1\} \\cdot k_\{3\} = 2\.000/);
+  assert.match(say[4], /all 3 keys are masked/);
+  assert.match(say[4], /s_\{1,j\} = -\\infty/);
+  // The convention, in the engine's words: no key, so its weights and output are all 0.
+  assert.match(say[5], /no key may be read/i);
+  assert.match(say[5], /torch's scaled_dot_product_attention/);
+  assert.match(say[5], /its weights and output are all 0/);
+  assert.match(say[6], /no value/);
+  assert.match(say[7], /z_\{1\} = \(0\.000,\\allowbreak 0\.000\)\$/);
 });

@@ -66,14 +66,16 @@ test("the new steps come in the order of the maths, numbered with the existing o
 test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbers", () => {
   const [bias] = steps(draw(ROPE_BIAS_WINDOW));
   assert.deepEqual(bias.lines, [
-    "$q_{3} = x_{3}W_Q + b_Q = (0.500,\\allowbreak 2) + (0.500,\\allowbreak -1) = (1,\\allowbreak 1)$",
+    // x_i·W and the sums are computed: 3 decimals; a bias is typed, its whole numbers short
+    // unless one of them needs decimals (b_Q = (0.5, −1)).
+    "$q_{3} = x_{3}W_Q + b_Q = (0.500,\\allowbreak 2.000) + (0.500,\\allowbreak -1.000) = (1.000,\\allowbreak 1.000)$",
     // k_j before rotation: the working's k_unrotated (the answer's K is rotated)
-    "$k_{1} = x_{1}W_K + b_K = (1,\\allowbreak 0) + (0,\\allowbreak 1) = (1,\\allowbreak 1)$  the",
-    "$k_{2} = x_{2}W_K + b_K = (0,\\allowbreak 1) + (0,\\allowbreak 1) = (0,\\allowbreak 2)$  cat",
-    "$k_{3} = x_{3}W_K + b_K = (1,\\allowbreak 1) + (0,\\allowbreak 1) = (1,\\allowbreak 2)$  sat",
-    "$v_{1} = x_{1}W_V + b_V = (1,\\allowbreak 0) + (1,\\allowbreak 0) = (2,\\allowbreak 0)$  the",
-    "$v_{2} = x_{2}W_V + b_V = (0,\\allowbreak 1) + (1,\\allowbreak 0) = (1,\\allowbreak 1)$  cat",
-    "$v_{3} = x_{3}W_V + b_V = (1,\\allowbreak 1) + (1,\\allowbreak 0) = (2,\\allowbreak 1)$  sat",
+    "$k_{1} = x_{1}W_K + b_K = (1.000,\\allowbreak 0.000) + (0,\\allowbreak 1) = (1.000,\\allowbreak 1.000)$  the",
+    "$k_{2} = x_{2}W_K + b_K = (0.000,\\allowbreak 1.000) + (0,\\allowbreak 1) = (0.000,\\allowbreak 2.000)$  cat",
+    "$k_{3} = x_{3}W_K + b_K = (1.000,\\allowbreak 1.000) + (0,\\allowbreak 1) = (1.000,\\allowbreak 2.000)$  sat",
+    "$v_{1} = x_{1}W_V + b_V = (1.000,\\allowbreak 0.000) + (1,\\allowbreak 0) = (2.000,\\allowbreak 0.000)$  the",
+    "$v_{2} = x_{2}W_V + b_V = (0.000,\\allowbreak 1.000) + (1,\\allowbreak 0) = (1.000,\\allowbreak 1.000)$  cat",
+    "$v_{3} = x_{3}W_V + b_V = (1.000,\\allowbreak 1.000) + (1,\\allowbreak 0) = (2.000,\\allowbreak 1.000)$  sat",
   ]);
   // With sinusoidal positions the projections multiply x_i + PE_i.
   const { b_Q, q_unbiased, row, token, dots, scale, scaled, allowed, exp, exp_sum, exp_overflow, shift,
@@ -82,20 +84,22 @@ test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbe
   const sin = steps(draw({ b_Q, q_unbiased, row, token, q: [1, 1], dots, scale, scaled, allowed, exp, exp_sum,
     exp_overflow, shift, exp_shifted, exp_shifted_sum, weights, z }, { positional: "sinusoidal" }));
   assert.equal(sin[0].title, "1 · Add the bias b_Q");
-  assert.deepEqual(sin[0].lines, ["$q_{3} = (x_{3} + PE_{3})W_Q + b_Q = (0.500,\\allowbreak 2) + (0.500,\\allowbreak -1) = (1,\\allowbreak 1)$"]);
+  assert.deepEqual(sin[0].lines, ["$q_{3} = (x_{3} + PE_{3})W_Q + b_Q = (0.500,\\allowbreak 2.000) + (0.500,\\allowbreak -1.000) = (1.000,\\allowbreak 1.000)$"]);
 });
 
 test("the rotation: the position, each pair's angle, the turned q_3 and every k_j", () => {
   const rope = steps(draw(ROPE_BIAS_WINDOW, { ropeBase: 10000 }))[1];
   assert.deepEqual(rope.lines, [
     "$\\omega_c = \\theta^{-2c/2} = (1)$  c = 0",
-    "$\\alpha_c = p\\,\\omega_c = 2 \\cdot (1) = (2)$",
-    "$\\cos 2 = -0.416,\\ \\sin 2 = 0.909$  pair c = 0",
-    "$(1, 1) \\mapsto (1 \\cdot (-0.416) - 1 \\cdot 0.909,\\ 1 \\cdot 0.909 + 1 \\cdot (-0.416)) = (-1.325, 0.493)$",
+    // ω is a rate (4 significant figures); the angles, cosines and turned vectors are
+    // computed: 3 decimals, the positions p whole.
+    "$\\alpha_c = p\\,\\omega_c = 2 \\cdot (1) = (2.000)$",
+    "$\\cos 2.000 = -0.416,\\ \\sin 2.000 = 0.909$  pair c = 0",
+    "$(1.000, 1.000) \\mapsto (1.000 \\cdot (-0.416) - 1.000 \\cdot 0.909,\\ 1.000 \\cdot 0.909 + 1.000 \\cdot (-0.416)) = (-1.325, 0.493)$",
     "$q_{3} = (-1.325,\\allowbreak 0.493)$  rotated",
-    "$k_{1}:\\ p = 0,\\ \\alpha = (0),\\ (1,\\allowbreak 1) \\mapsto (1,\\allowbreak 1)$  the",
-    "$k_{2}:\\ p = 1,\\ \\alpha = (1),\\ (0,\\allowbreak 2) \\mapsto (-1.683,\\allowbreak 1.081)$  cat",
-    "$k_{3}:\\ p = 2,\\ \\alpha = (2),\\ (1,\\allowbreak 2) \\mapsto (-2.235,\\allowbreak 0.077)$  sat",
+    "$k_{1}:\\ p = 0,\\ \\alpha = (0.000),\\ (1.000,\\allowbreak 1.000) \\mapsto (1.000,\\allowbreak 1.000)$  the",
+    "$k_{2}:\\ p = 1,\\ \\alpha = (1.000),\\ (0.000,\\allowbreak 2.000) \\mapsto (-1.683,\\allowbreak 1.081)$  cat",
+    "$k_{3}:\\ p = 2,\\ \\alpha = (2.000),\\ (1.000,\\allowbreak 2.000) \\mapsto (-2.235,\\allowbreak 0.077)$  sat",
   ]);
   const note = read(all(draw(ROPE_BIAS_WINDOW, { offset: 5 }), "section")[1].children[1]);
   assert.match(note, /^Positions count from the offset 5: query 3 stands at \$p = 2\$\./);
@@ -169,4 +173,13 @@ test("keys are listed in runs", () => {
   assert.equal(keyList([0]), "key 1");
   assert.equal(keyList([1, 2]), "keys 2 and 3");
   assert.equal(keyList([0, 1, 2, 4, 6]), "keys 1 to 3, 5 and 7");
+});
+
+test("the rotation's pairs are numbered in full when there are two: c = 0, 1", async () => {
+  const { rotationStep } = await import("../../static/js/workingsteps.js");
+  // d_k = 4 at position 0: ω = (1, 0.01), every angle 0, so q and k stay as they are.
+  const w = { q: [1, 0, 0, 1], q_unrotated: [1, 0, 0, 1], position: 0, frequencies: [1, 0.01], angles: [0, 0],
+    positions_k: [0], angles_k: [[0, 0]], k_unrotated: [[1, 1, 1, 1]] };
+  const { items } = rotationStep(w, 1, [0], ["the"], { K: [[1, 1, 1, 1]], base: 10000, offset: 0 });
+  assert.equal(all(items[1], "li").map(read)[0], "$\\omega_c = \\theta^{-2c/4} = (1,\\allowbreak 0.01)$  c = 0, 1");
 });
