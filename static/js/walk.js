@@ -145,8 +145,21 @@ export function renderWalk(root, panel, k, c = null) {
   typeset(text);
   panel.querySelector(".walk-prev").disabled = k === 0;
   panel.querySelector(".walk-next").textContent = k === STEPS.length - 1 ? "Finish" : "Next";
+  keepRoom(panel);  // the bar's new height, before the step scrolls above it
   lit.find((node) => node.getClientRects().length > 0)?.scrollIntoView({ block: "center", inline: "nearest" });
 }
+
+/** The bar's height as --walk-room on the html element, from which app.css keeps what a
+ *  step scrolls to, and the page's end, above the bar. Measured as each step is drawn, and
+ *  again whenever the bar's height changes (a narrower window wraps its text). */
+function keepRoom(panel) {
+  const measure = () => document.documentElement.style.setProperty("--walk-room", `${panel.offsetHeight}px`);
+  measure();
+  if (observed.has(panel)) return;
+  observed.add(panel);
+  new ResizeObserver(measure).observe(panel);
+}
+const observed = new WeakSet();  // the panels whose height is followed
 
 /** The panel's fixed parts, built once. */
 export function walkPanel() {
