@@ -2,11 +2,16 @@
 heading in present mode, the scaling lab's lines outside their plot. Every check is made
 with bounding boxes, in the viewport and in the box that scrolls them."""
 
+import json
+import re
+from urllib.request import urlopen
+
 import pytest
 from playwright.sync_api import expect
 
+from attention_core import presets
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded
+from tests.browser.helpers import loaded, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -44,13 +49,14 @@ const uncovered = (node, floor, what) => {
 # step about Q) may be out of the window, but never under the bar.
 LIT_CLEAR = "() => {" + GEOMETRY + """
   const b = bar();
-  const shown = (sel) => [...document.querySelectorAll(sel)].filter((n) => n.getClientRects().length > 0);
+  const shown = (sel) => [...document.querySelectorAll(sel)]
+    .filter((n) => n.getClientRects().length > 0);
   const lit = shown('.walk-block .walk-lit');
-  if (!lit.length) return ['nothing lit in the step\\'s block'];
+  if (!lit.length) return ["nothing lit in the step's block"];
   const under = shown('.walk-lit').filter((n) => {
     const r = seen(n);
     return r.bottom > b.top + 0.5 && r.top < b.bottom - 0.5 && r.right > b.left && r.left < b.right;
-  }).map((n) => ({what: 'lit under the bar', node: n.outerHTML.slice(0, 80), box: seen(n), bar: b}));
+  }).map((n) => ({what: 'lit under the bar', node: n.outerHTML.slice(0, 80), box: seen(n)}));
   return [...lit.map((n, k) => uncovered(n, b.top, `lit part ${k + 1}`)).filter(Boolean), ...under];
 }"""
 
@@ -82,4 +88,106 @@ def test_the_walks_bar_covers_neither_what_a_step_lights_nor_the_pages_end(
         assert page.evaluate(END_CLEAR) == [], (size, k + 1)
         if k < 7:
             page.get_by_role("button", name="Next").click()
+    page.context.close()
+
+
+# ---- present mode: a projector at 1280 × 720 ----
+
+# Every example the page offers (GET /api/presets lists the same: checked below).
+PRESETS = [p["name"] for p in presets()]
+
+# The blocks present mode shows, each a box that no other may enter: the masthead's title
+# and "Exit present mode", the walk's bar, the headings (their words, not their lines'
+# width), each head's heatmap, the legend, each row a query uses, "Walk me through it"
+# and the working.
+PRESENT_PARTS = """() => {
+  const text = (n) => {
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    return r.getBoundingClientRect();
+  };
+  const shown = (n) => n && n.getClientRects().length > 0
+    && getComputedStyle(n).visibility !== 'hidden';
+  const parts = [];
+  const add = (what, n, r) => {
+    if (shown(n)) parts.push({what, r: r ?? n.getBoundingClientRect()});
+  };
+  const q = (s) => document.querySelector(s);
+  add('the title', q('.masthead h1'), text(q('.masthead h1')));
+  add('Exit present mode', q('#present'));
+  add("the walk's bar", q('#walk-panel .walk'));
+  add('the heading Weights', q('#h-weights'), text(q('#h-weights')));
+  document.querySelectorAll('#heatmap .heatmap-head').forEach((n, k) => add(`heatmap ${k + 1}`, n));
+  add('the legend', q('#legend'));
+  document.querySelectorAll('#qkv figure').forEach((n) => add(`rows used ${n.dataset.key}`, n));
+  add('the heading Working', q('#h-working'), text(q('#h-working')));
+  add('Walk me through it', q('#walk'));
+  add('the working', q('#working'));
+  return parts.map(({what, r}) =>
+    ({what, top: r.top, bottom: r.bottom, left: r.left, right: r.right}));
+}"""
+
+def overlaps(parts):
+    """The pairs of ``parts`` whose boxes share more than half a pixel each way."""
+    return [(a["what"], b["what"]) for k, a in enumerate(parts) for b in parts[k + 1:]
+            if min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+            and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5]
+
+
+def outside(parts, size):
+    """The parts not wholly inside the window of ``size``."""
+    return [p["what"] for p in parts if p["top"] < -0.5 or p["left"] < -0.5
+            or p["bottom"] > size["height"] + 0.5 or p["right"] > size["width"] + 0.5]
+
+
+def present_parts(page):
+    """The boxes of PRESENT_PARTS."""
+    return page.evaluate(PRESENT_PARTS)
+
+
+def start_present(page, server, preset, heads=None, tokens=None):
+    """Open ``preset``, with ``heads`` heads and ``tokens`` tokens when given, and switch
+    to present mode."""
+    loaded(page, server.url)
+    page.get_by_label("Example").select_option(label=preset)
+    wait_settled(page)
+    if tokens:
+        count = page.get_by_label("Tokens", exact=True)
+        count.fill(str(tokens))
+        count.press("Enter")
+        rows = page.get_by_role("grid", name="Attention weights").locator("tbody tr")
+        expect(rows).to_have_count(tokens)
+        wait_settled(page)
+    if heads:
+        count = page.get_by_role("spinbutton", name="Heads", exact=True)
+        count.fill(str(heads))
+        count.press("Enter")
+        last = "Attention weights" + (f", head {heads}" if heads > 1 else "")
+        expect(page.get_by_role("grid", name=last, exact=True)).to_have_count(1)
+        wait_settled(page)
+    page.get_by_role("button", name="Present").click()
+    expect(page.locator("html")).to_have_class(re.compile(r"\bpresent\b"))
+    wait_settled(page)
+
+
+def test_the_presets_are_the_apis_and_the_pickers(page, server):
+    with urlopen(server.url + "api/presets") as answer:
+        assert answer.status == 200
+        listed = [p["name"] for p in json.load(answer)["presets"]]
+    assert listed == PRESETS and len(PRESETS) >= 8
+    loaded(page, server.url)
+    expect(page.get_by_label("Example").locator("option:not([disabled])")).to_have_text(PRESETS)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_in_present_mode_walk_me_through_it_leaves_the_working_heading_alone(
+        browser, console, server, preset):
+    page = open_page(browser, console, 1280, 720)
+    for heads in (None, 2, 4):  # the preset's own heads, then 2 and 4
+        start_present(page, server, preset, heads)
+        parts = [p for p in present_parts(page)
+                 if p["what"] in ("Walk me through it", "the heading Working")]
+        assert len(parts) == 2, (preset, heads, parts)
+        assert overlaps(parts) == [], (preset, heads, parts)
+        assert outside(parts, page.viewport_size) == [], (preset, heads, parts)
     page.context.close()
