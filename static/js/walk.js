@@ -150,9 +150,10 @@ export function renderWalk(root, panel, k, c = null) {
 }
 
 /** The bar's height as --walk-room on the html element, from which app.css keeps what a
- *  step scrolls to, and the page's end, above the bar. Measured as each step is drawn, and
- *  again whenever the bar's height changes (a narrower window wraps its text). */
-function keepRoom(panel) {
+ *  step scrolls to, and the page's end, clear of the bar. Measured as each step is drawn,
+ *  and again whenever the bar's height changes (a narrower window wraps its text;
+ *  presentfit.js changes the type). */
+export function keepRoom(panel) {
   const measure = () => document.documentElement.style.setProperty("--walk-room", `${panel.offsetHeight}px`);
   measure();
   if (observed.has(panel)) return;

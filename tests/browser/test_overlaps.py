@@ -96,6 +96,11 @@ def test_the_walks_bar_covers_neither_what_a_step_lights_nor_the_pages_end(
 # Every example the page offers (GET /api/presets lists the same: checked below).
 PRESETS = [p["name"] for p in presets()]
 
+# Present mode fits its type to the window in the frame after the view changes size
+# (presentfit.js): three frames on, it has.
+FRAMES = ("() => new Promise((done) => requestAnimationFrame(() =>"
+          " requestAnimationFrame(() => requestAnimationFrame(done))))")
+
 # The blocks present mode shows, each a box that no other may enter: the masthead's title
 # and "Exit present mode", the walk's bar, the headings (their words, not their lines'
 # width), each head's heatmap, the legend, each row a query uses, "Walk me through it"
@@ -127,6 +132,37 @@ PRESENT_PARTS = """() => {
     ({what, top: r.top, bottom: r.bottom, left: r.left, right: r.right}));
 }"""
 
+# The working's readable width: 28 em of its own type (560 px at present mode's 20 px),
+# about 60 characters of prose, so that a dot product or the softmax table of eight keys
+# takes one line each. Its type: never under 14 px (the fit's floor is 12 px).
+READABLE_EM = 28
+LEAST_TYPE_PX = 14
+
+# What else must hold on a projector: no scroll either way, the working at its readable
+# width and size, and no box of weights, rows or working scrolling sideways.
+PRESENT_FITS = """([readable, least]) => {
+  const problems = [];
+  const doc = document.scrollingElement;
+  if (doc.scrollHeight > innerHeight) problems.push(`it scrolls down: ${doc.scrollHeight} px`);
+  if (doc.scrollWidth > innerWidth) problems.push(`it scrolls sideways: ${doc.scrollWidth} px`);
+  const working = document.querySelector('#working');
+  const em = parseFloat(getComputedStyle(working).fontSize);
+  const width = working.getBoundingClientRect().width;
+  if (width < readable * em) {
+    problems.push(`the working is ${Math.round(width)} px wide, under ${readable} em of ${em} px`);
+  }
+  if (em < least) problems.push(`the working's type is ${em} px`);
+  for (const n of document.querySelectorAll('#working *, #heatmap .heatmap, #qkv .scroll')) {
+    const s = getComputedStyle(n);
+    if ((s.overflowX === 'auto' || s.overflowX === 'scroll') && n.scrollWidth > n.clientWidth + 1) {
+      const what = `${n.tagName.toLowerCase()}.${n.className}`;
+      problems.push(`${what} scrolls sideways: ${n.scrollWidth} in ${n.clientWidth}`);
+    }
+  }
+  return problems;
+}"""
+
+
 def overlaps(parts):
     """The pairs of ``parts`` whose boxes share more than half a pixel each way."""
     return [(a["what"], b["what"]) for k, a in enumerate(parts) for b in parts[k + 1:]
@@ -141,8 +177,17 @@ def outside(parts, size):
 
 
 def present_parts(page):
-    """The boxes of PRESENT_PARTS."""
+    """PRESENT_PARTS once present mode's type is fitted."""
+    page.evaluate(FRAMES)
     return page.evaluate(PRESENT_PARTS)
+
+
+def present_problems(page):
+    """What is covered, cut, too small or too narrow in present mode."""
+    parts = present_parts(page)
+    return ([f"{a} overlaps {b}" for a, b in overlaps(parts)]
+            + [f"{w} is not wholly in the window" for w in outside(parts, page.viewport_size)]
+            + page.evaluate(PRESENT_FITS, [READABLE_EM, LEAST_TYPE_PX]))
 
 
 def start_present(page, server, preset, heads=None, tokens=None):
@@ -190,4 +235,46 @@ def test_in_present_mode_walk_me_through_it_leaves_the_working_heading_alone(
         assert len(parts) == 2, (preset, heads, parts)
         assert overlaps(parts) == [], (preset, heads, parts)
         assert outside(parts, page.viewport_size) == [], (preset, heads, parts)
+    page.context.close()
+
+
+def walk_checking(page, what):
+    """Every step of the walk, checking present mode at each."""
+    page.get_by_role("button", name="Walk me through it").click()
+    panel = page.get_by_role("region", name="Walk through the calculation")
+    for k in range(8):
+        expect(panel).to_contain_text(f"Step {k + 1} of 8")
+        assert present_problems(page) == [], (what, f"step {k + 1}")
+        page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
+    expect(panel).to_be_hidden()
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_present_mode_fits_every_preset_with_its_heads_and_with_2_and_4(
+        browser, console, server, preset):
+    page = open_page(browser, console, 1280, 720)
+    for heads in (None, 2, 4):
+        start_present(page, server, preset, heads)
+        assert present_problems(page) == [], (preset, heads)
+        walk_checking(page, (preset, heads))
+    page.context.close()
+
+
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_present_mode_fits_8_tokens(browser, console, server, heads):
+    page = open_page(browser, console, 1280, 720)
+    start_present(page, server, PRESETS[0], heads, tokens=8)
+    assert present_problems(page) == [], heads
+    walk_checking(page, heads)
+    page.context.close()
+
+
+def test_the_first_example_is_presented_at_20_px(browser, console, server):
+    page = open_page(browser, console, 1280, 720)
+    start_present(page, server, PRESETS[0])
+    assert present_problems(page) == []
+    expect(page.locator("#working")).to_have_css("font-size", "20px")
+    page.get_by_role("button", name="Exit present mode").click()
+    expect(page.locator("html")).not_to_have_class(re.compile(r"\bpresent\b"))
+    expect(page.locator("html")).not_to_have_attribute("style", re.compile("present-size"))
     page.context.close()
