@@ -3,13 +3,13 @@
 // and a view of 8 tokens, 4 heads or rotary positions holds more than the 3-token example.
 // Everything in present mode is sized in rem (app.css), so one number scales it all.
 
-import { keepRoom } from "./walk.js";
+import { keepRoom } from "./walkroom.js";
 
 const SIZES = [20, 19, 18, 17, 16, 15, 14, 13, 12];  // px, the root's font-size, largest first
 // Boxes that scroll sideways when their content is wider than they are: present mode
 // shows none of them scrolled.
 const SIDEWAYS = "#heatmap .heatmap, #qkv .scroll, #working li, #working .table-scroll";
-const html = document.documentElement;
+const html = () => document.documentElement;
 
 function fits() {
   const doc = document.scrollingElement;
@@ -20,7 +20,7 @@ function fits() {
 /** Set the type to size k of SIZES; the walk's bar, whose height follows the type, is
  *  measured again before the page is. Returns whether the view then fits. */
 function sizeFits(k, bar) {
-  html.style.setProperty("--present-size", `${SIZES[k]}px`);
+  html().style.setProperty("--present-size", `${SIZES[k]}px`);
   if (!bar.hidden) keepRoom(bar);
   return fits();
 }
@@ -28,8 +28,8 @@ function sizeFits(k, bar) {
 /** Fit present mode's view to the window, starting from the size it has: up while the
  *  next size up fits, then down until one fits (12 px at the least). */
 function fit(bar) {
-  if (!html.classList.contains("present")) return;
-  let k = Math.max(0, SIZES.indexOf(parseFloat(html.style.getPropertyValue("--present-size"))));
+  if (!html().classList.contains("present")) return;
+  let k = Math.max(0, SIZES.indexOf(parseFloat(html().style.getPropertyValue("--present-size"))));
   while (k > 0 && sizeFits(k - 1, bar)) k -= 1;
   while (k < SIZES.length - 1 && !sizeFits(k, bar)) k += 1;
   sizeFits(k, bar);
@@ -49,14 +49,14 @@ export function fitPresentMode(bar) {
   const follow = () => {
     sizes.disconnect();
     removeEventListener("resize", later);
-    if (!html.classList.contains("present")) {
-      html.style.removeProperty("--present-size");
+    if (!html().classList.contains("present")) {
+      html().style.removeProperty("--present-size");
       return;
     }
     for (const node of watched()) sizes.observe(node);
     addEventListener("resize", later);
     later();
   };
-  new MutationObserver(follow).observe(html, { attributes: true, attributeFilter: ["class"] });
+  new MutationObserver(follow).observe(html(), { attributes: true, attributeFilter: ["class"] });
   follow();
 }

@@ -5,10 +5,14 @@
 import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { prose, proseText, typeset } from "./tex.js";
+import { keepRoom, showLit } from "./walkroom.js";
 import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
 const step = (key) => `#working [data-step="${key}"]`;
+// The heatmap of the head the walk is about (with one head, the only one): its row is lit,
+// not every head's, which on a phone stand one under another and cannot all be in sight.
+const SHOWN_MAP = "#heatmap > :is(.shown, :only-child)";
 const MAX_LISTED = 4;  // keys quoted one by one; beyond, the first ones and "…"
 
 /** "k_1 = (2, 0), k_2 = (0, 1)" for the keys ``js``: the first few, then an ellipsis. */
@@ -74,7 +78,7 @@ export const STEPS = [
   },
   {
     block: ".block-weights",
-    light: (c) => [`table.grid tbody tr:nth-child(${c.i + 1})`, `[role="row"][data-i="${c.i}"]`, step("softmax")],
+    light: (c) => [`${SHOWN_MAP} table.grid tbody tr:nth-child(${c.i + 1})`, `${SHOWN_MAP} [role="row"][data-i="${c.i}"]`, step("softmax")],
     say: (c) => {
       if (!c.keys.length) return "This query may read no key, so every weight is 0.";
       const shifted = c.w.exp_overflow;
@@ -146,21 +150,8 @@ export function renderWalk(root, panel, k, c = null) {
   panel.querySelector(".walk-prev").disabled = k === 0;
   panel.querySelector(".walk-next").textContent = k === STEPS.length - 1 ? "Finish" : "Next";
   keepRoom(panel);  // the bar's new height, before the step scrolls above it
-  lit.find((node) => node.getClientRects().length > 0)?.scrollIntoView({ block: "center", inline: "nearest" });
+  showLit(lit.filter((node) => node.getClientRects().length > 0));
 }
-
-/** The bar's height as --walk-room on the html element, from which app.css keeps what a
- *  step scrolls to, and the page's end, clear of the bar. Measured as each step is drawn,
- *  and again whenever the bar's height changes (a narrower window wraps its text;
- *  presentfit.js changes the type). */
-export function keepRoom(panel) {
-  const measure = () => document.documentElement.style.setProperty("--walk-room", `${panel.offsetHeight}px`);
-  measure();
-  if (observed.has(panel)) return;
-  observed.add(panel);
-  new ResizeObserver(measure).observe(panel);
-}
-const observed = new WeakSet();  // the panels whose height is followed
 
 /** The panel's fixed parts, built once. */
 export function walkPanel() {
