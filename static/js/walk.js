@@ -2,10 +2,10 @@
 // quoting the real numbers of the selected row and lighting the parts it uses. Steps are
 // data; drawing is one function.
 
+import { keepRoom, showLit } from "./walkroom.js";  // the bar's room and the scroll above it
 import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { prose, proseText, typeset } from "./tex.js";
-import { keepRoom, showLit } from "./walkroom.js";
 import { joinTerms, scaleWords, sigText, texFactor, texTerm, texVector } from "./working.js";
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
