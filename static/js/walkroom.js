@@ -21,10 +21,27 @@ const observed = new WeakSet();  // the panels whose height is followed
  *  each either wholly above it, or past the window's top or bottom. Of the scroll
  *  positions that do so, the one that shows the most parts wholly, then the nearest to
  *  the first part centred. A step that lights the heatmap's row and the working's softmax
- *  beside it shows both; with four heads, as many of their rows as fit. */
+ *  beside it shows both.
+ *  The page above may still grow once scrolled (on a phone the working is typeset as it
+ *  nears the screen, and each block below it laid out as it comes into view): until the
+ *  person scrolls, presses a key or clicks, the parts are placed again whenever the
+ *  page's height changes. */
 export function showLit(lit) {
-  if (!lit.length) return;
+  kept = lit.length ? lit : null;
+  if (!kept) return;
   lit[0].scrollIntoView({ block: "center", inline: "nearest" });  // and inside its scroll boxes
+  place(lit);
+  if (settling) return;
+  settling = new ResizeObserver(() => {
+    if (kept && html().classList.contains("walking")) place(kept);
+  });
+  settling.observe(document.body);
+  for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) addEventListener(type, () => { kept = null; }, { passive: true });
+}
+let kept = null;  // the parts placed last, while the page may still move them
+let settling = null;
+
+function place(lit) {
   const [height, y] = [innerHeight, scrollY];
   const room = height - (parseFloat(getComputedStyle(html()).scrollPaddingBottom) || 0);
   const [first, ...others] = lit.map((node) => {
@@ -46,5 +63,5 @@ export function showLit(lit) {
       best = { s, shown };
     }
   }
-  if (best && best.s !== y) scrollTo(0, best.s);
+  if (best && Math.abs(best.s - y) >= 1) scrollTo(0, best.s);
 }

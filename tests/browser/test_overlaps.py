@@ -81,12 +81,24 @@ EIGHT = ("#tokens=the|cat|sat|on|a|warm|red|mat"
 SIZES = [(1280, 800), (1024, 700), (390, 844)]
 
 
+# The page has stopped moving: its height and scroll the same three frames running. A step
+# may bring the working near the screen, which on a phone is typeset then (results.js), and
+# blocks below laid out as they come into view; the walk places its parts again as they do.
+STILL = """() => {
+  const now = `${document.scrollingElement.scrollHeight} ${scrollY}`;
+  const frames = window.__layout?.now === now ? window.__layout.frames + 1 : 0;
+  window.__layout = {now, frames};
+  return frames >= 2;
+}"""
+
+
 def walk_clear_of_the_bar(page, what):
     """Every step of the walk: what it lights and the page's end clear of the bar."""
     page.get_by_role("button", name="Walk me through it").click()
     panel = page.get_by_role("region", name="Walk through the calculation")
     for k in range(8):
         expect(panel).to_contain_text(f"Step {k + 1} of 8")
+        page.wait_for_function(STILL, polling="raf")
         assert page.evaluate(LIT_CLEAR) == [], (what, k + 1)
         assert page.evaluate(END_CLEAR) == [], (what, k + 1)
         page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
