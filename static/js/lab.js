@@ -103,11 +103,14 @@ const sub = (text) => text.split(/_(\w)/).map((part, k) =>
 const dot = (x, y) => svg("circle", { class: "dot", cx: x, cy: y, r: 3 });
 const square = (x, y) => svg("rect", { class: "square", x: x - 3, y: y - 3, width: 6, height: 6 });
 
-/** Plot area, grid, ticks and axis titles; ticks are [value, label] pairs. */
-function frame({ x, y }, xTicks, yTicks, xTitle, yTitle) {
+/** Plot area, grid, ticks and axis titles; ticks are [value, label] pairs. With ``clip``
+ *  (an id), the plot area is also a clip path of that id, for lines that must not leave it. */
+function frame({ x, y }, xTicks, yTicks, xTitle, yTitle, clip = null) {
   const [x0, x1, y0, y1] = [BOX.left, BOX.width - BOX.right, BOX.height - BOX.bottom, BOX.top];
+  const area = { x: x0, y: y1, width: x1 - x0, height: y0 - y1 };
   return svg("svg", { class: "lab-plot", viewBox: `0 0 ${BOX.width} ${BOX.height}`, width: BOX.width, height: BOX.height, role: "img" },
-    svg("rect", { class: "area", x: x0, y: y1, width: x1 - x0, height: y0 - y1 }),
+    ...(clip ? [svg("defs", {}, svg("clipPath", { id: clip }, svg("rect", area)))] : []),
+    svg("rect", { class: "area", ...area }),
     ...yTicks.map(([v, t]) => svg("g", {}, svg("line", { class: "grid", x1: x0, x2: x1, y1: y(v), y2: y(v) }),
       svg("text", { x: x0 - 6, y: y(v) + 4, "text-anchor": "end" }, t))),
     ...xTicks.map(([v, t]) => svg("g", {}, svg("line", { class: "axis", x1: x(v), x2: x(v), y1: y0, y2: y0 + 4 }),
@@ -193,13 +196,20 @@ async function loadCurve(ui) {
 }
 
 function sampleFigure(ui, ids) {
-  const s = ui.sampleScales = plotScales([-0.4, 8.4], [-1.5, 9]);  // both in log2: of d_k and of the variance
-  ui.measured = svg("g", { class: "measured" });
-  ui.plot = frame(s, powerTicks([0, 2, 4, 6, 8]), powerTicks([0, 2, 4, 6, 8]), "d_k (log scale)", "variance (log scale)");
+  // Both axes in log2, of d_k and of the variance, over the d_k sampled with a margin; the
+  // expected lines run from the first d_k sampled to the last, inside the margins, and
+  // every line is clipped to the plot area, so a measured value beyond it (a few samples)
+  // never runs over the axes.
+  const dks = SAMPLE_DKS.map(Math.log2);  // 0, 2, … 8
+  const [first, last] = [dks[0], dks.at(-1)];
+  const s = ui.sampleScales = plotScales([first - 0.4, last + 0.4], [first - 1.5, last + 1]);
+  const inside = { "clip-path": `url(#${ids.clip})` };
+  ui.measured = svg("g", { class: "measured", ...inside });
+  ui.plot = frame(s, powerTicks(dks), powerTicks(dks), "d_k (log scale)", "variance (log scale)", ids.clip);
   ui.plot.setAttribute("aria-label", sampleSummary(null));
-  ui.plot.append(svg("polyline", { class: "expected", points: points([-0.4, 8.4], [-0.4, 8.4], s) }),
-    svg("polyline", { class: "expected", points: points([-0.4, 8.4], [0, 0], s) }),
-    legend(s.x(-0.1), s.y(8.3), 130, [["unscaled", "Var(q·k)", dot], ["scaled", "Var(q·k / √d_k)", square],
+  ui.plot.append(svg("polyline", { class: "expected", points: points([first, last], [first, last], s), ...inside }),
+    svg("polyline", { class: "expected", points: points([first, last], [0, 0], s), ...inside }),
+    legend(s.x(first - 0.1), s.y(last + 0.3), 130, [["unscaled", "Var(q·k)", dot], ["scaled", "Var(q·k / √d_k)", square],
       ["expected", "expected: d_k and 1", null]]), ui.measured);
   const field = (key, label, value) => el("div", { class: "lab-field" }, el("label", { for: ids[key], text: label }),
     ui[key] = el("input", { id: ids[key], type: "text", inputmode: "numeric", autocomplete: "off", spellcheck: "false", value }));
@@ -272,7 +282,7 @@ function drawSamples(ui, rows) {
 /** Build the lab's panel inside ``host`` (a section the page provides). */
 export function mountLab(host) {
   const id = (s) => `${host.id || "lab"}-${s}`;
-  const ids = { dk: id("dk"), samples: id("samples"), seed: id("seed"), msg: id("msg") };
+  const ids = { dk: id("dk"), samples: id("samples"), seed: id("seed"), msg: id("msg"), clip: id("variance-area") };
   const ui = { curveData: null, loading: false, ticket: 0 };
   const row = el("p", { class: "lab-row-text", text: PROMPT });
   host.replaceChildren(el("div", { class: "lab" },

@@ -21,6 +21,7 @@ import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
 import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from "./later.js";
 import { renderLink } from "./link.js";
+import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
@@ -319,6 +320,7 @@ const walk = createWalk({ now, selectRow, context: () => (answer.body
   ? walkContext(shownHead(answer.body, state.head), state.row, built(answer.answered).request, Boolean(answer.body.heads))
   : null) });
 const shuffle = createShuffleTest({ now, request: () => built(state).request, say });
+fitPresentMode(document.querySelector("#walk-panel .walk"));
 
 function wire() {
   wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });

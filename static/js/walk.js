@@ -2,6 +2,7 @@
 // quoting the real numbers of the selected row and lighting the parts it uses. Steps are
 // data; drawing is one function.
 
+import { keepRoom, showLit } from "./walkroom.js";  // the bar's room and the scroll above it
 import { el, setProp } from "./dom.js";
 import { formatNumber, texNumber } from "./format.js";
 import { prose, proseText, typeset } from "./tex.js";
@@ -9,6 +10,9 @@ import { joinTerms, NO_KEY, scaleWords, sigText, texFactor, texInputs, texRate, 
 
 const row = (key, k) => `figure[data-key="${key}"] tbody tr:nth-child(${k + 1})`;
 const step = (key) => `#working [data-step="${key}"]`;
+// The heatmap of the head the walk is about (with one head, the only one): its row is lit,
+// not every head's, which on a phone stand one under another and cannot all be in sight.
+const SHOWN_MAP = "#heatmap > :is(.shown, :only-child)";
 const MAX_LISTED = 4;  // keys quoted one by one; beyond, the first ones and "…"
 
 /** "k_1 = (2, 0), k_2 = (0, 1)" for the keys ``js``: the first few, then an ellipsis. */
@@ -85,7 +89,7 @@ export const STEPS = [
   },
   {
     block: ".block-weights",
-    light: (c) => [`table.grid tbody tr:nth-child(${c.i + 1})`, `[role="row"][data-i="${c.i}"]`, step("softmax")],
+    light: (c) => [`${SHOWN_MAP} table.grid tbody tr:nth-child(${c.i + 1})`, `${SHOWN_MAP} [role="row"][data-i="${c.i}"]`, step("softmax")],
     say: (c) => {
       if (!c.keys.length) return `Every scaled score is $-\\infty$, so every $e^{s}$ is 0. ${NO_KEY}`;
       const shifted = c.w.exp_overflow;
@@ -159,7 +163,8 @@ export function renderWalk(root, panel, k, c = null) {
   typeset(text);
   panel.querySelector(".walk-prev").disabled = k === 0;
   panel.querySelector(".walk-next").textContent = k === STEPS.length - 1 ? "Finish" : "Next";
-  lit.find((node) => node.getClientRects().length > 0)?.scrollIntoView({ block: "center", inline: "nearest" });
+  keepRoom(panel);  // the bar's new height, before the step scrolls above it
+  showLit(lit.filter((node) => node.getClientRects().length > 0));
 }
 
 /** The panel's fixed parts, built once. */

@@ -2,6 +2,7 @@
 
 import math
 import re
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -209,3 +210,74 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     page.clock.run_for(1000)
     expect(readout).to_have_text(
         "Select a row of the heatmap to see how spread out its weights are.")
+
+
+# The variance plot's geometry in its own units (the viewBox): its plot area, the d_k it
+# offers (its ticks), and for each plotted line where it may be drawn — its points
+# widened by half its stroke on every side, cut by its clip region if it has one.
+VARIANCE_GEOMETRY = """() => {
+  const plot = document.querySelectorAll('#lab-panel svg.lab-plot')[1];
+  const box = (b) => ({left: b.x, right: b.x + b.width, top: b.y, bottom: b.y + b.height});
+  const area = box(plot.querySelector('rect.area').getBBox());
+  const ticks = [...plot.querySelectorAll('line.axis')]
+    .filter((l) => l.getAttribute('x1') === l.getAttribute('x2'))
+    .map((l) => Number(l.getAttribute('x1')));
+  const clipOf = (n) => {  // the box of the clip path's shape, on n or a group around it
+    for (let a = n; a && a !== plot; a = a.parentNode) {
+      const ref = a.getAttribute('clip-path');
+      const path = ref && plot.querySelector(ref.slice(4, -1).replace(/"/g, ''));
+      if (path) return box(path.firstElementChild.getBBox());
+    }
+    return null;
+  };
+  const lines = [...plot.querySelectorAll('polyline.expected, .measured polyline')].map((n) => {
+    const pts = n.getAttribute('points').trim().split(/\\s+/).map((p) => p.split(',').map(Number));
+    const half = parseFloat(getComputedStyle(n).strokeWidth) / 2;
+    const [xs, ys] = [pts.map((p) => p[0]), pts.map((p) => p[1])];
+    let ink = {left: Math.min(...xs) - half, right: Math.max(...xs) + half,
+               top: Math.min(...ys) - half, bottom: Math.max(...ys) + half};
+    const clip = clipOf(n);
+    if (clip) ink = {left: Math.max(ink.left, clip.left), right: Math.min(ink.right, clip.right),
+                     top: Math.max(ink.top, clip.top), bottom: Math.min(ink.bottom, clip.bottom)};
+    return {cls: n.getAttribute('class'), pts, ink, clipped: clip !== null};
+  });
+  return {area, ticks, lines};
+}"""
+
+
+def y_at(points, x):
+    """The polyline ``points`` at ``x`` (it runs left to right), or None beyond its ends."""
+    for (x0, y0), (x1, y1) in pairwise(points):
+        if x0 <= x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
+
+
+def drawn_inside(geometry):
+    """The lines whose ink leaves the plot area, and the offered d_k at which an expected
+    line is missing or outside it."""
+    a = geometry["area"]
+    out = [line["cls"] for line in geometry["lines"]
+           if line["ink"]["left"] < a["left"] or line["ink"]["right"] > a["right"]
+           or line["ink"]["top"] < a["top"] or line["ink"]["bottom"] > a["bottom"]]
+    for line in (g for g in geometry["lines"] if g["cls"] == "expected"):
+        for x in geometry["ticks"]:
+            y = y_at(line["pts"], x)
+            if y is None or not a["top"] < y < a["bottom"]:
+                out.append(f"expected at x = {x}")
+    return out
+
+
+def test_the_variance_plots_lines_stay_inside_its_plot_area(page, server):
+    loaded(page, server.url)
+    before = page.evaluate(VARIANCE_GEOMETRY)
+    assert len(before["ticks"]) == 5 and len(before["lines"]) == 2  # d_k = 1 … 256; d_k and 1
+    assert drawn_inside(before) == []
+    lab(page).get_by_role("button", name="Sample").click()
+    expect(lab(page).locator("table tbody tr")).to_have_count(5)
+    after = page.evaluate(VARIANCE_GEOMETRY)
+    assert len(after["lines"]) == 4  # and the measured Var(q·k), Var(q·k / √d_k)
+    assert drawn_inside(after) == []
+    # Every line is clipped to the plot area, so a measured value beyond the axes (a few
+    # samples of a wide d_k) is cut at the box, never drawn over the ticks.
+    assert all(line["clipped"] for line in after["lines"])
