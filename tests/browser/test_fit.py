@@ -29,7 +29,7 @@ FRAMES = ("() => new Promise((done) => requestAnimationFrame(() =>"
 # is not wholly inside every box that clips it (a scroll box) or not wholly across the
 # window; a box scrolls sideways when its content is wider than it. The legible size of
 # a heatmap's number is 12 px: under it a cell must show no number at all (its colour).
-FITS = """(parts) => {
+FITS = """([parts, figure]) => {
   const problems = [];
   const clipped = (node) => {
     const r = node.getBoundingClientRect();
@@ -93,8 +93,8 @@ FITS = """(parts) => {
     sideways('#working, #working *');
   }
   if (parts.includes('inputs')) {
-    whole('input', '#inputs input');
-    sideways('#inputs .scroll');
+    whole('input', `#inputs figure[data-key="${figure}"] input`);
+    sideways(`#inputs figure[data-key="${figure}"] .scroll`);
   }
   return problems;
 }"""
@@ -114,7 +114,7 @@ NUMBER = """() => { window.__number = (td) => {
   for (let e = text.parentElement; e && painted; e = e === td ? null : e.parentElement) {
     const st = getComputedStyle(e);
     painted = st.visibility === 'visible' && st.opacity !== '0' && st.clipPath === 'none'
-      && st.clip === 'auto' && !st.color.endsWith(', 0)') && st.color !== 'transparent';
+      && st.clip === 'auto' && !/^rgba[(].*,\\s*0[)]$/.test(st.color) && st.color !== 'transparent';
   }
   const size = parseFloat(getComputedStyle(text.parentElement).fontSize);
   return {drawn: painted && size > 0, size, left: t.left, right: t.right, top: t.top,
@@ -125,12 +125,21 @@ ALL = ["heatmap", "working", "inputs"]
 
 
 def fits(page, parts=ALL):
-    """FITS once the view is drawn (the editor's answer in) and its cells sized."""
+    """FITS once the view is drawn (the editor's answer in) and its cells sized. The input
+    matrices are measured one by one, each brought into view: off screen, the browser need
+    not lay out another head's inputs (app.css, content-visibility)."""
     if "inputs" in parts:
         wait_settled(page)
     page.evaluate(FRAMES)
     page.evaluate(NUMBER)
-    return page.evaluate(FITS, parts)
+    problems = page.evaluate(FITS, [[p for p in parts if p != "inputs"], None])
+    if "inputs" in parts:
+        for key in page.locator("#inputs figure").evaluate_all("fs => fs.map(f => f.dataset.key)"):
+            page.locator(f'#inputs figure[data-key="{key}"]').scroll_into_view_if_needed()
+            page.evaluate(FRAMES)
+            problems += page.evaluate(FITS, [["inputs"], key])
+        page.evaluate("scrollTo(0, 0)")
+    return problems
 
 
 def set_count(page, control, n):
