@@ -47,20 +47,22 @@ export function renderHeatmap(host, view) {
   const m = drawn[0].length;
   const mode = Math.max(n, m) <= TABLE_MAX ? "table" : "canvas";
   const size = `${mode} ${n}×${m}`;
-  if (host.dataset.size !== size) {
+  const rebuilt = host.dataset.size !== size;
+  if (rebuilt) {
     const old = host.querySelector(".bigmap");
     if (old) spacing.get(old)?.disconnect();
     host.replaceChildren(mode === "table" ? buildTable(n, m) : buildCanvas(n, m));
     host.dataset.mode = mode;
     host.dataset.size = size;
-    if (mode === "table") fitting?.observe(host);
-    else fitting?.unobserve(host);
+    if (mode === "canvas") fitting?.unobserve(host);
   }
   const grid = host.querySelector('[role="grid"]');
   setAttr(grid, "aria-label", view.name ?? "Attention weights");
   if (mode === "table") {
     fillTable(host, view);
-    sizeTable(host, m, view.tokens);
+    // Observed afresh whenever its cells' width may change without its box's: reported
+    // once more after the next layout.
+    if (sizeTable(host, m, view.tokens) || rebuilt) fitting?.observe(host);
   } else fillCanvas(host, view);
   const keys = view.keys ?? view.tokens;
   describeBand(host, grid, bandText(view.band ?? null, keys));
@@ -68,12 +70,17 @@ export function renderHeatmap(host, view) {
 }
 
 /** What the table's widths are made from (app.css): its m columns and its longest row
- *  label, in characters. Written only when they change: a write restyles the grid. */
+ *  label, in characters. Written only when they change (a write restyles the grid);
+ *  returns whether they did. */
 function sizeTable(host, m, tokens) {
   const label = Math.max(...tokens.map((t) => [...t].length));
+  let changed = false;
   for (const [name, value] of [["--cols", String(m)], ["--label-ch", String(label)]]) {
-    if (host.style.getPropertyValue(name) !== value) host.style.setProperty(name, value);
+    if (host.style.getPropertyValue(name) === value) continue;
+    host.style.setProperty(name, value);
+    changed = true;
   }
+  return changed;
 }
 
 // Whether a table's cells are wide enough for their numbers, asked after layout each time

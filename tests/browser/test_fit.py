@@ -189,6 +189,11 @@ def test_8_tokens_fit_with_1_2_and_4_heads(browser, console, server, size, heads
     if heads > 1:
         set_heads(page, heads)
     assert fits(page) == [], (size, heads)
+    # A longer label widens the labels' column, not the heatmap's box: its cells narrow,
+    # and their numbers still fit, or give way to their colours.
+    page.get_by_role("textbox", name="Token 1 label", exact=True).fill("the longest label")
+    expect(page.get_by_role("rowheader").first).to_have_attribute("title", "the longest label")
+    assert fits(page) == [], (size, heads, "a long label")
     page.context.close()
 
 
