@@ -1,5 +1,7 @@
 // Draw the attention weights A as an ARIA grid: queries down the side, keys across the top.
-// Up to TABLE_MAX tokens every cell is a table cell with its value printed; beyond that a
+// Up to TABLE_MAX tokens every cell is a table cell with its value printed, its cells as
+// wide as the box allows (app.css): a cell too narrow for its number shows its colour
+// alone, and its number on hover and focus (fitNumbers); beyond that a
 // canvas draws one pixel per weight (CSS scales it up crisply) under a grid of rows that
 // keeps the keyboard and screen readers working, with the tokens along its axes where they
 // fit and a read-out of one weight under it. This module only draws: which row is
@@ -45,20 +47,59 @@ export function renderHeatmap(host, view) {
   const m = drawn[0].length;
   const mode = Math.max(n, m) <= TABLE_MAX ? "table" : "canvas";
   const size = `${mode} ${n}×${m}`;
-  if (host.dataset.size !== size) {
+  const rebuilt = host.dataset.size !== size;
+  if (rebuilt) {
     const old = host.querySelector(".bigmap");
     if (old) spacing.get(old)?.disconnect();
     host.replaceChildren(mode === "table" ? buildTable(n, m) : buildCanvas(n, m));
     host.dataset.mode = mode;
     host.dataset.size = size;
+    if (mode === "canvas") fitting?.unobserve(host);
   }
   const grid = host.querySelector('[role="grid"]');
   setAttr(grid, "aria-label", view.name ?? "Attention weights");
-  if (mode === "table") fillTable(host, view);
-  else fillCanvas(host, view);
+  if (mode === "table") {
+    fillTable(host, view);
+    // Observed afresh whenever its cells' width may change without its box's: reported
+    // once more after the next layout.
+    if (sizeTable(host, m, view.tokens) || rebuilt) fitting?.observe(host);
+  } else fillCanvas(host, view);
   const keys = view.keys ?? view.tokens;
   describeBand(host, grid, bandText(view.band ?? null, keys));
   if (mode === "canvas") drawBandOverlay(host.querySelector(".bigmap"), view.band ?? null, n, m);
+}
+
+/** What the table's widths are made from (app.css): its m columns and its longest row
+ *  label, in characters. Written only when they change (a write restyles the grid);
+ *  returns whether they did. */
+function sizeTable(host, m, tokens) {
+  const label = Math.max(...tokens.map((t) => [...t].length));
+  let changed = false;
+  for (const [name, value] of [["--cols", String(m)], ["--label-ch", String(label)]]) {
+    if (host.style.getPropertyValue(name) === value) continue;
+    host.style.setProperty(name, value);
+    changed = true;
+  }
+  return changed;
+}
+
+// Whether a table's cells are wide enough for their numbers, asked after layout each time
+// its box changes size: a hidden ruler in the corner cell holds "0.000" in the cells'
+// type, one cell wide (app.css). Where it does not fit, every cell shows its colour alone
+// (data-fit="colour") and its number on hover and focus, so the whole pattern stays in
+// view; a screen reader reads the number as before.
+const fitting = globalThis.ResizeObserver ? new ResizeObserver((entries) => {
+  for (const { target } of entries) fitNumbers(target);
+}) : null;
+
+function fitNumbers(host) {
+  const ruler = host.querySelector(".fit-ruler");
+  if (!ruler || host.dataset.mode !== "table") return;
+  const room = ruler.getBoundingClientRect().width;
+  if (!room) return;  // not laid out (a hidden block): keep what it was
+  const range = document.createRange();
+  range.selectNodeContents(ruler);
+  setAttr(host, "data-fit", range.getBoundingClientRect().width <= room ? "numbers" : "colour");
 }
 
 /** A key's column header: its token, and "sink" under it for a sink. */
@@ -77,11 +118,15 @@ export function cellAt(host, { i, j }) {
 
 function buildTable(n, m) {
   const head = el("tr", { role: "row" },
-    el("th", { class: "axis", scope: "col" }, el("span", { text: "query ↓" }), el("br"), el("span", { text: "key →" })),
+    el("th", { class: "axis", scope: "col" }, el("span", { text: "query ↓" }), el("br"), el("span", { text: "key →" }),
+      el("span", { class: "v fit-ruler", "aria-hidden": "true", text: "0.000" })),
     ...Array.from({ length: m }, () => el("th", { role: "columnheader", scope: "col" })));
+  // Each cell's number in a span of its own: the span is what a narrow cell hides and
+  // shows on hover and focus; its masked mark, for screen readers, stands beside it.
   const body = Array.from({ length: n }, (_, i) => el("tr", { role: "row", "data-i": i, "aria-selected": "false" },
     el("th", { role: "rowheader", scope: "row" }),
-    ...Array.from({ length: m }, (_, j) => el("td", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": j }))));
+    ...Array.from({ length: m }, (_, j) => el("td", { role: "gridcell", tabindex: "-1", "data-i": i, "data-j": j },
+      el("span", { class: "v" })))));
   return el("table", { role: "grid", "aria-label": "Attention weights", class: "grid" },
     el("thead", {}, head), el("tbody", {}, ...body));
 }
@@ -112,18 +157,21 @@ function fillTable(host, { weights, mask, tokens, keys = tokens, selected, focus
       td.classList.toggle("band-r", j === edge.right);
       // Open only because its key is a sink: outside the window, and no other mask on it.
       td.classList.toggle("sink-open", allowed && isSink(j, band) && Math.abs(i - j) >= band.window);
+      const value = td.firstChild;
       if (allowed) {
         const text = formatNumber(weights[i][j]);
-        if (td.textContent !== text || !td.style.backgroundColor) {
+        if (td.childElementCount > 1) td.lastChild.remove();  // its masked mark
+        if (value.textContent !== text || !td.style.backgroundColor) {
           const bg = weightRGB(weights[i][j]);
           td.style.backgroundColor = rgbCss(bg);
           td.style.color = rgbCss(textRGB(bg));
-          setText(td, text);
+          setText(value, text);
         }
-      } else if (td.childElementCount === 0) {  // not yet drawn masked
+      } else if (td.childElementCount === 1) {  // not yet drawn masked
         td.style.backgroundColor = "";
         td.style.color = "";
-        td.replaceChildren("0", el("span", { class: "visually-hidden", text: " (masked)" }));
+        setText(value, "0");
+        td.append(el("span", { class: "visually-hidden", text: " (masked)" }));
       }
       setProp(td, "tabIndex", i === focus.i && j === focus.j ? 0 : -1);
     }
@@ -285,8 +333,9 @@ export function keysText(pairs, tokens) {
 export function renderLegend(host) {
   if (host.childElementCount) return;
   const bar = el("div", { class: "bar" });
+  // From 1 to 0: app.css runs it down beside the heatmap, or leftwards under it on a phone.
   const stops = Array.from({ length: 11 }, (_, k) => `${rgbCss(weightRGB(1 - k / 10))} ${k * 10}%`);
-  bar.style.background = `linear-gradient(to bottom, ${stops.join(", ")})`;
+  bar.style.setProperty("--legend-stops", stops.join(", "));
   host.append(
     el("div", { class: "scale" }, bar, el("div", { class: "ticks" },
       el("span", { text: "1" }), el("span", { text: "0.5" }), el("span", { text: "0" }))),

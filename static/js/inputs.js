@@ -253,6 +253,10 @@ function build(figure, { name, bias, kv }, w, space) {
     `${bias}[0][${w.c0 + k}]`, `${cellPrefix(bias, kv)} column ${w.c0 + k + 1}`,
     { "data-matrix": bias, "data-i": 0, "data-j": w.c0 + k })) : [];
   builtCells.set(figure, { cells, labelInputs, biasCells });
+  // What its inputs' width is made from (app.css): its columns, its labels, its bias row.
+  figure.style.setProperty("--cols", String(w.c1 - w.c0));
+  figure.classList.toggle("labelled", Boolean(labels));
+  figure.classList.toggle("biased", biasCells.length > 0);
   // The space an off-screen matrix keeps until it is drawn (see app.css): about a row of
   // inputs each, plus its caption; once drawn, the browser remembers its real size.
   figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * (space + (bias ? 1.4 : 0)))}px`;

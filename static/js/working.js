@@ -32,6 +32,8 @@ function zLine(i, terms) {
 function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
   // Each column's heading is the operation that makes it from the column before; with no
   // key to read there is no sum, and the weights are 0 by convention, not divided by it.
+  // Where the working's column is narrow a heading breaks after its "=" (or, ALiBi's,
+  // between −m and |i − j|), never inside an operation: each is one TeX group.
   const e = shifted ? `e^{s - m}` : `e^{s}`;
   const none = !w.allowed.some(Boolean);
   const alibi = Boolean(w.bias);
@@ -40,11 +42,11 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
     el("th", { scope: "col" }, math(`q_{${i}} \\cdot k_j`)),
     ...(alibi
       ? [el("th", { scope: "col", class: "whole" }, math(`{}${scaleTex}`)),
-        el("th", { scope: "col", class: "whole" }, math(`{}- m\\,|${i} - j|`)),
+        el("th", { scope: "col" }, math(`{{}- m}\\allowbreak{\\,|${i} - j|}`)),
         el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
-      : [el("th", { scope: "col" }, math(`{}${scaleTex} = s_{${i},j}`))]),
+      : [el("th", { scope: "col" }, math(`{{}${scaleTex}} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
-    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `{}\\div ${texSig(total)} = a_{${i},j}`)));
+    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `{{}\\div ${texSig(total)}} = a_{${i},j}`)));
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const rows = shown.map((j) => {
     const masked = !w.allowed[j];
@@ -62,7 +64,7 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
       el("td", { text: masked ? "0" : formatNumber(w.weights[j]) }));
   });
   // A narrow screen scrolls the table inside its box, by keyboard too (tabindex).
-  return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Softmax of query ${i}, key by key` }, el("table", { class: "softmax-table" },
+  return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Softmax of query ${i}, key by key` }, el("table", { class: alibi ? "softmax-table with-bias" : "softmax-table" },
     el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 

@@ -145,7 +145,7 @@ test("ALiBi: the scaled score, the bias −m·|i − j| and s in columns of the 
   assert.equal(got[2].title, "3 · Multiply by the scale 0.500, instead of 1/√d_k = 0.707, add the ALiBi bias, then softmax");
   const table = all(out, "table")[0];
   assert.deepEqual(all(table, "th").slice(0, 7).map(read),
-    ["key j", "$q_{3} \\cdot k_j$", "${}\\times 0.500$", "${}- m\\,|3 - j|$", "${}= s_{3,j}$", "$e^{s}$", "${}\\div 3.255 = a_{3,j}$"]);
+    ["key j", "$q_{3} \\cdot k_j$", "${}\\times 0.500$", "${{}- m}\\allowbreak{\\,|3 - j|}$", "${}= s_{3,j}$", "$e^{s}$", "${{}\\div 3.255} = a_{3,j}$"]);
   assert.deepEqual(all(table, "tr").slice(1).map((tr) => all(tr, "td").map(read)), [
     ["1.000", "0.500", "−1.000", "−0.500", "0.6065", "0.186"],
     ["2.000", "1.000", "−0.500", "0.500", "1.649", "0.506"],
