@@ -1,6 +1,7 @@
 """The first screen of someone who has read the chapter: the chapter's controls alone, what
 goes beyond it one click away in "Beyond the basics", which opens by itself when a link, an
-import or a preset uses it; Tab never lands on a hidden control."""
+import or a preset uses it; Tab never lands on a hidden control; on a phone the heatmap is
+on the first screen."""
 
 import json
 import re
@@ -259,3 +260,22 @@ def test_closed_tab_never_lands_on_a_hidden_control_and_open_it_goes_into_the_gr
         order.append(page.evaluate("document.activeElement.id"))
     assert order == ["fewer-heads", "heads", "more-heads", "cross", "biases", "positional",
                      "window", "seed"]
+
+
+def test_a_phone_shows_the_heatmap_on_the_first_screen(browser, console, server):
+    page = open_page(browser, console, 390, 844)
+    loaded(page, server.url)
+    assert page.evaluate("scrollY") == 0
+    grid = page.get_by_role("grid", name="Attention weights")
+    first_row = grid.locator("tbody tr").first
+    top = grid.evaluate("g => g.getBoundingClientRect().top")
+    bottom = first_row.evaluate("r => r.getBoundingClientRect().bottom")
+    assert top > 0 and bottom <= 844, (top, bottom)
+    # The whole grid of the first example, in fact.
+    assert grid.evaluate("g => g.getBoundingClientRect().bottom") <= 844
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # The inputs follow the heatmap, then the working.
+    order = page.evaluate("""() => ['block-weights', 'block-inputs', 'block-working'].map(
+        c => document.querySelector('.stage .' + c).getBoundingClientRect().top)""")
+    assert order == sorted(order)
+    page.context.close()
