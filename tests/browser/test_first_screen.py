@@ -1,16 +1,18 @@
 """The first screen of someone who has read the chapter: the chapter's controls alone, what
 goes beyond it one click away in "Beyond the basics", which opens by itself when a link, an
 import or a preset uses it; Tab never lands on a hidden control; on a phone the heatmap is
-on the first screen."""
+on the first screen; the marks ␣ and ↵ in labels are explained."""
 
 import json
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded, wait_settled
+from tests.browser.helpers import expect_url, heatmap, loaded, wait_settled
+from tests.browser.test_widget import numpy_attention
 
 pytestmark = pytest.mark.browser
 
@@ -279,3 +281,22 @@ def test_a_phone_shows_the_heatmap_on_the_first_screen(browser, console, server)
         c => document.querySelector('.stage .' + c).getBoundingClientRect().top)""")
     assert order == sorted(order)
     page.context.close()
+
+
+def test_the_marks_of_a_models_tokens_are_explained_where_labels_show_them(page, server):
+    loaded(page, server.url + "#tokens=The|%E2%90%A3cat%E2%86%B5|%E2%90%A3sat")
+    note = page.locator("#token-marks")
+    expect(note).to_have_text("In the labels, ␣ is a space and ↵ a new line (a model's token "
+                              "often begins with the space before its word).")
+    expect(page.get_by_role("grid", name="Attention weights").get_by_role("columnheader")
+           .nth(2)).to_have_text("␣cat↵")
+    A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])
+    wait_settled(page)
+    assert heatmap(page) == np.round(A, 3).tolist()
+    # Only the marks the labels hold are named; none, no note.
+    page.get_by_role("textbox", name="Token 2 label").fill("cat")
+    expect(note).to_have_text("In the labels, ␣ is a space (a model's token often begins with "
+                              "the space before its word).")
+    page.get_by_role("textbox", name="Token 3 label").fill("sat")
+    expect(note).to_be_hidden()
+    expect_url(page, "tokens=The|cat|sat")
