@@ -4,7 +4,9 @@
 //
 // The group opens by itself when the view comes to use something in it (a link, an import,
 // a preset, Back or Forward) or one of its controls is marked: nothing the numbers depend
-// on, and nothing the page asks to be fixed, is out of sight. It never closes by itself.
+// on, and nothing the page asks to be fixed, is out of sight. On a phone only a mark opens
+// it: open, its seven lines of controls would take the first screen, which is the heatmap's,
+// and the line under its button says what of it is in use. It never closes by itself.
 // Whether it is open is not the view's, so it is in neither the state nor the URL: a link to
 // a view that uses heads opens it whatever, and one that uses nothing in it has nothing
 // there to show. The button's aria-expanded is where it is kept.
@@ -12,6 +14,9 @@
 import { count } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
+
+// app.css's phone: the bar's controls one under the other.
+const PHONE = "(max-width: 600px)";
 
 const POSITIONS = { sinusoidal: "sinusoidal positions", rope: "rotary positions", alibi: "ALiBi" };
 const whole = (text) => /^\d+$/.test(text);
@@ -63,7 +68,7 @@ export function drawBeyond(state) {
   const group = $("beyond");
   const used = features(state);
   const marked = [...group.querySelectorAll('[aria-invalid="true"]')].map((input) => `marked ${input.id}`);
-  const matters = [...used.map(([key]) => key), ...marked];
+  const matters = [...(matchMedia(PHONE).matches ? [] : used.map(([key]) => key)), ...marked];
   const before = new Set((group.dataset.matters ?? "").split(",").filter(Boolean));
   group.dataset.matters = matters.join(",");
   if (!isOpen() && matters.some((key) => !before.has(key))) openByItself();

@@ -283,6 +283,23 @@ def test_a_phone_shows_the_heatmap_on_the_first_screen(browser, console, server)
     page.context.close()
 
 
+def test_on_a_phone_a_link_beyond_the_chapter_keeps_the_heatmap_first(browser, console, server):
+    # Open, the group would take the first screen (seven lines of controls): it stays closed,
+    # its line says what is in use, and a mark on one of its controls still opens it.
+    page = open_page(browser, console, 390, 844)
+    loaded(page, server.url + FEATURES["window and sinks"][0] + "&positional=rope")
+    expect_open(page, False)
+    expect(page.locator("#beyond-hint")).to_have_text(
+        "in use: rotary positions, a window of 2 with 1 sink")
+    first_row = page.get_by_role("grid", name="Attention weights").locator("tbody tr").first
+    assert first_row.evaluate("r => r.getBoundingClientRect().bottom") <= 844
+    page.get_by_role("button", name="Increase d_k").click()  # RoPE needs an even d_k
+    expect(page.get_by_role("combobox", name="Positions")).to_have_attribute("aria-invalid", "true")
+    expect_open(page, True)
+    console[:] = [m for m in console if "status of 422" not in m[1]]
+    page.context.close()
+
+
 def test_the_marks_of_a_models_tokens_are_explained_where_labels_show_them(page, server):
     loaded(page, server.url + "#tokens=The|%E2%90%A3cat%E2%86%B5|%E2%90%A3sat")
     note = page.locator("#token-marks")
