@@ -68,10 +68,12 @@ export function drawBeyond(state) {
   const group = $("beyond");
   const used = features(state);
   const marked = [...group.querySelectorAll('[aria-invalid="true"]')].map((input) => `marked ${input.id}`);
-  const matters = [...(matchMedia(PHONE).matches ? [] : used.map(([key]) => key)), ...marked];
+  const matters = [...used.map(([key]) => key), ...marked];
   const before = new Set((group.dataset.matters ?? "").split(",").filter(Boolean));
   group.dataset.matters = matters.join(",");
-  if (!isOpen() && matters.some((key) => !before.has(key))) openByItself();
+  const newly = matters.filter((key) => !before.has(key));
+  const phone = matchMedia(PHONE).matches;
+  if (!isOpen() && newly.some((key) => key.startsWith("marked") || !phone)) openByItself();
   const hint = $("beyond-hint");
   hint.dataset.contents ??= hint.textContent;  // the template's words: what the group holds
   const text = used.length ? `in use: ${used.map(([, words]) => words).join(", ")}` : hint.dataset.contents;
