@@ -126,6 +126,21 @@ def test_the_first_screen_shows_the_chapters_controls_and_the_groups_button(
     page.context.close()
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 700), (390, 844)])
+@pytest.mark.parametrize("fragment", ["", "#positional=rope&window=2"])
+def test_the_button_stays_under_the_pointer(browser, console, server, size, fragment):
+    page = open_page(browser, console, *size)
+    loaded(page, server.url + fragment)
+    if toggle(page).get_attribute("aria-expanded") == "true":
+        toggle(page).click()
+    box = toggle(page).bounding_box()
+    for is_open in (True, False):
+        toggle(page).click()
+        expect_open(page, is_open)
+        assert toggle(page).bounding_box() == box, (size, is_open)
+    page.context.close()
+
+
 @pytest.mark.parametrize("feature", FEATURES)
 def test_a_link_using_a_feature_opens_the_group(page, server, feature):
     loaded(page, server.url + FEATURES[feature][0])
