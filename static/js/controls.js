@@ -1,6 +1,9 @@
 // The controls bar: drawing it from the state, and its events. Every event hands a new
 // state to update (main.js), which writes the URL and redraws; nothing here keeps state.
+// The controls beyond the chapter are in a group of their own, "Beyond the basics"
+// (beyond.js), that opens by itself when the view comes to use them.
 
+import { drawBeyond, wireBeyond } from "./beyond.js";
 import { limits } from "./config.js";
 import { el, setAttr, setProp, setText, symbols } from "./dom.js";
 import { formatNumber } from "./format.js";
@@ -58,6 +61,7 @@ export function drawControls(state, errors, presetMatch) {
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= limits.tokens);
   setProp($("preset"), "value", presetMatch >= 0 ? String(presetMatch) : "edited");
+  drawBeyond(state);  // once its controls are drawn and marked
   return refused;
 }
 
@@ -143,6 +147,7 @@ function drawKvHeads(state) {
  *  options), redraw() (the inputs and the controls, when a count typed is refused),
  *  presets, presetState(preset, seed), initial (the state Reset gives)}. */
 export function wireControls(page) {
+  wireBeyond();
   wireCounts(page);
   wireKvHeads(page);
   wireOptions(page);

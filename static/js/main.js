@@ -21,6 +21,7 @@ import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
 import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from "./later.js";
 import { renderLink } from "./link.js";
+import { marksNote } from "./marks.js";
 import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "./readout.js";
 import { drawAnswer, fieldsFor, shownHead } from "./results.js";
@@ -172,6 +173,14 @@ function drawSource() {
   note.replaceChildren(`${words} `, Object.assign(document.createElement("a"), { href, textContent: "Back to the real-model view" }));
 }
 
+/** What ␣ and ↵ stand for, under the heatmap, while the labels show them (a real model's
+ *  tokens keep the space before a word). */
+function drawMarks() {
+  const note = marksNote([...state.tokens, ...(state.tokens_kv ?? [])]);
+  setText($("token-marks"), note);
+  setProp($("token-marks"), "hidden", note === "");
+}
+
 function setState(next) {
   state = next;
   verdict.marks = new Map();
@@ -247,6 +256,7 @@ function drawInputs({ later = null } = {}) {
   const refused = drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
   renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
   drawSource();
+  drawMarks();
   exportChanged.schedule();
   return waiting;
 }

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from attention_core import presets
 from tests.browser.conftest import open_page
-from tests.browser.helpers import SETTLE_MS, loaded, wait_settled
+from tests.browser.helpers import SETTLE_MS, beyond, loaded, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -150,7 +150,7 @@ def set_count(page, control, n):
 
 
 def set_heads(page, heads):
-    set_count(page, page.get_by_role("spinbutton", name="Heads", exact=True), heads)
+    set_count(page, beyond(page).get_by_role("spinbutton", name="Heads", exact=True), heads)
     last = "Attention weights" + (f", head {heads}" if heads > 1 else "")
     expect(page.get_by_role("grid", name=last, exact=True)).to_have_count(1)
     wait_settled(page)

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
+    beyond,
     cell,
     expect_url,
     heatmap,
@@ -274,7 +275,7 @@ def test_tokens_dimensions_presets_seed_and_reset(page, server):
     page.get_by_label("Example").select_option(label="a causal sentence")
     expect(page.get_by_role("checkbox", name="Causal mask")).to_be_checked()
     expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("tea")
-    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed = beyond(page).get_by_role("spinbutton", name="Seed", exact=True)
     seed.fill("42")
     seed.press("Enter")
     page.wait_for_function("() => location.hash.includes('seed=42')")
@@ -472,7 +473,7 @@ def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, serve
 
 def test_sinusoidal_positions_show_pe_and_change_the_weights(page, server):
     loaded(page, server.url)
-    page.get_by_role("combobox", name="Positions").select_option("sinusoidal")
+    beyond(page).get_by_role("combobox", name="Positions").select_option("sinusoidal")
     expect(page.locator('figure[data-key="PE"]')).to_be_visible()
     wait_settled(page)
     pe = matrix(page, "PE")
@@ -567,7 +568,7 @@ def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
 
 def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
     loaded(page, server.url + "#causal=1")
-    page.get_by_role("checkbox", name="Cross-attention").check()
+    beyond(page).get_by_role("checkbox", name="Cross-attention").check()
     expect(page.get_by_role("textbox", name="Key token 1 label")).to_have_value("s1")
     page.get_by_role("button", name="Add key token").click()
     expect(page.get_by_role("textbox", name="X_kv row 4 column 2")).to_have_count(1)
@@ -671,7 +672,7 @@ def test_many_tokens_and_heads_draw_from_bytes_and_read_out_the_shown_heads_rows
 
 def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     loaded(page, server.url)
-    page.get_by_role("button", name="Increase heads").click()
+    beyond(page).get_by_role("button", name="Increase heads").click()
     expect(page.get_by_role("grid", name="Attention weights, head 2")).to_be_visible()
     expect(page.get_by_role("grid", name="Attention weights, head 1")).to_be_visible()
     # Head 2's weights, typed in by hand; W_O starts as two identity blocks.
