@@ -24,6 +24,7 @@ let state = parseFragment(location.hash, models);  // set by update() and restor
 let kept = nothingKept();  // the answers' parts, never written back into the state
 const focus = { grid: { layer: state.layer, head: state.head }, map: { i: 0, j: 0 } };
 let expanded = false;  // every term of the dot products
+let opened = false;  // the working's folded steps, what the model adds to the chapter's
 let lost = false;
 
 const info = () => modelOf(models, state.model);
@@ -42,7 +43,7 @@ function status(text) {
 const tokenCount = () => (kept.run === runKey(state) ? kept.n : null);
 
 function draw() {
-  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, urls });
+  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, opened, urls });
 }
 
 function textError(message) {
@@ -151,6 +152,14 @@ $("dot-terms").addEventListener("click", () => {
   expanded = !expanded;
   draw();
 });
+
+// Opened or closed, the folded steps stay so for the next row and head ("toggle" does not
+// bubble: it is heard on its way down).
+$("working").addEventListener("toggle", (e) => {
+  if (!e.target.matches?.("details.beyond") || e.target.open === opened) return;
+  opened = e.target.open;
+  draw();
+}, true);
 
 // ---- the grid of heads ----
 
