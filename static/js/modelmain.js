@@ -13,6 +13,7 @@ import { cellOf, gridMove } from "./modelgrid.js";
 import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "./modelrequest.js";
 import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "./modelstate.js";
 import { drawModel, drawView } from "./modelview.js";
+import { katexReady } from "./tex.js";
 
 const $ = (id) => document.getElementById(id);
 const { models } = JSON.parse($("models-data").textContent);
@@ -25,6 +26,14 @@ let kept = nothingKept();  // the answers' parts, never written back into the st
 const focus = { grid: { layer: state.layer, head: state.head }, map: { i: 0, j: 0 } };
 let expanded = false;  // every term of the dot products
 let opened = false;  // the working's folded steps, what the model adds to the chapter's
+// KaTeX's build, loaded at once: the working is on the first screen, and is drawn once its
+// maths can be typeset in the same frame (lines laid out untypeset first, then typeset,
+// moved everything under them).
+let maths = false;
+katexReady().catch(() => {}).finally(() => {
+  maths = true;
+  draw();
+});
 let lost = false;
 
 const info = () => modelOf(models, state.model);
@@ -43,7 +52,7 @@ function status(text) {
 const tokenCount = () => (kept.run === runKey(state) ? kept.n : null);
 
 function draw() {
-  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, opened, urls });
+  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, opened, maths, urls });
 }
 
 function textError(message) {

@@ -26,8 +26,9 @@ export function drawModel(info) {
  *  text's token count once known (else null), info, answer (the merged answer: always of
  *  the state's model, modelrequest.keptFor), shown: the state its head and working are for
  *  (null before the first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term
- *  of the dot products, opened: the working's folded steps are open, urls}. */
-export function drawView({ state, n, shown, info, answer, focus, expanded, opened, urls }) {
+ *  of the dot products, opened: the working's folded steps are open, maths: KaTeX is
+ *  loaded (or will not be), so the working can be drawn typeset, urls}. */
+export function drawView({ state, n, shown, info, answer, focus, expanded, opened, maths, urls }) {
   const counterfactual = state.causal !== info.causal;
   // What the mask switch does, and that the grid stays the model's own run: the page's own
   // sentences, one per kind of model and mask (templates/model.html).
@@ -62,7 +63,7 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, opene
     name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
   });
   renderLegend($("legend"));
-  drawWorking(shown, info, answer, count, { expanded, opened });
+  if (maths) drawWorking(shown, info, answer, count, { expanded, opened });
 }
 
 /** "What is X here?" for the head's layer: in plain words, then the exact recipe. */
