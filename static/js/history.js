@@ -63,22 +63,26 @@ export function hashOf(s) {
   return hashes.get(s);
 }
 
-/** createHistory(current, {onStored}) → {edited, writeNow, listen}; ``current()`` is the
- *  page's state; onStored(where) is told where each write kept the view: "link" (its URL),
- *  "tab" (sessionStorage, too large for a link) or "nowhere" (too large for both).
+/** createHistory(current, {onStored, encode, immediate}) → {edited, writeNow, listen};
+ *  ``current()`` is the page's state; onStored(where) is told where each write kept the
+ *  view: "link" (its URL), "tab" (sessionStorage, too large for a link) or "nowhere" (too
+ *  large for both). ``encode(state)`` is its fragment and ``immediate(state)`` whether it
+ *  is written in the edit's own event: the editor's (url.js, SYNC_CELLS) by default; the
+ *  real-model view passes its own (modelstate.js; its fragment is always short).
  *  edited({history, field, now}): the state changed; ``history`` "push" (its own entry,
  *  joined by the next keystrokes in the same ``field``) or "replace"; the URL is written
  *  now for a small view or when ``now``, else after the next paint. listen(restore): Back and Forward hand ``restore`` the
  *  fragment of the entry returned to (the URL is then already written), and a URL waiting
  *  to be written is written when the page is hidden or left. */
-export function createHistory(current, { history = window.history, location = window.location, onStored = () => {} } = {}) {
+export function createHistory(current, { history = window.history, location = window.location, onStored = () => {},
+  encode = hashOf, immediate = (s) => cellCount(s) <= SYNC_CELLS } = {}) {
   let lastField = null;  // the field of the last edit
   let newEntry = false;  // the URL waiting to be written makes a new history entry
   const later = coalesced(() => writeNow());
 
   function writeNow() {
     later.cancel();
-    const full = hashOf(current());
+    const full = encode(current());
     // A stored view's id: the entry's own while it is replaced, a new one for a new entry.
     const own = /^#stored=([0-9a-z]+)$/.exec(location.hash)?.[1];
     const id = !newEntry && own ? own : Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
@@ -103,7 +107,7 @@ export function createHistory(current, { history = window.history, location = wi
   function edited({ history: kind = "push", field = null, now = false } = {}) {
     if (kind === "push" && !(field !== null && field === lastField)) newEntry = true;
     lastField = field;
-    if (now || cellCount(current()) <= SYNC_CELLS) writeNow();
+    if (now || immediate(current())) writeNow();
     else later.schedule();
   }
 

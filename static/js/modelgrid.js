@@ -27,12 +27,14 @@ export const cellOf = (host, { layer, head }) => host.querySelector(`[data-layer
 function build(layers, heads) {
   const grid = el("div", { role: "grid", class: "head-grid", "aria-label": "Every layer and head", "aria-rowcount": layers + 1 });
   grid.style.setProperty("--heads", String(heads));
+  // The corner names both axes, as the heatmap's does; a layer's row is named "Layer 3"
+  // and shows its number alone, so the small maps keep the width.
   grid.append(el("div", { role: "row", class: "head-grid-row" },
-    el("span", { role: "columnheader", class: "corner", text: "head →" }),
+    el("span", { role: "columnheader", class: "corner" }, "layer ↓", el("br"), "head →"),
     ...Array.from({ length: heads }, (_, h) => el("span", { role: "columnheader", text: String(h + 1) }))));
   for (let l = 0; l < layers; l++) {
     grid.append(el("div", { role: "row", class: "head-grid-row" },
-      el("span", { role: "rowheader", text: `Layer ${l + 1}`, "aria-label": `Layer ${l + 1}` }),
+      el("span", { role: "rowheader", text: String(l + 1), "aria-label": `Layer ${l + 1}` }),
       ...Array.from({ length: heads }, (_, h) => el("span", {
         role: "gridcell", class: "head-cell", tabindex: "-1", "data-layer": l, "data-head": h,
         "aria-label": cellName(l, h), "aria-selected": "false",

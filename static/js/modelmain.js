@@ -1,15 +1,19 @@
-// The "Real model" view (templates/model.html): one state object (modelstate.js) mirrored
-// by the URL's fragment, the requests for what changed (modelrequest.js), the drawing
-// (modelview.js) and the events.
+// The "Real model" view (templates/model.html), on the editor's one path: an event makes a
+// new state (modelstate.js) and hands it to update(), which writes the URL's fragment
+// (history.js: a history entry a change, which Back undoes), asks for what the kept answers
+// lack (modelrequest.js) and draws (modelview.js). An answer is kept beside the state and
+// drawn; it never writes back into the state.
 
 import { createApi } from "./api.js";
 import { urls } from "./config.js";
 import { backToHeatmap, showWorking } from "./dom.js";
 import { cellAt, moveFocus } from "./heatmap.js";
+import { createHistory } from "./history.js";
 import { cellOf, gridMove } from "./modelgrid.js";
 import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "./modelrequest.js";
 import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "./modelstate.js";
 import { drawModel, drawView } from "./modelview.js";
+import { katexReady } from "./tex.js";
 
 const $ = (id) => document.getElementById(id);
 const { models } = JSON.parse($("models-data").textContent);
@@ -17,10 +21,19 @@ const { models } = JSON.parse($("models-data").textContent);
 // A forward pass takes ~0.2 s: a pause this long in typing is taken as the end of a word.
 const TYPING_MS = 350;
 
-let state = parseFragment(location.hash, models);
+let state = parseFragment(location.hash, models);  // set by update() and restore() alone
 let kept = nothingKept();  // the answers' parts, never written back into the state
 const focus = { grid: { layer: state.layer, head: state.head }, map: { i: 0, j: 0 } };
 let expanded = false;  // every term of the dot products
+let opened = false;  // the working's folded steps, what the model adds to the chapter's
+// KaTeX's build, loaded at once: the working is on the first screen, and is drawn once its
+// maths can be typeset in the same frame (lines laid out untypeset first, then typeset,
+// moved everything under them).
+let maths = false;
+katexReady().catch(() => {}).finally(() => {
+  maths = true;
+  draw();
+});
 let lost = false;
 
 const info = () => modelOf(models, state.model);
@@ -28,21 +41,18 @@ const api = createApi({ url: urls.model_attention, decode: decodeAnswer, onConne
   lost = !up;
   status(up ? "" : "The server cannot be reached just now; trying again on its own…");
 } });
+// The fragment is a few hundred characters: written in the change's own event.
+const history = createHistory(() => state, { encode: (s) => `#${fragmentOf(s)}`, immediate: () => true });
 
 function status(text) {
   $("status").textContent = text;
-}
-
-function writeUrl() {
-  const hash = `#${fragmentOf(state)}`;
-  if (location.hash !== hash) history.replaceState(null, "", hash);
 }
 
 /** The token count of the state's text, once its run has come (else null). */
 const tokenCount = () => (kept.run === runKey(state) ? kept.n : null);
 
 function draw() {
-  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, urls });
+  drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, opened, maths, urls });
 }
 
 function textError(message) {
@@ -52,17 +62,37 @@ function textError(message) {
   $("text").setAttribute("aria-invalid", String(Boolean(message)));
 }
 
+// ---- the one path of every change ----
+
+/** The state is ``next``: its URL is written (``history`` "push", an entry of its own,
+ *  joined by the next changes of the same ``field``, or "replace"), then what it needs is
+ *  asked for and drawn. */
+function update(next, { history: kind = "push", field = null } = {}) {
+  state = next;
+  history.edited({ history: kind, field });
+  refresh();
+}
+
+/** Back or Forward: the state of that entry, whose URL is already written. */
+function restore(hash) {
+  clearTimeout(typing);  // what was being typed gives way to the entry returned to
+  state = parseFragment(hash, models);
+  focus.grid = { layer: state.layer, head: state.head };
+  showControls();
+  refresh();
+}
+
 /** Ask for whatever the state needs and the kept answers lack; draw what comes. */
 async function refresh() {
-  writeUrl();
   kept = keptFor(kept, state);
-  draw();
   const request = requestFor(state, kept, info().kind === "decoder");
+  const answer = request && api.compute(request);  // first, so it travels while the page draws
+  draw();
   // Busy while the numbers on screen are not yet the state's (the browser tests wait on it).
   $("page").setAttribute("aria-busy", String(Boolean(request)));
   if (!request) return;
   const slow = setTimeout(() => { if (!lost) status("Reading the model…"); }, 300);
-  const result = await api.compute(request);
+  const result = await answer;
   clearTimeout(slow);
   if (result === null) return;  // a newer request has it
   const { status: code, body } = result;
@@ -85,11 +115,6 @@ async function refresh() {
   refresh();
 }
 
-function change(next) {
-  state = { ...state, ...next };
-  refresh();
-}
-
 // ---- the controls ----
 
 function showControls() {
@@ -100,10 +125,10 @@ function showControls() {
 }
 
 $("model").addEventListener("change", () => {
-  state = withModel(state, models, $("model").value);
-  focus.grid = { layer: state.layer, head: state.head };
-  showControls();
-  refresh();
+  const next = withModel(state, models, $("model").value);
+  focus.grid = { layer: next.layer, head: next.head };
+  update(next);
+  showControls();  // the model's own mask and sizes
 });
 
 let typing = null;
@@ -112,11 +137,11 @@ $("text").addEventListener("input", () => {
   typing = setTimeout(() => {
     const text = $("text").value;
     if (text === state.text) return;
-    change({ text, row: null });
+    update({ ...state, text, row: null }, { field: "text" });  // one entry while typing goes on
   }, TYPING_MS);
 });
 
-$("causal").addEventListener("change", () => change({ causal: $("causal").checked }));
+$("causal").addEventListener("change", () => update({ ...state, causal: $("causal").checked }));
 
 $("next-tokens").addEventListener("click", (e) => {
   const refused = e.target.closest("button[data-reason]");
@@ -129,7 +154,7 @@ $("next-tokens").addEventListener("click", (e) => {
   clearTimeout(typing);
   const text = appended(state.text, button.dataset.text);
   $("text").value = text;
-  change({ text, row: null });
+  update({ ...state, text, row: null });
 });
 
 $("dot-terms").addEventListener("click", () => {
@@ -137,11 +162,19 @@ $("dot-terms").addEventListener("click", () => {
   draw();
 });
 
+// Opened or closed, the folded steps stay so for the next row and head ("toggle" does not
+// bubble: it is heard on its way down).
+$("working").addEventListener("toggle", (e) => {
+  if (!e.target.matches?.("details.beyond") || e.target.open === opened) return;
+  opened = e.target.open;
+  draw();
+}, true);
+
 // ---- the grid of heads ----
 
 function openHead(layer, head) {
   focus.grid = { layer, head };
-  change({ layer, head });
+  if (layer !== state.layer || head !== state.head) update({ ...state, layer, head });
 }
 
 $("grid").addEventListener("click", (e) => {
@@ -167,8 +200,9 @@ $("grid").addEventListener("keydown", (e) => {
 
 // ---- the head's heatmap ----
 
+/** A row chosen joins its head's history entry, as in the editor. */
 function selectRow(i) {
-  if (i !== state.row) change({ row: i });
+  if (i !== state.row) update({ ...state, row: i }, { history: "replace" });
 }
 
 $("heatmap").addEventListener("click", (e) => {
@@ -199,14 +233,17 @@ $("heatmap").addEventListener("keydown", (e) => {
   cellAt($("heatmap"), to)?.focus();
 });
 
-window.addEventListener("hashchange", () => {
-  const next = parseFragment(location.hash, models);
-  if (fragmentOf(next) === fragmentOf(state)) return;
-  state = next;
-  focus.grid = { layer: state.layer, head: state.head };
-  showControls();
-  refresh();
+// The skip links move the focus and leave the fragment, which holds the view, alone.
+document.querySelector('.skip-links a[href="#grid-start"]').addEventListener("click", (e) => {
+  e.preventDefault();
+  cellOf($("grid"), focus.grid)?.focus();
+});
+document.querySelector('.skip-links a[href="#working-block"]').addEventListener("click", (e) => {
+  e.preventDefault();
+  $("working-block").focus();
 });
 
+history.listen(restore);
+history.edited({ history: "replace" });  // the URL in its normal form, in the entry opened
 showControls();
 refresh();

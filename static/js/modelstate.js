@@ -6,7 +6,11 @@
 // is the server's to say, so the state never holds it (rowOf reads the row with it);
 // causal the mask asked for, the model's own unless the person asks for the counterfactual.
 // The fragment holds the same six keys, so a link reproduces the view; the editor's link
-// is the same fragment after "from=model" (the contract between the two pages).
+// is the same fragment after "from=model" (the contract between the two pages). Both are
+// read and written by fragment.js, their whole numbers by whole.js, as the editor's are.
+
+import { readFragment, writeFragment } from "./fragment.js";
+import { wholeIn } from "./whole.js";
 
 export const DEFAULT_TEXT = "The capital of France is";
 
@@ -25,32 +29,12 @@ export const initialState = (models) => withModel(
   { model: models[0].id, text: DEFAULT_TEXT, layer: 0, head: 0, row: null, causal: models[0].causal }, models, models[0].id);
 
 /** A whole number from 0 to count − 1 written in ``text``, else ``fallback``. */
-function index(text, count, fallback) {
-  if (text === undefined || !/^\d+$/.test(text)) return fallback;
-  const v = Number(text);
-  return v < count ? v : fallback;
-}
-
-/** key → value of a fragment "#a=1&b=x%20y" (values decoded; a malformed escape is dropped). */
-export function fragmentPairs(hash) {
-  const pairs = new Map();
-  for (const part of String(hash).replace(/^#/, "").split("&")) {
-    if (!part) continue;
-    const at = part.indexOf("=");
-    const key = at < 0 ? part : part.slice(0, at);
-    try {
-      pairs.set(key, decodeURIComponent(at < 0 ? "" : part.slice(at + 1)));
-    } catch {
-      // a "%" not followed by two hex digits: leave that key out
-    }
-  }
-  return pairs;
-}
+const index = (text, count, fallback) => wholeIn(text, 0, count - 1) ?? fallback;
 
 /** The state a fragment describes, each key checked against the models (anything missing
  *  or out of range falls back to the first state's). */
 export function parseFragment(hash, models) {
-  const pairs = fragmentPairs(hash);
+  const pairs = readFragment(hash);
   const start = initialState(models);
   if (!pairs.has("model") && !pairs.has("text")) return start;
   const info = modelOf(models, pairs.get("model"));
@@ -58,7 +42,7 @@ export function parseFragment(hash, models) {
   const causal = pairs.get("causal");
   return {
     model: info.id,
-    text: text !== undefined && text.trim() ? text : DEFAULT_TEXT,
+    text: typeof text === "string" && text.trim() ? text : DEFAULT_TEXT,  // null: malformed
     layer: index(pairs.get("layer"), info.layers, 0),
     head: index(pairs.get("head"), info.heads, 0),
     row: index(pairs.get("row"), info.max_tokens, null),
@@ -66,18 +50,12 @@ export function parseFragment(hash, models) {
   };
 }
 
-/** The fragment's keys and values for a state, in the contract's order. */
-function pairsOf(state) {
-  return [["model", state.model], ["text", state.text], ["layer", state.layer], ["head", state.head],
-    ["row", state.row ?? ""], ["causal", state.causal ? 1 : 0]]
-    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join("&");
-}
-
-/** The view's own fragment, without "#". */
-export const fragmentOf = (state) => pairsOf(state);
+/** The view's own fragment, without "#": the state's keys in the contract's order. */
+export const fragmentOf = (state) => writeFragment([["model", state.model], ["text", state.text],
+  ["layer", state.layer], ["head", state.head], ["row", state.row ?? ""], ["causal", state.causal ? 1 : 0]]);
 
 /** The editor's link for this head (url_for("pages.index") + the hand-off fragment). */
-export const editorHref = (indexUrl, state) => `${indexUrl}#from=model&${pairsOf(state)}`;
+export const editorHref = (indexUrl, state) => `${indexUrl}#from=model&${fragmentOf(state)}`;
 
 /** The row shown for a text of ``n`` tokens: the state's when the text has it, else the
  *  last (a link's row 40, or a row kept from a longer text, never reaches a request). */

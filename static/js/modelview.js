@@ -26,8 +26,9 @@ export function drawModel(info) {
  *  text's token count once known (else null), info, answer (the merged answer: always of
  *  the state's model, modelrequest.keptFor), shown: the state its head and working are for
  *  (null before the first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term
- *  of the dot products, urls}. */
-export function drawView({ state, n, shown, info, answer, focus, expanded, urls }) {
+ *  of the dot products, opened: the working's folded steps are open, maths: KaTeX is
+ *  loaded (or will not be), so the working can be drawn typeset, urls}. */
+export function drawView({ state, n, shown, info, answer, focus, expanded, opened, maths, urls }) {
   const counterfactual = state.causal !== info.causal;
   // What the mask switch does, and that the grid stays the model's own run: the page's own
   // sentences, one per kind of model and mask (templates/model.html).
@@ -62,7 +63,7 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, urls 
     name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
   });
   renderLegend($("legend"));
-  drawWorking(shown, info, answer, count, expanded);
+  if (maths) drawWorking(shown, info, answer, count, { expanded, opened });
 }
 
 /** "What is X here?" for the head's layer: in plain words, then the exact recipe. */
@@ -119,7 +120,7 @@ function nextButton(t) {
   el("span", { class: "probability", text: percent(t.probability) }));
 }
 
-function drawWorking(state, info, answer, n, expanded) {
+function drawWorking(state, info, answer, n, { expanded, opened }) {
   const host = $("working");
   const w = answer.working;
   const long = answer.d_k > LONG;
@@ -132,12 +133,16 @@ function drawWorking(state, info, answer, n, expanded) {
   const group = info.heads / info.kv_heads;
   const kv = shared ? { head: state.head, kvHead: answer.kv_head, kvHeads: info.kv_heads,
     readers: [...Array(info.heads).keys()].filter((h) => Math.floor(h / group) === answer.kv_head) } : null;
-  const drawnKey = [state.model, state.text, state.layer, state.head, state.causal, row, expanded].join("\n");
-  if (host.dataset.drawn === drawnKey) return;
-  host.dataset.drawn = drawnKey;
-  renderWorking(host, { working: w, tokens: answer.tokens, keys: answer.tokens,
-    d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
-    dotTerms: long ? (expanded ? "every" : "compact") : undefined });
-  typeset(host);
-  setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
+  const drawnKey = [state.model, state.text, state.layer, state.head, state.causal, row, expanded, opened].join("\n");
+  if (host.dataset.drawn !== drawnKey) {
+    host.dataset.drawn = drawnKey;
+    // The chapter's steps first; what the model adds folded after them (working.js).
+    renderWorking(host, { working: w, tokens: answer.tokens, keys: answer.tokens,
+      d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
+      dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened });
+    setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
+  }
+  // The folded steps are typeset once opened: a rotation's ~40 lines of maths were most of
+  // a head switch's typesetting (benchmarks/bench_browser.py, "a head switch").
+  for (const part of host.children) if (!part.matches("details:not([open])")) typeset(part);
 }

@@ -12,20 +12,24 @@
 // ~3.7 MB written out, and Chrome refuses URLs over 2 MB.
 
 import { formatNumber } from "./format.js";
+import { readFragment } from "./fragment.js";
+import { fragmentOf } from "./modelstate.js";
 import { inputsOf } from "./state.js";
+import { wholeIn } from "./whole.js";
 
 /** What the editor asks POST /api/model/attention for (the contract's list). */
 export const SOURCE_FIELDS = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "positional", "rope_base", "causal"];
 
 const whole = (s, what) => {
-  if (!/^\d{1,6}$/.test(s ?? "")) throw new Error(`${what} “${s ?? ""}” is not a whole number`);
-  return Number(s);
+  const v = wholeIn(s);
+  if (v === null) throw new Error(`${what} “${s ?? ""}” is not a whole number`);
+  return v;
 };
 
 /** The real-model head a fragment names, {model, text, layer, head, row, causal}, or null
  *  when it names none (no from=model). Throws an Error saying what is wrong with it. */
 export function readSource(hash) {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const params = readFragment(hash);
   if (params.get("from") !== "model") return null;
   const model = params.get("model");
   const text = params.get("text");
@@ -34,7 +38,7 @@ export function readSource(hash) {
   const row = params.get("row");
   return {
     model, text, layer: whole(params.get("layer"), "layer"), head: whole(params.get("head"), "head"),
-    row: row === null || row === "" ? null : whole(row, "row"), causal: params.get("causal") === "1",
+    row: row === undefined || row === "" ? null : whole(row, "row"), causal: params.get("causal") === "1",
   };
 }
 
@@ -153,7 +157,5 @@ export function sourceWords(source, name) {
 /** The real-model view's fragment for a state's source, its row and mask as now. */
 export function viewFragment(state) {
   const { model, text, layer, head } = state.source;
-  const enc = encodeURIComponent;
-  return `#model=${enc(model)}&text=${enc(text)}&layer=${layer}&head=${head}`
-    + `&row=${state.row ?? ""}&causal=${state.causal ? 1 : 0}`;
+  return `#${fragmentOf({ model, text, layer, head, row: state.row, causal: state.causal })}`;
 }

@@ -1,16 +1,11 @@
-// Whole numbers typed into the controls bar (a seed, a token count): read, or said why not.
-// Pure functions, unit-tested.
+// Whole numbers typed into the controls bar (a seed, a token count): read (whole.js, the
+// one reader of whole numbers), or said why not. Pure functions, unit-tested.
+
+import { wholeIn } from "./whole.js";
+
+export { wholeIn };
 
 export const SEED_MAX = 999999999;
-
-/** The whole number ``text`` spells when it lies in [min, max], else null ("", "2.5",
- *  "1e3" and "−1" are not whole numbers as typed). */
-export function wholeIn(text, min, max) {
-  const t = String(text).trim();
-  if (!/^\d{1,10}$/.test(t)) return null;
-  const v = Number(t);
-  return v >= min && v <= max ? v : null;
-}
 
 /** What the status line says of a count that is not one, naming the field and the text. */
 export const notWhole = (name, min, max, text) =>

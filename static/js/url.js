@@ -2,8 +2,11 @@
 // One table of properties drives both directions. Pure functions, unit-tested.
 
 import { limits } from "./config.js";
+import { readFragment, writeFragment } from "./fragment.js";
+import { fragmentOf } from "./modelstate.js";
 import { changedCells, withCells } from "./source.js";
 import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./state.js";
+import { wholeIn } from "./whole.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
@@ -89,16 +92,25 @@ const properties = ({ heads, kvHeads, biases }) => [
   { key: "present", codec: "bool" },
 ];
 
+/** The value of ``key`` in a fragment read by readFragment; throws when its escapes are
+ *  malformed (null). */
+function valueOf(params, key) {
+  const value = params.get(key);
+  if (value === null) throw new Error(`the value of ${key} is not written in valid escapes`);
+  return value;
+}
+
 function wholeNumber(s) {
-  if (!/^\d{1,9}$/.test(s)) throw new Error(`“${s}” is not a whole number`);
-  return Number(s);
+  const v = wholeIn(s);
+  if (v === null) throw new Error(`“${s}” is not a whole number`);
+  return v;
 }
 
 // The state lives in the URL's fragment ("#tokens=…&X=…"), never sent to the server:
 // a 256-token link is ~100 kB, beyond what servers accept in a request line.
 
-const keyValue = (key, text) => `${key}=${encodeURIComponent(text)
-  .replace(/%2C/g, ",").replace(/%3B/g, ";").replace(/%7C/g, "|").replace(/%3A/g, ":")}`;
+// Kept literal in the fragment, for readability: the matrices' and labels' separators.
+const SEPARATORS = ",;|:";
 
 /** The fragment that reproduces ``state``. Separators , ; | stay literal for
  *  readability; the same characters inside a cell or label are escaped. A real model's
@@ -107,7 +119,7 @@ const keyValue = (key, text) => `${key}=${encodeURIComponent(text)
 export function toHash(state) {
   const short = state.source ? sourceHash(state) : null;
   if (short !== null) return short;
-  return "#" + properties(state).map(({ key, prop = key, codec }) => keyValue(key, CODECS[codec].encode(state[prop]))).join("&");
+  return "#" + writeFragment(properties(state).map(({ key, prop = key, codec }) => [key, CODECS[codec].encode(state[prop])]), SEPARATORS);
 }
 
 // The options a real model's head keeps beside its reference: everything that is not an
@@ -126,27 +138,26 @@ export function sourceHash(state) {
   if (cells === null || cells.length > MAX_CHANGED) return null;
   const { model, text, layer, head } = state.source;
   const codec = (key) => properties(state).find((p) => (p.prop ?? p.key) === key).codec;
-  return "#" + [
-    "from=model", keyValue("model", model), keyValue("text", text), `layer=${layer}`, `head=${head}`,
-    keyValue("row", CODECS.index.encode(state.row)), `causal=${state.causal ? 1 : 0}`,
-    keyValue("cells", cells.map(([name, i, j, t]) => `${name}:${i}:${j}:${escapePart(t)}`).join(",")),
-    ...OPTIONS.map((key) => keyValue(key, CODECS[codec(key)].encode(state[key]))),
-  ].join("&");
+  return `#from=model&${fragmentOf({ model, text, layer, head, row: state.row, causal: state.causal })}&` + writeFragment([
+    ["cells", cells.map(([name, i, j, t]) => `${name}:${i}:${j}:${escapePart(t)}`).join(",")],
+    ...OPTIONS.map((key) => [key, CODECS[codec(key)].encode(state[key])]),
+  ], SEPARATORS);
 }
 
 /** The state of a source-form fragment (sourceHash) over ``base``, the source's state
  *  (source.js stateFromHead): its options, row, mask and changed cells. Returns {state,
  *  problem} as fromHash does, ``state`` being ``base`` when the fragment does not fit it. */
 export function fromSourceHash(hash, base) {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const params = readFragment(hash);
   try {
     let state = { ...base };
     for (const { key, prop = key, codec } of properties(base)) {
       if ((OPTIONS.includes(prop) || key === "row" || key === "causal") && params.has(key)) {
-        state[prop] = CODECS[codec].decode(params.get(key));
+        state[prop] = CODECS[codec].decode(valueOf(params, key));
       }
     }
-    const cells = (params.get("cells") ?? "") === "" ? [] : params.get("cells").split(",").map((c) => {
+    const changed = params.has("cells") ? valueOf(params, "cells") : "";
+    const cells = changed === "" ? [] : changed.split(",").map((c) => {
       const m = /^(tokens|X|[Wb]_[QKV]):(\d{1,4}):(\d{1,4}):(.*)$/s.exec(c);
       if (!m) throw new Error(`“${c.slice(0, 40)}” is not a changed cell like W_Q:3:5:0.25`);
       return [m[1], Number(m[2]), Number(m[3]), decodeURIComponent(m[4])];
@@ -163,17 +174,17 @@ export function fromSourceHash(hash, base) {
  *  Returns {state, problem}: on a URL that cannot be read or does not fit together,
  *  ``state`` is ``fallback`` and ``problem`` says why. */
 export function fromHash(hash, fallback) {
-  const params = new URLSearchParams(hash.replace(/^#/, ""));
+  const params = readFragment(hash);
   const state = { ...fallback };
   try {
-    const heads = params.has("heads") ? wholeNumber(params.get("heads")) : fallback.heads;
+    const heads = params.has("heads") ? wholeNumber(valueOf(params, "heads")) : fallback.heads;
     if (heads < 1 || heads > limits.heads) throw new Error(`${heads} heads; there may be 1 to ${limits.heads}`);
     // A link with heads but no kv_heads (from before key/value heads) gives each head its own.
-    const kvHeads = params.has("kv_heads") ? wholeNumber(params.get("kv_heads"))
+    const kvHeads = params.has("kv_heads") ? wholeNumber(valueOf(params, "kv_heads"))
       : params.has("heads") ? heads : fallback.kvHeads;
-    const biases = params.has("biases") ? params.get("biases") === "1" : fallback.biases;
+    const biases = params.has("biases") ? valueOf(params, "biases") === "1" : fallback.biases;
     for (const { key, prop = key, codec } of properties({ heads, kvHeads, biases })) {
-      if (params.has(key)) state[prop] = CODECS[codec].decode(params.get(key));
+      if (params.has(key)) state[prop] = CODECS[codec].decode(valueOf(params, key));
     }
     state.kvHeads = kvHeads;
     const keep = new Set(properties({ heads, kvHeads, biases }).map(({ key, prop = key }) => prop));

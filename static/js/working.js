@@ -8,7 +8,7 @@ import { morph } from "./morph.js";
 import { math, prose } from "./tex.js";
 import { joinTerms, line, NO_KEY, sigText, step, texFactor, texInputs, texRate, texSig, texVector } from "./workingtex.js";
 import { count } from "./words.js";
-import { biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
+import { beyondReason, biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
 
 export { joinTerms, NO_KEY, sigText, texFactor, texInputs, texRate, texSig, texVector };
 
@@ -84,15 +84,19 @@ function shownKeys(w, allowedIdx) {
 }
 
 /** renderWorking(host, view) writes the working of view.working (undefined: no row).
- *  view: {working, tokens, keys, d_k, K, V, causal, positional, ropeBase, offset, kv}.
- *  K and V are the answer's matrices: k_j and v_j are their rows; ``keys`` label them
- *  (the tokens themselves in self-attention, X_kv's in cross-attention). ``positional``
- *  is the request's ("sinusoidal": the projections multiply x_i + PE_i), ``ropeBase``
- *  and ``offset`` its θ and first position, ``kv`` {head, kvHead, kvHeads, readers} when
- *  the head reads a shared key/value head (workingsteps.kvHeadStep), ``dotTerms`` how the
- *  dot products are written (dotTex: undefined, "compact" or "every"). */
+ *  view: {working, tokens, keys, d_k, K, V, causal, positional, ropeBase, offset, kv,
+ *  dotTerms, fold, open}. K and V are the answer's matrices: k_j and v_j are their rows;
+ *  ``keys`` label them (the tokens themselves in self-attention, X_kv's in
+ *  cross-attention). ``positional`` is the request's ("sinusoidal": the projections
+ *  multiply x_i + PE_i), ``ropeBase`` and ``offset`` its θ and first position, ``kv``
+ *  {head, kvHead, kvHeads, readers} when the head reads a shared key/value head
+ *  (workingsteps.kvHeadStep), ``dotTerms`` how the dot products are written (dotTex:
+ *  undefined, "compact" or "every"). The steps come in the order of the maths; with
+ *  ``fold`` (the real-model view, whose reader may know only the chapter) the chapter's
+ *  come first, and those of today's models (key/value heads, biases, rotations) after
+ *  them, folded in a <details> (``open`` or not) under one line saying why they are there. */
 export function renderWorking(host, view) {
-  const { working: w, tokens, keys = tokens, d_k, K, V } = view;
+  const { working: w, tokens, keys = tokens } = view;
   if (!w) {
     morph(host, [el("p", { class: "prompt", text: "Select a row of the heatmap to see its calculation." })]);
     return;
@@ -101,24 +105,40 @@ export function renderWorking(host, view) {
   const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
   const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
   const { shown, note } = shownKeys(w, allowedIdx);
-  const dots = shown.map((j) => line(dotTex(w, i, j, K[j], view.dotTerms), keys[j], null, j));
-  const steps = [
-    ...(view.kv ? [kvHeadStep(view.kv)] : []),
-    ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
-    ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
-    { title: "Dot products with each key", key: "dots", items: [el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)] },
-    ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
-    softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
-    { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V))] },
-  ];
+  const { beyond, chapter } = stepsOf(view, i, shown, keys, allowedIdx);
+  const numbered = (list) => list.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items));
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
       allowedIdx.length === m ? " reads every key." : allowedIdx.length
         ? ` may read ${allowedIdx.length} of the ${m} keys; the ${m - allowedIdx.length === 1 ? "other is" : "others are"} masked.`
         : " may read no key: every key is masked."),
     ...(note ? [note] : []),
-    ...steps.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items)),
+    ...(view.fold && beyond.length
+      ? [...numbered(chapter), el("details", { class: "beyond", open: Boolean(view.open) },
+        el("summary", {}, ...symbols(beyondReason(w, view.kv))), ...beyond.map((s) => step(s.title, s.key, ...s.items)))]
+      : numbered([...beyond, ...chapter])),
   ]);
+}
+
+/** The working's steps: ``beyond``, what today's models add before the dot products (the
+ *  key/value head read, the biases, the rotation by position), and ``chapter``, the
+ *  textbook's (the dot products, which keys a window leaves, the scale and softmax, z). */
+function stepsOf(view, i, shown, keys, allowedIdx) {
+  const { working: w, d_k, K, V } = view;
+  const dots = shown.map((j) => line(dotTex(w, i, j, K[j], view.dotTerms), keys[j], null, j));
+  return {
+    beyond: [
+      ...(view.kv ? [kvHeadStep(view.kv)] : []),
+      ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
+      ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
+    ],
+    chapter: [
+      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)] },
+      ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
+      softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
+      { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V))] },
+    ],
+  };
 }
 
 /** q_i · k_j written out: by default its terms (joinTerms keeps the first and last few of

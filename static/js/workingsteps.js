@@ -40,6 +40,26 @@ export function kvHeadStep({ head, kvHead, kvHeads, readers }) {
   };
 }
 
+/** The one line over the steps a real model adds, folded under the chapter's (working.js
+ *  with ``fold``): what each is and why it is there, in the order of the steps. ``w`` is
+ *  the row's working, ``kv`` as kvHeadStep takes it (or null). */
+export function beyondReason(w, kv) {
+  const parts = [];
+  if (kv) {
+    parts.push(kv.readers && kv.readers.length > 1
+      ? `query ${headList(kv.readers)} share one key/value head, to save memory`
+      : `this query head reads key/value head ${kv.kvHead + 1} of ${kv.kvHeads}, which others share, to save memory`);
+  }
+  const biases = ["b_Q", "b_K", "b_V"].filter((b) => w[b]);
+  if (biases.length) {
+    parts.push(`${biases.length === 3 ? "each projection adds" : "the projections add"} a learned bias, ${andList(biases)}, as linear layers usually do`);
+  }
+  if (w.angles) parts.push("q_i and k_j are turned by their positions (RoPE), so that the scores depend on where the tokens stand");
+  // Each part has commas of its own: the last is joined with ", and".
+  const said = parts.length > 1 ? `${parts.slice(0, -1).join(", ")}, and ${parts.at(-1)}` : parts[0];
+  return `Beyond the chapter, and already in the numbers above: ${said}.`;
+}
+
 /** The biases: q_i = x_i·W_Q + b_Q, and k_j, v_j likewise for the ``shown`` keys. ``xq``
  *  and ``xk`` are the TeX of the rows the projections multiply (x_i, or x_i + PE_i);
  *  K and V are the answer's (V holds b_V; K holds b_K, and with RoPE is rotated, so k_j

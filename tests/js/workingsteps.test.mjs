@@ -63,6 +63,39 @@ test("the new steps come in the order of the maths, numbered with the existing o
   ]);
 });
 
+test("folded, as the real-model view asks: the chapter's steps first, then what the model adds under its reason", () => {
+  const out = draw(ROPE_BIAS_WINDOW, { ropeBase: 10000, fold: true });
+  const [title, ...parts] = out.children;
+  assert.match(read(title), /^Query 3 · “sat” reads every key\.$/);
+  assert.deepEqual(parts.map((p) => p.nodeName), ["SECTION", "SECTION", "SECTION", "SECTION", "DETAILS"]);
+  assert.deepEqual(parts.slice(0, 4).map((p) => read(all(p, "h3")[0])), [
+    "1 · Dot products with each key",
+    "2 · Which keys query 3 may read — window w = 2, 1 sink",
+    "3 · Divide by √d_k = 1.414 (d_k = 2), then softmax",
+    "4 · Output: z is the weighted sum of the values",
+  ]);
+  const fold = parts[4];
+  assert.equal(fold.hasAttribute("open"), false, "folded unless asked open");
+  const [summary, ...folded] = fold.children;
+  assert.equal(read(summary), "Beyond the chapter, and already in the numbers above: each projection adds a learned bias, "
+    + "b_Q, b_K and b_V, as linear layers usually do, and q_i and k_j are turned by their positions (RoPE), so that the "
+    + "scores depend on where the tokens stand.");
+  assert.deepEqual(folded.map((f) => [f.getAttribute("data-step"), read(all(f, "h3")[0])]), [
+    ["bias", "Add the biases b_Q, b_K, b_V"], ["rope", "Rotate q_i and each k_j by its position (RoPE, θ = 10000)"]]);
+  assert.equal(draw(ROPE_BIAS_WINDOW, { fold: true, open: true }).children.at(-1).hasAttribute("open"), true);
+  // A shared key/value head is named with the query heads that share it.
+  const kv = { head: 4, kvHead: 1, kvHeads: 3, readers: [3, 4, 5] };
+  const shared = draw({ ...ROPE_BIAS_WINDOW, b_Q: undefined, b_K: undefined, b_V: undefined }, { kv, fold: true });
+  assert.equal(read(all(shared.children.at(-1), "summary")[0]), "Beyond the chapter, and already in the numbers above: "
+    + "query heads 4, 5 and 6 share one key/value head, to save memory, and q_i and k_j are turned by their positions "
+    + "(RoPE), so that the scores depend on where the tokens stand.");
+  // Nothing beyond the chapter: nothing folded, the steps as ever.
+  const plain = draw({ ...ROPE_BIAS_WINDOW, b_Q: undefined, b_K: undefined, b_V: undefined, angles: undefined,
+    window: undefined, sinks: 0 }, { fold: true });
+  assert.deepEqual(steps(plain).map((s) => s.key), ["dots", "softmax", "output"]);
+  assert.equal(all(plain, "details").length, 0);
+});
+
 test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbers", () => {
   const [bias] = steps(draw(ROPE_BIAS_WINDOW));
   assert.deepEqual(bias.lines, [
