@@ -8,7 +8,7 @@ import { renderGrid } from "./modelgrid.js";
 import { editorHref, rowOf } from "./modelstate.js";
 import { percent, visibleToken } from "./modeltokens.js";
 import { explainX } from "./modelwords.js";
-import { typeset } from "./tex.js";
+import { typesetInSight } from "./texsight.js";
 import { LONG } from "./workingtex.js";
 import { renderWorking } from "./working.js";
 
@@ -141,8 +141,8 @@ function drawWorking(state, info, answer, n, { expanded, opened }) {
       d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
       dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened });
     setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
+    // Its maths on and near the screen now, the rest (the folded steps, what is under the
+    // first screen) as it comes into view (texsight.js).
+    typesetInSight(host);
   }
-  // The folded steps are typeset once opened: a rotation's ~40 lines of maths were most of
-  // a head switch's typesetting (benchmarks/bench_browser.py, "a head switch").
-  for (const part of host.children) if (!part.matches("details:not([open])")) typeset(part);
 }
