@@ -472,9 +472,15 @@ def test_side_by_side_a_clicked_row_moves_nothing(page, server):
     expect(page.get_by_role("button", name="Back to the heatmap")).to_be_hidden()
 
 
-PIXEL = """([name, x, y]) => {
-  const canvas = document.querySelector(`#grid [aria-label="${name}"] canvas`);
-  return [...canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)];
+# A pixel of a small map of the grid, each an image of one pixel a weight.
+PIXEL = """async ([name, x, y]) => {
+  const map = document.querySelector(`#grid [aria-label="${name}"] img.head-map`);
+  await map.decode();
+  const canvas = Object.assign(document.createElement('canvas'),
+    { width: map.naturalWidth, height: map.naturalHeight });
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(map, 0, 0);
+  return [...ctx.getImageData(x, y, 1, 1).data.slice(0, 3)];
 }"""
 
 
