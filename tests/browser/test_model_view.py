@@ -315,7 +315,11 @@ def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifac
       for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
     }).observe({ type: "layout-shift", buffered: true });""")
     open_view(page, server)
-    page.wait_for_function("() => document.querySelector('#working .katex')")
+    # The working drawn, its maths on screen typeset (on a phone it is under the heatmap,
+    # typeset as it comes into view: texsight.js).
+    page.wait_for_function("""() => document.querySelector('#working .working-title')
+      && [...document.querySelectorAll('#working [data-tex]')].every((s) => s.firstChild
+        || !s.getClientRects().length || s.getBoundingClientRect().top > innerHeight)""")
     shift = page.evaluate("window.__shift")
     assert shift < 0.02, shift
     assert page.evaluate("document.documentElement.scrollWidth") <= width
