@@ -5,6 +5,7 @@
 import { el, setAttr, setProp, setText, symbols } from "./dom.js";
 import { renderHeatmap, renderLegend } from "./heatmap.js";
 import { renderGrid } from "./modelgrid.js";
+import { headKey } from "./modelrequest.js";
 import { editorHref, rowOf } from "./modelstate.js";
 import { percent, visibleToken } from "./modeltokens.js";
 import { explainX } from "./modelwords.js";
@@ -57,11 +58,17 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, opene
     $("h-head").replaceChildren(`${title} `, el("span", { class: "sym", text: sym }));
   }
   const count = answer.tokens.length;
-  renderHeatmap($("heatmap"), {
-    weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
-    tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
-    name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
-  });
+  // Drawn again only when what it shows changes: a click's own drawing, before its answer,
+  // filled the same 127 × 127 pixels and rows again (bench_browser.py, "head switch").
+  const map = [headKey(shown), rowOf(shown, count), focus.map.i, focus.map.j].join("\n");
+  if ($("heatmap").dataset.drawn !== map) {
+    $("heatmap").dataset.drawn = map;
+    renderHeatmap($("heatmap"), {
+      weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
+      tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
+      name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
+    });
+  }
   renderLegend($("legend"));
   if (maths) drawWorking(shown, info, answer, count, { expanded, opened });
 }
