@@ -150,3 +150,37 @@ def test_a_reshaped_head_keeps_every_number_however_large(browser, console, serv
     wait_settled(page)
     expect(cell(page, "W_K row 2 column 1")).to_have_value("0.5")
     page.context.close()
+
+
+# Before each frame: whether the page below the controls is shown, and the tokens its
+# heatmap is drawn for (none: not drawn).
+FRAMES = """(() => {
+  window.frames_seen = [];
+  const look = () => {
+    const rows = [...document.querySelectorAll('#heatmap table.grid tbody th')];
+    window.frames_seen.push({ shown: !document.documentElement.classList.contains('is-loading'),
+      tokens: rows.map((th) => th.textContent) });
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})()"""
+
+
+def test_a_heads_link_shows_no_other_numbers_before_the_heads(browser, console, server, decoder):
+    """The editor opened on a model's head paints no frame of the default example's numbers
+    while the head's are on their way: it shows the head's first, and its working."""
+    model, layer, head = decoder
+    page = open_page(browser, console, width=1280, height=800)
+    page.add_init_script(FRAMES)
+    page.goto(server.url + link(model, layer, head, 4))  # its last row, "␣is"
+    wait_settled(page)
+    expect(page.locator("#source-note")).to_be_visible()
+    asked = {"model": model["id"], "text": TEXT, "layer": layer, "head": head, "fields": ["tokens"]}
+    tokens = api(server, "/api/model/attention", asked)["tokens"]
+    page.wait_for_function("() => document.querySelector('#working .katex')")
+    frames = page.evaluate("window.frames_seen")
+    drawn = [f["tokens"] for f in frames if f["shown"] and f["tokens"]]
+    assert drawn and all(t == tokens for t in drawn), [t for t in drawn if t != tokens][:3]
+    assert len(tokens) == 5
+    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”")
+    page.context.close()
