@@ -1,5 +1,5 @@
 """The server's limits and URLs as the page gets them (attention_api.pages.page_config,
-static/js/config.js): a lowered limit reaches the controls, and the page works under a
+static/js/lib/config.js): a lowered limit reaches the controls, and the page works under a
 URL prefix."""
 
 import json

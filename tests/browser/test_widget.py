@@ -623,7 +623,7 @@ def colours_within(page, head, A, units):
     """Whether head ``head``'s canvas is the page's colour scale of A to within ``units``."""
     return page.evaluate("""async ([k, A, units]) => {
         const { weightRGB } = await import(
-            document.querySelector('link[rel=modulepreload][href$="/js/colour.js"]').href);
+            document.querySelector('link[rel=modulepreload][href$="/js/lib/colour.js"]').href);
         const canvas = document.querySelector(`#heatmap [data-head="${k}"] canvas`);
         const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
         let worst = 0;
@@ -768,9 +768,9 @@ def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
     page.goto(server.url + "#tokens=a|b&X=1,abc;0,1&row=1")
     page.wait_for_function("() => window.__shownAt !== undefined")
     expect(cell(page, "X row 1 column 2")).to_have_attribute("aria-invalid", "true")
-    after_main = page.evaluate("window.__shownAt - performance.getEntriesByName("
-                               "[...document.scripts].find(s => s.src.endsWith('/js/main.js')).src"
-                               ")[0].responseEnd")
+    after_main = page.evaluate(
+        "window.__shownAt - performance.getEntriesByName([...document.scripts]"
+        ".find(s => s.src.endsWith('/js/editor/main.js')).src)[0].responseEnd")
     assert after_main < 1000, f"shown {after_main:.0f} ms after main.js arrived"
 
 

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { features } from "../../static/js/beyond.js";
-import { limits } from "../../static/js/config.js";
-import { setBiases, setHeadCount, setKvHeads } from "../../static/js/heads.js";
-import { fromPreset } from "../../static/js/request.js";
-import { setCross } from "../../static/js/state.js";
+import { features } from "../../static/js/editor/beyond.js";
+import { limits } from "../../static/js/lib/config.js";
+import { setBiases, setHeadCount, setKvHeads } from "../../static/js/editor/heads.js";
+import { fromPreset } from "../../static/js/editor/request.js";
+import { setCross } from "../../static/js/editor/state.js";
 
 Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { readFragment, writeFragment } from "../../static/js/fragment.js";
+import { readFragment, writeFragment } from "../../static/js/lib/fragment.js";
 
 const AWKWARD = ["The capital of France is", "a&b=c #hash 50% ✓\nnew line", " leading space", "1+1", "<|im_start|>[SEP]", "", "%41"];
 

@@ -19,7 +19,7 @@ globalThis.IntersectionObserver = class {
   unobserve(target) { observed.targets.delete(target); }
 };
 
-const { AHEAD, isNear, typesetInSight } = await import("../../static/js/texsight.js");
+const { AHEAD, isNear, typesetInSight } = await import("../../static/js/draw/texsight.js");
 
 /** A maths span whose box is at ``top`` px from the viewport's top (null: not laid out,
  *  as in a closed <details>). */

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { wholeIn } from "../../static/js/whole.js";
+import { wholeIn } from "../../static/js/lib/whole.js";
 
 test("a whole number is digits alone, read in its range", () => {
   assert.equal(wholeIn("64", 1, 512), 64);

@@ -1,7 +1,7 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/working.js";
+import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/draw/working.js";
 
 test("derived vectors always have 3 decimals; an input's whole numbers stay short, one format a vector", () => {
   assert.equal(texVector([-1.2, -1]), "(-1.200,\\allowbreak -1.000)");  // never (−1.200, −1)

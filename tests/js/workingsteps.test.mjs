@@ -1,8 +1,8 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { renderWorking } from "../../static/js/working.js";
-import { keyList } from "../../static/js/workingsteps.js";
+import { renderWorking } from "../../static/js/draw/working.js";
+import { keyList } from "../../static/js/draw/workingsteps.js";
 
 // A 3-token example worked by hand: query 3 (row 2), d_k = d_v = 2, self-attention, the
 // causal mask, RoPE from position 0 (θ = 10000, so the one pair's frequency is
@@ -209,7 +209,7 @@ test("keys are listed in runs", () => {
 });
 
 test("the rotation's pairs are numbered in full when there are two: c = 0, 1", async () => {
-  const { rotationStep } = await import("../../static/js/workingsteps.js");
+  const { rotationStep } = await import("../../static/js/draw/workingsteps.js");
   // d_k = 4 at position 0: ω = (1, 0.01), every angle 0, so q and k stay as they are.
   const w = { q: [1, 0, 0, 1], q_unrotated: [1, 0, 0, 1], position: 0, frequencies: [1, 0.01], angles: [0, 0],
     positions_k: [0], angles_k: [[0, 0]], k_unrotated: [[1, 1, 1, 1]] };
