@@ -69,3 +69,15 @@ test("a span replaced by a newer drawing, or typeset meanwhile, is not typeset w
   assert.deepEqual(typeset, []);
   assert.equal(observed.targets.size, 0);
 });
+
+test("a span waiting to come near is let go of once a newer drawing has replaced it", () => {
+  typeset.length = 0;
+  const old = span("z_{1}", 3000);
+  typesetInSight(host([old]));
+  assert.ok(observed.targets.has(old));
+  old.isConnected = false;  // the next row's working replaced it
+  const next = span("z_{2}", 3000);
+  typesetInSight(host([next]));
+  assert.deepEqual([...observed.targets].map((s) => s.tex), ["z_{2}"]);
+  assert.deepEqual(typeset, []);
+});

@@ -15,16 +15,22 @@ import { typesetSpan } from "./tex.js";
 export const AHEAD = 0.5;  // screens above and below the viewport typeset ahead of the eye
 
 let later = null;  // the one observer of the spans waiting to come near
+const waiting = new Set();  // the spans it observes, let go of once a drawing replaced them
 
 function observer() {
   later ??= new IntersectionObserver((entries) => {
     for (const { target, isIntersecting } of entries) {
       if (!isIntersecting) continue;
-      later.unobserve(target);
+      forget(target);
       if (target.isConnected && !target.firstChild) typesetSpan(target);
     }
   }, { rootMargin: `${AHEAD * 100}% 0px` });
   return later;
+}
+
+function forget(span) {
+  later.unobserve(span);
+  waiting.delete(span);
 }
 
 /** Whether a span is laid out (not in a closed <details>) within AHEAD screens of a
@@ -43,7 +49,15 @@ export function typesetInSight(host) {
     spans.forEach(typesetSpan);
     return;
   }
+  // A span off the page (replaced by a newer drawing) never comes near: it is let go of.
+  for (const span of waiting) if (!span.isConnected) forget(span);
   // Every position read before any span is typeset: one layout, not one a span.
   const near = spans.map((span) => isNear(span, globalThis.innerHeight));
-  spans.forEach((span, k) => (near[k] ? typesetSpan(span) : observer().observe(span)));
+  spans.forEach((span, k) => {
+    if (near[k]) typesetSpan(span);
+    else {
+      observer().observe(span);
+      waiting.add(span);
+    }
+  });
 }
