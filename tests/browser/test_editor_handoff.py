@@ -14,6 +14,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
 from tests.browser.helpers import cell, heatmap, wait_settled
+from tests.browser.test_first_screen import CAT
+from tests.browser.test_widget import numpy_attention
 from tests.reference_modern import reference_modern
 
 pytestmark = pytest.mark.browser
@@ -182,5 +184,28 @@ def test_a_heads_link_shows_no_other_numbers_before_the_heads(browser, console, 
     drawn = [f["tokens"] for f in frames if f["shown"] and f["tokens"]]
     assert drawn and all(t == tokens for t in drawn), [t for t in drawn if t != tokens][:3]
     assert len(tokens) == 5
+    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”")
+    page.context.close()
+
+
+def test_a_heads_numbers_that_are_late_leave_the_default_example_meanwhile(
+        browser, console, server, decoder):
+    """A head whose numbers take longer than the page waits to show itself (a text's first
+    forward pass on a busy server): the default example is shown, whole, then the head."""
+    model, layer, head = decoder
+    page = open_page(browser, console, width=1280, height=800)
+    late = []
+    page.route("**/api/model/attention", lambda route: late.append(route))
+    page.goto(server.url + link(model, layer, head, 4))
+    expect(page.locator("html")).not_to_have_class(re.compile(r"\bis-loading\b"), timeout=5_000)
+    expect(page.locator("#status")).to_contain_text("Fetching the numbers of")
+    wait_settled(page)  # the default example, its numbers and its working
+    A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])  # "the cat sat"
+    assert heatmap(page) == np.round(A, 3).tolist()
+    expect(page.locator("#source-note")).to_be_hidden()
+    assert len(late) == 1
+    late[0].continue_()
+    expect(page.locator("#source-note")).to_be_visible()
+    wait_settled(page)
     expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”")
     page.context.close()

@@ -144,10 +144,7 @@ async function openSource(source, hash) {
     if (answered.status !== 200 || answered.unreadable) {
       const why = answered.body.error?.message ?? `the server answered ${answered.status}`;
       say(`The numbers of ${sourceWords(source)} could not be fetched: ${why}. The link is kept as it is; reload to try again.`, { warning: true });
-      if (state === asked && answer.body === null) {  // nothing drawn yet: the default example
-        recompute();
-        drawInputs();
-      }
+      drawDefaultFor(asked);
       reveal();
       return;
     }
@@ -453,13 +450,27 @@ function start() {
 /** A link to a model's head: nothing is drawn before its numbers come (the page stays
  *  hidden until its first answer, as for any view fetched: reveal.js), not the default
  *  example first, whose inputs, results and working held the head's up by ~0.1–0.15 s
- *  (bench_browser.py, "Open in the editor"). KaTeX's build loads meanwhile. */
+ *  (bench_browser.py, "Open in the editor"). KaTeX's build loads meanwhile. Numbers that
+ *  take longer than REVEAL_MS (a text's first forward pass on a busy server) show the
+ *  default example meanwhile, as before. */
 function openHeadFirst(source, hash) {
   if (!matchMedia(STACKED).matches) katexReady().catch(() => {});
-  revealByDeadline();
+  const asked = state;
+  setTimeout(() => {
+    drawDefaultFor(asked);
+    reveal();
+  }, REVEAL_MS);
   openSource(source, hash);
   wire();
   mountsBelow.forEach((mount) => mount());
+}
+
+/** The default example (the state ``asked``, still the page's), drawn while a model's
+ *  head is late or cannot be fetched; nothing once the head, or an edit, has come. */
+function drawDefaultFor(asked) {
+  if (state !== asked || answer.body !== null) return;
+  recompute();
+  drawInputs();
 }
 
 /** The blocks at the bottom of the page, mounted once start() has drawn the view. */
