@@ -14,8 +14,6 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
 from tests.browser.helpers import cell, heatmap, wait_settled
-from tests.browser.test_first_screen import CAT
-from tests.browser.test_widget import numpy_attention
 from tests.reference_modern import reference_modern
 
 pytestmark = pytest.mark.browser
@@ -151,61 +149,4 @@ def test_a_reshaped_head_keeps_every_number_however_large(browser, console, serv
     page.reload()
     wait_settled(page)
     expect(cell(page, "W_K row 2 column 1")).to_have_value("0.5")
-    page.context.close()
-
-
-# Before each frame: whether the page below the controls is shown, and the tokens its
-# heatmap is drawn for (none: not drawn).
-FRAMES = """(() => {
-  window.frames_seen = [];
-  const look = () => {
-    const rows = [...document.querySelectorAll('#heatmap table.grid tbody th')];
-    window.frames_seen.push({ shown: !document.documentElement.classList.contains('is-loading'),
-      tokens: rows.map((th) => th.textContent) });
-    requestAnimationFrame(look);
-  };
-  requestAnimationFrame(look);
-})()"""
-
-
-def test_a_heads_link_shows_no_other_numbers_before_the_heads(browser, console, server, decoder):
-    """The editor opened on a model's head paints no frame of the default example's numbers
-    while the head's are on their way: it shows the head's first, and its working."""
-    model, layer, head = decoder
-    page = open_page(browser, console, width=1280, height=800)
-    page.add_init_script(FRAMES)
-    page.goto(server.url + link(model, layer, head, 4))  # its last row, "␣is"
-    wait_settled(page)
-    expect(page.locator("#source-note")).to_be_visible()
-    asked = {"model": model["id"], "text": TEXT, "layer": layer, "head": head, "fields": ["tokens"]}
-    tokens = api(server, "/api/model/attention", asked)["tokens"]
-    page.wait_for_function("() => document.querySelector('#working .katex')")
-    frames = page.evaluate("window.frames_seen")
-    drawn = [f["tokens"] for f in frames if f["shown"] and f["tokens"]]
-    assert drawn and all(t == tokens for t in drawn), [t for t in drawn if t != tokens][:3]
-    assert len(tokens) == 5
-    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”")
-    page.context.close()
-
-
-def test_a_heads_numbers_that_are_late_leave_the_default_example_meanwhile(
-        browser, console, server, decoder):
-    """A head whose numbers take longer than the page waits to show itself (a text's first
-    forward pass on a busy server): the default example is shown, whole, then the head."""
-    model, layer, head = decoder
-    page = open_page(browser, console, width=1280, height=800)
-    late = []
-    page.route("**/api/model/attention", lambda route: late.append(route))
-    page.goto(server.url + link(model, layer, head, 4))
-    expect(page.locator("html")).not_to_have_class(re.compile(r"\bis-loading\b"), timeout=5_000)
-    expect(page.locator("#status")).to_contain_text("Fetching the numbers of")
-    wait_settled(page)  # the default example, its numbers and its working
-    A, _ = numpy_attention(CAT["X"], CAT["W_Q"], CAT["W_K"], CAT["W_V"])  # "the cat sat"
-    assert heatmap(page) == np.round(A, 3).tolist()
-    expect(page.locator("#source-note")).to_be_hidden()
-    assert len(late) == 1
-    late[0].continue_()
-    expect(page.locator("#source-note")).to_be_visible()
-    wait_settled(page)
-    expect(page.locator("#working-sym")).to_contain_text("query 5, “␣is”")
     page.context.close()

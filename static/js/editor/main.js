@@ -144,7 +144,6 @@ async function openSource(source, hash) {
     if (answered.status !== 200 || answered.unreadable) {
       const why = answered.body.error?.message ?? `the server answered ${answered.status}`;
       say(`The numbers of ${sourceWords(source)} could not be fetched: ${why}. The link is kept as it is; reload to try again.`, { warning: true });
-      drawDefaultFor(asked);
       reveal();
       return;
     }
@@ -402,10 +401,6 @@ function start() {
   state = loaded;
   if (problem) say(problem, { warning: true });
   pointer.focus = { i: state.row ?? 0, j: 0 };
-  if (source) {
-    openHeadFirst(source, hash);
-    return;
-  }
   // The server sent the default view's answer with the page; any other view is fetched,
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
@@ -415,9 +410,10 @@ function start() {
   const katex = stacked ? Promise.resolve() : katexReady().catch(() => {});
   if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form, in the history entry the page was opened with (a model's
-  // head's once it has come: openSource).
-  urls.edited({ history: "replace" });
+  // The URL in its normal form, in the history entry the page was opened with; a model's
+  // head's once it has come.
+  if (source) openSource(source, hash);
+  else urls.edited({ history: "replace" });
   wire();
   // Head 1's inputs first; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
@@ -445,32 +441,6 @@ function start() {
     drawResults({ workingWhenNear: stacked });
     oneAFrame(reveal, ...mountsBelow);
   }));
-}
-
-/** A link to a model's head: nothing is drawn before its numbers come (the page stays
- *  hidden until its first answer, as for any view fetched: reveal.js), not the default
- *  example first, whose inputs, results and working held the head's up by ~0.1–0.15 s
- *  (bench_browser.py, "Open in the editor"). KaTeX's build loads meanwhile. Numbers that
- *  take longer than REVEAL_MS (a text's first forward pass on a busy server) show the
- *  default example meanwhile, as before. */
-function openHeadFirst(source, hash) {
-  if (!matchMedia(STACKED).matches) katexReady().catch(() => {});
-  const asked = state;
-  setTimeout(() => {
-    drawDefaultFor(asked);
-    reveal();
-  }, REVEAL_MS);
-  openSource(source, hash);
-  wire();
-  mountsBelow.forEach((mount) => mount());
-}
-
-/** The default example (the state ``asked``, still the page's), drawn while a model's
- *  head is late or cannot be fetched; nothing once the head, or an edit, has come. */
-function drawDefaultFor(asked) {
-  if (state !== asked || answer.body !== null) return;
-  recompute();
-  drawInputs();
 }
 
 /** The blocks at the bottom of the page, mounted once start() has drawn the view. */
