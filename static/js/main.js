@@ -23,7 +23,7 @@ import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from ".
 import { renderLink } from "./link.js";
 import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "./readout.js";
-import { drawAnswer, fieldsFor, shownHead } from "./results.js";
+import { drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
@@ -288,6 +288,7 @@ function drawResults({ workingWhenNear = false } = {}) {
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
+  if (walk.walking()) drawWaiting();  // a step may light, and scroll to, a block below the screen
   walk.draw();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
