@@ -51,9 +51,10 @@ const answer = { body: null, answered: null };  // the last good answer, and the
 // The server's verdict on the newest request: its marks on inputs (field → message), its
 // message when no input is to blame, and whether it cannot be reached (api.js retries).
 const verdict = { marks: new Map(), failure: null, offline: false };
-// The heatmap's focused cell and lit weight, moved by heatmapevents.js (see there).
-const pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
-const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js)
+// The heatmap's focused cell and lit weight: heatmapevents.js hands its changes to point().
+let pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
+const point = (change) => { pointer = { ...pointer, ...change }; };
+const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js): set by inputevents.js's turnPage alone
 let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
 
 const api = createApi({ onConnection: (up) => {
@@ -278,7 +279,7 @@ function isPreset(preset, s) {
 /** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ workingWhenNear = false } = {}) {
   const body = shownHead(answer.body, state.head);
-  pointer.focus = keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length);
+  point({ focus: keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length) });
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
     link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
@@ -324,8 +325,8 @@ const shuffle = createShuffleTest({ now, request: () => built(state).request, sa
 fitPresentMode(document.querySelector("#walk-panel .walk"));
 
 function wire() {
-  wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });
-  wireHeatmap({ now, body: () => answer.body, pointer, selectRow, update, drawResults, drawLink });
+  wireInputs($("inputs"), { now, update, pages, turnPage: (name, at) => pages.set(name, at), redraw: () => drawInputs() });
+  wireHeatmap({ now, body: () => answer.body, pointer: () => pointer, point, selectRow, update, drawResults, drawLink });
   wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => drawInputs() });
   $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
@@ -391,7 +392,7 @@ function start() {
   const { state: loaded, problem } = source ? { state: DEFAULT, problem: null } : fromHash(hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
-  pointer.focus = { i: state.row ?? 0, j: 0 };
+  point({ focus: { i: state.row ?? 0, j: 0 } });
   // The server sent the default view's answer with the page; any other view is fetched,
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
