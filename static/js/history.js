@@ -57,12 +57,6 @@ export function kept(url, id, storage = globalThis.sessionStorage) {
 /** How many inputs a view holds: what encoding its URL costs grows with. */
 export const cellCount = (s) => inputsOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
 
-const hashes = new WeakMap();  // the fragment of a state, encoded once
-export function hashOf(s) {
-  if (!hashes.has(s)) hashes.set(s, toHash(s));
-  return hashes.get(s);
-}
-
 /** createHistory(current, {onStored}) → {edited, writeNow, listen}; ``current()`` is the
  *  page's state; onStored(where) is told where each write kept the view: "link" (its URL),
  *  "tab" (sessionStorage, too large for a link) or "nowhere" (too large for both).
@@ -78,7 +72,7 @@ export function createHistory(current, { history = window.history, location = wi
 
   function writeNow() {
     later.cancel();
-    const full = hashOf(current());
+    const full = toHash(current());  // once per edit: no cache (the rows' encodings are url.js's)
     // A stored view's id: the entry's own while it is replaced, a new one for a new entry.
     const own = /^#stored=([0-9a-z]+)$/.exec(location.hash)?.[1];
     const id = !newEntry && own ? own : Date.now().toString(36) + Math.random().toString(36).slice(2, 6);

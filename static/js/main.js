@@ -227,7 +227,10 @@ function sameInputs(a, b) {
   return a !== null && [...SETTINGS, ...S.inputsOf(b)].every((key) => a[key] === b[key]);
 }
 
-// buildRequest parses every cell; at 256 tokens that is worth doing once per state.
+// One request per state: an edit asks for it some six times (the request, the marks, the
+// stale mark, the drawing, the walk, the shuffle test), and the lessons' side requests
+// are keyed by its identity (lessonpanel.js). Built again each time, the 0.26 ms of
+// benchmarks/bench_browser.py's "256 tokens, d = 64" edit (request.js) would be ~1.5 ms.
 const builtCache = new WeakMap();
 function built(s) {
   if (!builtCache.has(s)) builtCache.set(s, buildRequest(s));

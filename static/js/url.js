@@ -8,7 +8,9 @@ import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
 // Transitions copy only the rows they change, so a row array that is unchanged is the
-// same object as before: its encoding (and its parse, below) is computed once.
+// same object as before: its encoding is computed once. benchmarks/bench_browser.py's
+// "256 tokens, d = 64" edit needs it: toHash takes 32 ms with every row new, 12 ms with
+// one (node, median of 15), and the URL is written in the frame after the edit's.
 const encodedRows = new WeakMap();
 function encodeRow(r) {
   if (!encodedRows.has(r)) encodedRows.set(r, r.map(escapePart).join(","));
