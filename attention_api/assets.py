@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import io
 import mimetypes
+import posixpath
+import re
 from pathlib import Path, PurePosixPath
 
 from flask import Blueprint, abort, current_app, send_file, send_from_directory, url_for
@@ -39,12 +41,25 @@ def contents_hash(folder: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def modules(static: Path) -> list[str]:
-    """Every module main.js may import, for the page to preload at once (not as a waterfall
-    of imports). Read from the folder, so a new module cannot be forgotten. (boot.js, which
-    preloads them, is a classic script; so is KaTeX's build, which tex.js loads.)"""
-    return sorted(p.relative_to(static).as_posix() for p in (static / "js").glob("*.js")
-                  if p.name not in ("main.js", "boot.js"))
+# A module's static imports and literal dynamic ones: from "./x.js", import("../lib/y.js").
+IMPORT = re.compile(r'(?:\bfrom|\bimport)\s*\(?\s*"(\.{1,2}/[^"]+\.js)"')
+
+
+def modules(static: Path, main: str = "js/editor/main.js") -> list[str]:
+    """Every module the editor's ``main`` imports, itself or through others, for the page
+    to preload at once (not as a waterfall of imports). Read from the modules' own import
+    lines, so a new module cannot be forgotten, and a module of the real-model view alone
+    is not preloaded for the editor. (main.js is loaded after them; boot.js, which preloads
+    them, is a classic script; so is KaTeX's build, which tex.js loads.)"""
+    found, todo = set(), [PurePosixPath(main)]
+    while todo:
+        module = todo.pop()
+        for spec in IMPORT.findall((static / module).read_text(encoding="utf-8")):
+            path = PurePosixPath(posixpath.normpath(module.parent / spec))
+            if path not in found:
+                found.add(path)
+                todo.append(path)
+    return sorted(p.as_posix() for p in found)
 
 
 @bp.record_once

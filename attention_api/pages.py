@@ -26,7 +26,7 @@ bp.after_request(gzip_page)
 
 
 def page_config() -> dict:
-    """The server's limits and the API's URLs, for the page (static/js/config.js reads them).
+    """The server's limits and the API's URLs, for the page (static/js/lib/config.js reads them).
 
     Each value comes from its one Python source (the app's config, Limits, MAX_HEADS, the
     lab's constants) and each URL from url_for, so it carries the app's prefix. The

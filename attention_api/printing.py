@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-FIXED_LIMIT = 100_000  # the page's rule (static/js/format.js): beyond it, 4 significant figures
+FIXED_LIMIT = 100_000  # the page's rule (static/js/lib/format.js): beyond it, 4 significant figures
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -58,7 +58,7 @@ def setting(x: float, decimals: int = 3, latex: bool = False) -> str:
 
 def numbered(prefix: str, n: int, first: int = 1) -> str:
     """``n`` numbered symbols, all of them up to three, else the first, "…" and the last (as
-    static/js/words.js writes them).
+    static/js/lib/words.js writes them).
 
     >>> numbered("Z_", 2), numbered("Z_", 3), numbered("Z_", 4)
     ('Z_1, Z_2', 'Z_1, Z_2, Z_3', 'Z_1, …, Z_4')

@@ -16,7 +16,7 @@ __all__ = ["latex_report", "latex_text", "number", "text_report", "working_latex
            "working_text"]
 
 
-# What a query that may read no key gets, in the page's words (static/js/workingtex.js's
+# What a query that may read no key gets, in the page's words (static/js/draw/workingtex.js's
 # NO_KEY): attention_core.engine.softmax_rows gives such a row all 0, never the textbook's
 # 0/0, and its warning says "its weights and output are all 0". Two parts, so that each
 # LaTeX line of it fits a page.
@@ -232,7 +232,7 @@ def _pmatrix(m: np.ndarray, decimals: int) -> str:
 # Each character that means something to TeX, as text that prints it; every control
 # character (a newline, a tab, a carriage return…) and line separator as a space, so no
 # label can end a comment, open or close a group, issue a command (\input), start TeX's
-# ^^5c notation for a backslash, or switch to maths. static/js/format.js's texText agrees.
+# ^^5c notation for a backslash, or switch to maths. static/js/lib/format.js's texText agrees.
 _LATEX_TEXT = {
     **{ord(c): f"\\{c}" for c in "{}$&#%_"},
     ord("\\"): r"\textbackslash{}", ord("^"): r"\textasciicircum{}",

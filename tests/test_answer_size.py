@@ -285,9 +285,9 @@ def page_fields(n: int, m: int, heads: int) -> list[str]:
     """What the page asks of POST /api/attention for this view, from its own code (main.js
     adds exactFields to fieldsFor beyond the table's size)."""
     script = (
-        "import { fieldsFor } from './static/js/results.js';"
-        "import { exactFields } from './static/js/readout.js';"
-        "import { TABLE_MAX } from './static/js/heatmap.js';"
+        "import { fieldsFor } from './static/js/editor/results.js';"
+        "import { exactFields } from './static/js/draw/readout.js';"
+        "import { TABLE_MAX } from './static/js/draw/heatmap.js';"
         f"const [n, m, multi] = [{n}, {m}, {'true' if heads > 1 else 'false'}];"
         "const exact = Math.max(n, m) > TABLE_MAX ? exactFields(n, m, multi, 0) : [];"
         "console.log(JSON.stringify([...fieldsFor(n, multi, 0, m), ...exact]));")

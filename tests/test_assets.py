@@ -23,7 +23,7 @@ def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):
     assert fetch(f"/assets/{version}/../app.py")[0] == 404
     assert fetch(f"/assets/{version}/js/nothing.js")[0] == 404
     # Imports are relative, so every module a page loads carries the version.
-    assert 'from "./api.js"' in fetch(f"/assets/{version}/js/main.js")[1].decode()
+    assert 'from "../lib/api.js"' in fetch(f"/assets/{version}/js/editor/main.js")[1].decode()
 
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -37,7 +37,7 @@ def test_the_page_and_its_stylesheets_name_only_files_that_are_served(client):
     linked = set(re.findall(rf'"/assets/{version}/([^"]+)"', page))
     css = (STATIC / "vendor/katex/katex.min.css").read_text()
     fonts = {f"vendor/katex/{f}" for f in re.findall(r"url\((fonts/[^)]+\.woff2)\)", css)}
-    assert {"favicon.png", "js/main.js", "js/api.js", "css/app.css"} <= linked
+    assert {"favicon.png", "js/editor/main.js", "js/lib/api.js", "css/app.css"} <= linked
     assert len(fonts) == 20
     for name in sorted(linked | fonts):
         with client.get(f"/assets/{version}/{name}", headers={"Accept-Encoding": ""}) as r:
@@ -46,10 +46,10 @@ def test_the_page_and_its_stylesheets_name_only_files_that_are_served(client):
 
 def test_what_is_not_part_of_the_page_is_not_served(client):
     version = client.application.extensions["assets_version"]
-    for path in ("/static/css/app.css", "/static/js/main.js", "/static/tests/api.test.mjs",
+    for path in ("/static/css/app.css", "/static/js/editor/main.js", "/static/tests/api.test.mjs",
                  f"/assets/{version}/tests/api.test.mjs", "/assets/x/tests/api.test.mjs",
                  f"/assets/{version}/vendor/katex/VENDOR.md",
-                 f"/assets/{version}/js/main.js.map", f"/assets/{version}/.gitignore"):
+                 f"/assets/{version}/js/editor/main.js.map", f"/assets/{version}/.gitignore"):
         r = client.get(path)
         assert r.status_code == 404, path
         assert r.get_json()["error"]["message"] == f"There is nothing at {path}."
@@ -57,11 +57,11 @@ def test_what_is_not_part_of_the_page_is_not_served(client):
 
 def test_only_the_kinds_of_file_the_page_is_made_of_are_served():
     assert all(served(name) for name in (
-        "css/app.css", "js/main.js", "favicon.png", "favicon.svg",
+        "css/app.css", "js/editor/main.js", "favicon.png", "favicon.svg",
         "vendor/katex/fonts/KaTeX_Main-Regular.woff2", "vendor/katex/LICENSE"))
     assert not any(served(name) for name in (
-        "vendor/katex/VENDOR.md", "js/main.js.map", "tests/api.test.mjs", "README.md",
-        ".eslintrc.js", "js/.main.js.swp", "js/.hidden/x.js", "js/main.js~", "LICENSE.txt"))
+        "vendor/katex/VENDOR.md", "js/editor/main.js.map", "tests/api.test.mjs", "README.md",
+        ".eslintrc.js", "js/.main.js.swp", "js/.hidden/x.js", "js/editor/main.js~", "LICENSE.txt"))
     # Of what the checkout's static/ holds, only KaTeX's note for maintainers is left out.
     unserved = {p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*")
                 if p.is_file() and not served(p.relative_to(STATIC).as_posix())}

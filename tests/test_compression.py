@@ -27,7 +27,7 @@ def fetch(client, path, headers=None):
 def test_every_text_asset_the_page_links_comes_gzipped_and_unpacks_to_the_file(client):
     version, files = linked(client)
     texts = [f for f in files if not f.endswith((".woff2", ".png"))]  # already compressed
-    assert {"css/app.css", "js/boot.js", "js/main.js", "js/api.js",
+    assert {"css/app.css", "js/editor/boot.js", "js/editor/main.js", "js/lib/api.js",
             "vendor/katex/katex.min.js"} <= set(texts)
     for name in texts:
         status, headers, body = fetch(client, f"/assets/{version}/{name}", GZIP)
@@ -68,13 +68,13 @@ def test_fonts_are_sent_as_they_are_and_an_old_version_is_not_kept(client):
 
 def test_a_gzipped_asset_answers_a_revalidation_with_304(client):
     version, _ = linked(client)
-    status, headers, _ = fetch(client, f"/assets/{version}/js/main.js", GZIP)
+    status, headers, _ = fetch(client, f"/assets/{version}/js/editor/main.js", GZIP)
     etag = headers["ETag"]
-    status, headers, body = fetch(client, f"/assets/{version}/js/main.js",
+    status, headers, body = fetch(client, f"/assets/{version}/js/editor/main.js",
                                   {**GZIP, "If-None-Match": etag})
     assert status == 304 and body == b""
     # The plain file has an ETag of its own: the two encodings are different representations.
-    assert fetch(client, f"/assets/{version}/js/main.js")[1]["ETag"] != etag
+    assert fetch(client, f"/assets/{version}/js/editor/main.js")[1]["ETag"] != etag
 
 
 @pytest.mark.parametrize("path", ["/", "/api/docs"])

@@ -232,7 +232,7 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
                  "static/node_modules/x.js", "tests/test_api.py", "tests/js/a.test.mjs"):
         assert ignored(path), path
     for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
-                 "templates/index.html", "static/js/main.js", "requirements.txt"):
+                 "templates/index.html", "static/js/editor/main.js", "requirements.txt"):
         assert not ignored(path), path
 
 
@@ -276,7 +276,7 @@ def test_the_image_holds_the_app_and_nothing_of_the_tests(app_dir):
         "gunicorn.conf.py",
         "requirements-models.txt", "requirements.txt", "scripts", "static", "templates"]
     assert [p.name for p in (app_dir / "scripts").iterdir()] == ["install.sh"]
-    assert (app_dir / "static/js/main.js").is_file()
+    assert (app_dir / "static/js/editor/main.js").is_file()
     assert not list(app_dir.rglob("*.test.mjs"))
     assert not list(app_dir.rglob("__pycache__"))
 

@@ -66,7 +66,7 @@ def test_security_headers_on_every_page_answer_and_routing_error(client, method,
 @pytest.mark.parametrize("accept_encoding", ["gzip", ""])
 def test_security_headers_on_a_file_and_its_304(client, accept_encoding):
     version = client.application.extensions["assets_version"]
-    url = f"/assets/{version}/js/main.js"
+    url = f"/assets/{version}/js/editor/main.js"
     with client.get(url, headers={"Accept-Encoding": accept_encoding}) as r:
         assert r.status_code == 200 and r.headers.get("Content-Encoding") == (
             "gzip" if accept_encoding else None)

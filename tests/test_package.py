@@ -182,7 +182,7 @@ def test_serve_without_the_models_says_what_to_run_and_that_command_installs_the
         assert "the module tokenizers is not installed." in page
         shown = re.search(r'<code id="install-command">(.*?)</code>', page, re.S).group(1)
         assert html.unescape(shown) == command
-        assert "modelmain.js" not in page  # no script looks for the view's missing parts
+        assert "model/main.js" not in page  # no script looks for the view's missing parts
         status, kind, body = get(server.port, "/api/models")
         assert (status, kind) == (503, "application/json")
         assert json.loads(body) == {"error": {

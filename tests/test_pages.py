@@ -23,23 +23,30 @@ def test_index_serves_a_page(client):
 
 
 def test_the_page_preloads_every_module_main_js_can_import(client):
-    # Each module found by an import statement, read here from the files themselves.
+    # Each module main.js reaches by import statements, read here from the files themselves
+    # (a module resolved against its importer's folder, as the browser does).
     static = Path(__file__).resolve().parents[1] / "static"
-    imported = set()
-    for source in (static / "js").glob("*.js"):
-        for name in re.findall(r'from "\./([a-z]+\.js)"', source.read_text()):
-            imported.add(f"js/{name}")
-    assert {"js/api.js", "js/later.js", "js/morph.js", "js/arrays.js"} <= imported
+    imported, todo = set(), [static / "js/editor/main.js"]
+    while todo:
+        module = todo.pop()
+        for spec in re.findall(r'from "(\.\.?/[a-z/]+\.js)"', module.read_text()):
+            name = (module.parent / spec).resolve().relative_to(static).as_posix()
+            if name not in imported:
+                imported.add(name)
+                todo.append(static / name)
+    assert {"js/lib/api.js", "js/draw/heatmap.js", "js/model/state.js"} <= imported
     page = client.get("/").get_data(as_text=True)
     # The one script of the head is boot.js, async; it preloads the modules and starts
     # main.js, whose URLs its tag holds.
     scripts = re.findall(r'<script ([^>]*)src="/assets/[0-9a-f]{12}/([^"]+)"', page)
-    assert [name for _, name in scripts] == ["js/boot.js"] and "async" in scripts[0][0]
+    assert [name for _, name in scripts] == ["js/editor/boot.js"] and "async" in scripts[0][0]
     hrefs = json.loads(re.search(r"data-modules='([^']+)'", page).group(1))
-    preloaded = {re.fullmatch(r"/assets/[0-9a-f]{12}/(js/[a-z]+\.js)", h).group(1) for h in hrefs}
-    assert imported <= preloaded
-    assert not {"js/main.js", "js/boot.js"} & preloaded  # the entry point and the loader
-    assert re.search(r'data-main="/assets/[0-9a-f]{12}/js/main.js"', page)
+    preloaded = {re.fullmatch(r"/assets/[0-9a-f]{12}/(js/[a-z]+/[a-z]+\.js)", h).group(1)
+                 for h in hrefs}
+    assert imported == preloaded  # the real-model view's own modules are not the editor's
+    # Neither the entry point nor the loader.
+    assert not {"js/editor/main.js", "js/editor/boot.js"} & preloaded
+    assert re.search(r'data-main="/assets/[0-9a-f]{12}/js/editor/main.js"', page)
 
 
 def test_api_docs_page_describes_the_routes(client):
@@ -53,7 +60,7 @@ def test_api_docs_page_describes_the_routes(client):
 
 
 def config_block(html):
-    """The page's one JSON block of limits and URLs (read by static/js/config.js)."""
+    """The page's one JSON block of limits and URLs (read by static/js/lib/config.js)."""
     found = re.findall(r'<script type="application/json" id="config">(.*?)</script>', html)
     assert len(found) == 1, found
     return json.loads(found[0])
@@ -81,7 +88,9 @@ def test_the_config_block_holds_the_apps_own_limits():
 
 def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
     static = Path(__file__).resolve().parents[1] / "static" / "js"
-    for source in static.glob("*.js"):
+    sources = sorted(static.rglob("*.js"))
+    assert len(sources) > 50  # every folder's modules
+    for source in sources:
         text = source.read_text()
         assert not re.search(r'["`\'](/api|/health)', text), source.name
         assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS)\s*=", text), source.name
@@ -143,6 +152,6 @@ def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(
     command = re.search(r'<code id="install-command">(.*?)</code>', page, re.S).group(1)
     assert html.unescape(command) == registry.install_command()
     # Nothing of the working view: no script looking for its parts, no skip link to them.
-    for absent in ("modelmain.js", 'id="models-data"', 'href="#grid-start"', 'id="text"'):
+    for absent in ("model/main.js", 'id="models-data"', 'href="#grid-start"', 'id="text"'):
         assert absent not in page, absent
     assert '<a href="/">The editable example</a> works without them.' in page

@@ -4,7 +4,7 @@
 // when the answer sends the weights as bytes (the app asks for bytes beyond 24 tokens).
 
 // The app's own decoder, at any version: an unknown one is answered with today's file.
-import { decodeArray } from "/assets/baseline/js/arrays.js";
+import { decodeArray } from "/assets/baseline/js/lib/arrays.js";
 
 const host = document.getElementById("heatmap");
 let newest = 0;

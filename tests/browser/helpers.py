@@ -38,6 +38,18 @@ def hash_matrix(page, key):
     return np.array([[float(v) for v in row.split(",")] for row in text.split(";")])
 
 
+def beyond(page):
+    """Open "Beyond the basics", the group of the controls beyond the textbook chapter
+    (heads, cross-attention, biases, positions, window and sinks, seed), unless it is open
+    (a link, an import or a preset that uses one of them opens it by itself). Returns the
+    page, whose controls those are."""
+    toggle = page.get_by_role("button", name="Beyond the basics", exact=True)
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    return page
+
+
 def cell(page, name):
     return page.get_by_role("textbox", name=name, exact=True)
 

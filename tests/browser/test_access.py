@@ -7,7 +7,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, open_page
-from tests.browser.helpers import cell, heatmap, loaded, tab_until, wait_settled
+from tests.browser.helpers import beyond, cell, heatmap, loaded, tab_until, wait_settled
+from tests.browser.test_first_screen import HEAD_2, expect_open
 from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -69,6 +70,20 @@ def test_axe_finds_no_wcag_a_or_aa_violations(browser, console, server, width):
     loaded(page, server.url + "#causal=1")
     cell(page, "X row 2 column 2").fill("oops")  # an invalid input and its message too
     expect(page.locator("#stale-note")).to_be_visible()
+    results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
+    assert results.violations_count == 0, results.generate_report()
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 1024, 390])
+@pytest.mark.parametrize("fragment", ["", "#heads=2&head=0" + HEAD_2 + "&positional=rope"
+                                          "&window=2&sinks=1&tokens_kv=a|b&X_kv=1,0;0,1"])
+def test_axe_finds_nothing_with_the_group_closed_or_open(browser, console, server, width, fragment):
+    page = open_page(browser, console, width=width)
+    loaded(page, server.url + fragment)
+    if fragment:
+        beyond(page)  # a phone leaves it closed
+    expect_open(page, bool(fragment))
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
     page.context.close()

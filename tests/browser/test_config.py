@@ -1,5 +1,5 @@
 """The server's limits and URLs as the page gets them (attention_api.pages.page_config,
-static/js/config.js): a lowered limit reaches the controls, and the page works under a
+static/js/lib/config.js): a lowered limit reaches the controls, and the page works under a
 URL prefix."""
 
 import json
@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
-from tests.browser.helpers import cell, expect_url, heatmap, loaded, wait_settled
+from tests.browser.helpers import beyond, cell, expect_url, heatmap, loaded, wait_settled
 from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -72,7 +72,8 @@ def test_a_lowered_dimension_limit_reaches_the_controls(page, small_server):
     expect(d_k).to_have_value("8")
     expect(cell(page, "W_Q row 2 column 9")).to_have_count(0)
     # Heads are not configurable: their bound is attention_core.multihead.MAX_HEADS.
-    expect(page.get_by_role("spinbutton", name="Heads", exact=True)).to_have_attribute("max", "16")
+    expect(beyond(page).get_by_role("spinbutton", name="Heads", exact=True)).to_have_attribute(
+        "max", "16")
 
 
 def test_the_page_works_under_a_url_prefix(page, console, prefixed_server):

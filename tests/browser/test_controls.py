@@ -5,7 +5,15 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers import cell, expect_url, hash_matrix, heatmap, loaded, wait_settled
+from tests.browser.helpers import (
+    beyond,
+    cell,
+    expect_url,
+    hash_matrix,
+    heatmap,
+    loaded,
+    wait_settled,
+)
 from tests.browser.test_widget import numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -21,7 +29,7 @@ def x_values(page, n, d=2):
 def test_random_uses_a_seed_typed_but_not_yet_applied(page, server, browser):
     # The reference: seed 42 applied with Enter in a page of its own.
     loaded(page, server.url)
-    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed = beyond(page).get_by_role("spinbutton", name="Seed", exact=True)
     seed.fill("42")
     seed.press("Enter")
     expect_url(page, "seed=42")
@@ -29,6 +37,7 @@ def test_random_uses_a_seed_typed_but_not_yet_applied(page, server, browser):
     assert want != [["1", "0"], ["0", "1"], ["1", "1"]]
     # Typed, then "Random" pressed at once: the typed seed is the one used.
     loaded(page, server.url + "#seed=1")
+    beyond(page)
     seed.fill("42")
     page.get_by_role("button", name="Random").click()
     expect_url(page, "seed=42")
@@ -88,7 +97,7 @@ def test_dimensions_and_heads_can_be_typed(page, server):
                            [[2, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0]],
                            [[1, 0], [0, 2], [0, 0]])
     assert heatmap(page) == np.round(A, 3).tolist()
-    heads = page.get_by_role("spinbutton", name="Heads", exact=True)
+    heads = beyond(page).get_by_role("spinbutton", name="Heads", exact=True)
     heads.fill("3")
     heads.press("Enter")
     expect(page.get_by_role("grid", name="Attention weights, head 3")).to_have_count(1)
@@ -104,7 +113,7 @@ def test_the_key_token_count_can_be_typed_in_cross_attention(page, server):
     loaded(page, server.url)
     keys = page.get_by_role("textbox", name="Key tokens", exact=True)
     expect(keys).to_be_hidden()
-    page.get_by_role("checkbox", name="Cross-attention").check()
+    beyond(page).get_by_role("checkbox", name="Cross-attention").check()
     expect(keys).to_have_value("3")
     keys.fill("5")
     keys.press("Enter")

@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
-from tests.browser.helpers import cell, expect_url, heatmap, loaded, wait_settled
+from tests.browser.helpers import beyond, cell, expect_url, heatmap, loaded, wait_settled
 from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
@@ -379,7 +379,7 @@ def test_several_heads_export_the_shown_head_and_their_configuration(page, serve
     loaded(page, server.url)
     downloads = []
     page.on("download", lambda d: downloads.append(d))
-    page.get_by_role("button", name="Increase heads").click()
+    beyond(page).get_by_role("button", name="Increase heads").click()
     wait_settled(page)
     panel(page).scroll_into_view_if_needed()  # on screen, the choices follow the page
     choices = page.get_by_label("Matrix", exact=True).locator("option")
@@ -465,7 +465,7 @@ def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
                                                 CAT["W_V"])[0], 3).tolist())
     wait_settled(page)  # the panel follows a redraw after the next paint, before it is idle
     assert page.evaluate(f"{options}.every(o => o.__kept)")
-    page.get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
+    beyond(page).get_by_role("button", name="Increase heads").click()  # the list changes: rebuilt
     choices = page.get_by_label("Matrix", exact=True).locator("option")
     expect(choices.filter(has_text=re.compile("^Concat"))).to_have_count(1)
     assert not page.evaluate(f"{options}.every(o => o.__kept)")

@@ -207,7 +207,7 @@ def test_the_first_paint_waits_for_no_script(browser, console, server):
     # blocks main.js draws wait, undrawn, so nothing moves later.
     page = open_page(browser, console, 390, 844)
     held = []
-    page.route("**/js/main.js", lambda route: held.append(route))
+    page.route("**/js/editor/main.js", lambda route: held.append(route))
     page.goto(server.url, wait_until="commit")
     page.wait_for_function(
         "() => performance.getEntriesByName('first-contentful-paint').length === 1")

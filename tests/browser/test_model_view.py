@@ -24,7 +24,7 @@ SENTENCE = "The cat sat on the mat"
 
 
 def settled(page):
-    """Wait until the numbers on screen are the state's (modelmain.js clears aria-busy)."""
+    """Wait until the numbers on screen are the state's (model/main.js clears aria-busy)."""
     expect(page.locator('#heatmap [role="grid"]')).to_be_visible(timeout=SETTLE_MS)
     expect(page.locator("#page")).to_have_attribute("aria-busy", "false", timeout=SETTLE_MS)
 

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
 from tests.browser.helpers import (
+    beyond,
     cell,
     expect_url,
     hash_matrix,
@@ -72,7 +73,7 @@ def marked(page, field, name, message, stale=True):
 
 
 def set_heads(page, h):
-    heads = page.get_by_role("spinbutton", name="Heads", exact=True)
+    heads = beyond(page).get_by_role("spinbutton", name="Heads", exact=True)
     heads.fill(str(h))
     heads.press("Enter")
     expect(page.get_by_role("grid", name=f"Attention weights, head {h}")).to_have_count(1)
@@ -86,7 +87,7 @@ def without_422s(console):
 def test_the_positions_choice_sends_its_kind_theta_and_offset(page, server):
     sent = Sent(page)
     loaded(page, server.url)
-    positions = page.get_by_role("combobox", name="Positions", exact=True)
+    positions = beyond(page).get_by_role("combobox", name="Positions", exact=True)
     theta = page.get_by_role("textbox", name="RoPE base θ", exact=True)
     offset = page.get_by_role("textbox", name="Position offset", exact=True)
     expect(positions).to_have_value("")
@@ -159,7 +160,7 @@ def test_bad_theta_and_offset_are_marked_and_kept(page, server, console):
 def test_alibi_slopes_the_papers_or_typed(page, server, console):
     sent = Sent(page)
     loaded(page, server.url)
-    page.get_by_role("button", name="Increase heads").click()
+    beyond(page).get_by_role("button", name="Increase heads").click()
     page.get_by_role("combobox", name="Positions").select_option("alibi")
     paper = page.get_by_role("checkbox", name="Paper's slopes")
     slopes = [page.get_by_role("textbox", name=f"ALiBi slope head {k}", exact=True) for k in (1, 2)]
@@ -205,7 +206,7 @@ def test_biases_are_rows_under_their_matrices(page, server):
     sent = Sent(page)
     loaded(page, server.url)
     expect(cell(page, "b_Q column 1")).to_have_count(0)
-    page.get_by_role("checkbox", name="Biases").check()
+    beyond(page).get_by_role("checkbox", name="Biases").check()
     for name in ("b_Q column 1", "b_Q column 2", "b_K column 2", "b_V column 1", "b_V column 2"):
         expect(cell(page, name)).to_have_value("0")
     body = sent.last(page, lambda b: "b_Q" in b, "the biases")
@@ -308,7 +309,7 @@ def test_a_key_value_head_count_that_does_not_divide_is_marked_and_kept(page, se
 def test_the_window_and_its_sinks(page, server, console):
     sent = Sent(page)
     loaded(page, server.url)
-    window = page.get_by_role("textbox", name="Window", exact=True)
+    window = beyond(page).get_by_role("textbox", name="Window", exact=True)
     sinks = page.get_by_role("textbox", name="Sinks", exact=True)
     expect(window).to_have_attribute("placeholder", "none")
     expect(sinks).to_be_hidden()
@@ -400,7 +401,7 @@ def test_every_example_loads_and_sends_its_own_request(page, server):
 
 def test_the_servers_marks_land_on_bias_and_key_value_head_cells(page, server, console):
     loaded(page, server.url)
-    page.get_by_role("checkbox", name="Biases").check()
+    beyond(page).get_by_role("checkbox", name="Biases").check()
     b_Q, b_K = cell(page, "b_Q column 1"), cell(page, "b_K column 1")
     b_Q.fill("1e300")
     b_K.fill("1e300")  # q·k overflows; the server blames the largest number, b_Q's ("b_Q[0]")

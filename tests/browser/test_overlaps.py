@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from attention_core import presets
 from tests.browser.conftest import open_page
-from tests.browser.helpers import loaded, wait_settled
+from tests.browser.helpers import beyond, loaded, wait_settled
 
 pytestmark = pytest.mark.browser
 
@@ -237,7 +237,7 @@ def start_present(page, server, preset, heads=None, tokens=None):
         expect(rows).to_have_count(tokens)
         wait_settled(page)
     if heads:
-        count = page.get_by_role("spinbutton", name="Heads", exact=True)
+        count = beyond(page).get_by_role("spinbutton", name="Heads", exact=True)
         count.fill(str(heads))
         count.press("Enter")
         last = "Attention weights" + (f", head {heads}" if heads > 1 else "")

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.helpers import (
+    beyond,
     cell,
     expect_url,
     heatmap,
@@ -274,7 +275,7 @@ def test_tokens_dimensions_presets_seed_and_reset(page, server):
     page.get_by_label("Example").select_option(label="a causal sentence")
     expect(page.get_by_role("checkbox", name="Causal mask")).to_be_checked()
     expect(page.get_by_role("textbox", name="Token 4 label")).to_have_value("tea")
-    seed = page.get_by_role("spinbutton", name="Seed", exact=True)
+    seed = beyond(page).get_by_role("spinbutton", name="Seed", exact=True)
     seed.fill("42")
     seed.press("Enter")
     page.wait_for_function("() => location.hash.includes('seed=42')")
@@ -472,7 +473,7 @@ def test_clicking_scores_masks_them_and_an_empty_row_is_zero_not_nan(page, serve
 
 def test_sinusoidal_positions_show_pe_and_change_the_weights(page, server):
     loaded(page, server.url)
-    page.get_by_role("combobox", name="Positions").select_option("sinusoidal")
+    beyond(page).get_by_role("combobox", name="Positions").select_option("sinusoidal")
     expect(page.locator('figure[data-key="PE"]')).to_be_visible()
     wait_settled(page)
     pe = matrix(page, "PE")
@@ -567,7 +568,7 @@ def test_walk_me_through_it_by_keyboard_ends_at_z(page, server):
 
 def test_cross_attention_reads_keys_from_a_second_sequence(page, server):
     loaded(page, server.url + "#causal=1")
-    page.get_by_role("checkbox", name="Cross-attention").check()
+    beyond(page).get_by_role("checkbox", name="Cross-attention").check()
     expect(page.get_by_role("textbox", name="Key token 1 label")).to_have_value("s1")
     page.get_by_role("button", name="Add key token").click()
     expect(page.get_by_role("textbox", name="X_kv row 4 column 2")).to_have_count(1)
@@ -622,7 +623,7 @@ def colours_within(page, head, A, units):
     """Whether head ``head``'s canvas is the page's colour scale of A to within ``units``."""
     return page.evaluate("""async ([k, A, units]) => {
         const { weightRGB } = await import(
-            document.querySelector('link[rel=modulepreload][href$="/js/colour.js"]').href);
+            document.querySelector('link[rel=modulepreload][href$="/js/lib/colour.js"]').href);
         const canvas = document.querySelector(`#heatmap [data-head="${k}"] canvas`);
         const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
         let worst = 0;
@@ -671,7 +672,7 @@ def test_many_tokens_and_heads_draw_from_bytes_and_read_out_the_shown_heads_rows
 
 def test_two_heads_side_by_side_with_concat_and_w_o(page, server):
     loaded(page, server.url)
-    page.get_by_role("button", name="Increase heads").click()
+    beyond(page).get_by_role("button", name="Increase heads").click()
     expect(page.get_by_role("grid", name="Attention weights, head 2")).to_be_visible()
     expect(page.get_by_role("grid", name="Attention weights, head 1")).to_be_visible()
     # Head 2's weights, typed in by hand; W_O starts as two identity blocks.
@@ -767,9 +768,9 @@ def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
     page.goto(server.url + "#tokens=a|b&X=1,abc;0,1&row=1")
     page.wait_for_function("() => window.__shownAt !== undefined")
     expect(cell(page, "X row 1 column 2")).to_have_attribute("aria-invalid", "true")
-    after_main = page.evaluate("window.__shownAt - performance.getEntriesByName("
-                               "[...document.scripts].find(s => s.src.endsWith('/js/main.js')).src"
-                               ")[0].responseEnd")
+    after_main = page.evaluate(
+        "window.__shownAt - performance.getEntriesByName([...document.scripts]"
+        ".find(s => s.src.endsWith('/js/editor/main.js')).src)[0].responseEnd")
     assert after_main < 1000, f"shown {after_main:.0f} ms after main.js arrived"
 
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createApi, postOnce, requestJSON } from "../../static/js/api.js";
-import { urls } from "../../static/js/config.js";
+import { createApi, postOnce, requestJSON } from "../../static/js/lib/api.js";
+import { urls } from "../../static/js/lib/config.js";
 
 // The API's URL comes from the server (config.js), with the prefix the app is mounted under.
 urls.attention = "/explorer/api/attention";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { base64Bytes, decodeArray, decodeArrays } from "../../static/js/arrays.js";
+import { base64Bytes, decodeArray, decodeArrays } from "../../static/js/lib/arrays.js";
 
 // The bytes the server sends, made here with node's own Buffer, not with the code under test.
 function encoded(values, shape, dtype = "float64") {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { contrast, luminance, textRGB, weightRGB, writeByteRGB, writeWeightRGB, rgbCss } from "../../static/js/colour.js";
+import { contrast, luminance, textRGB, weightRGB, writeByteRGB, writeWeightRGB, rgbCss } from "../../static/js/lib/colour.js";
 
 test("light is low, dark is high (viridis reversed)", () => {
   assert.deepEqual(weightRGB(0), [253, 231, 37]);

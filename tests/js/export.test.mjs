@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { textRGB, weightRGB } from "../../static/js/colour.js";
+import { textRGB, weightRGB } from "../../static/js/lib/colour.js";
 import {
   configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, readConfig,
-} from "../../static/js/export.js";
+} from "../../static/js/editor/export.js";
 
 // Numbers that a careless export would change: negatives, tiny, large, binary fractions.
 const AWKWARD = [

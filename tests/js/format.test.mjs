@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatNumber, parseCell, texNumber, texText } from "../../static/js/format.js";
+import { formatNumber, parseCell, texNumber, texText } from "../../static/js/lib/format.js";
 
 test("three decimals with a true minus sign", () => {
   assert.equal(formatNumber(0.44649), "0.446");

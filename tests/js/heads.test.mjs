@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { limits } from "../../static/js/config.js";
+import { limits } from "../../static/js/lib/config.js";
 import {
   addHead, divisors, kvHeadsAfter, paperSlopes, removeHead, setBiases, setHeadCount, setKvHeads, setPaperSlopes,
-} from "../../static/js/heads.js";
-import { buildRequest, fromPreset } from "../../static/js/request.js";
-import { checkShapes, inputsOf, randomize, resize, setCell } from "../../static/js/state.js";
+} from "../../static/js/editor/heads.js";
+import { buildRequest, fromPreset } from "../../static/js/editor/request.js";
+import { checkShapes, inputsOf, randomize, resize, setCell } from "../../static/js/editor/state.js";
 
 Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 

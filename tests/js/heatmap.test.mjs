@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { keptInside, keysText, moveFocus } from "../../static/js/heatmap.js";
+import { keptInside, keysText, moveFocus } from "../../static/js/draw/heatmap.js";
 
 test("arrow keys move focus inside the grid and stop at its edges", () => {
   assert.deepEqual(moveFocus({ i: 0, j: 0 }, "ArrowUp", 3), { i: 0, j: 0 });

@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import {
   alibiRows, alibiVerdict, bandCounts, compareRows, diffText, keyBiasShift, keyBiasVerdict, kvCache,
   kvReaders, lessonKinds, queryBiasShift, ropeOffsets, ropeVerdicts, sideRequests, valueBiasSplit,
-} from "../../static/js/lessons.js";
-import { alibiLesson, biasLesson, gqaLesson, ropeLesson, windowLesson } from "../../static/js/lessonviews.js";
-import { bandEdges, bandLegend, bandText } from "../../static/js/heatmapband.js";
+} from "../../static/js/editor/lessons.js";
+import { alibiLesson, biasLesson, gqaLesson, ropeLesson, windowLesson } from "../../static/js/editor/lessonviews.js";
+import { bandEdges, bandLegend, bandText } from "../../static/js/draw/heatmapband.js";
 
 const X = [[1, 0], [0, 1], [1, 1]];
 const I = [[1, 0], [0, 1]];

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { truncatedWords } from "../../static/js/matrix.js";
+import { truncatedWords } from "../../static/js/draw/matrix.js";
 
 test("a corner's note names only what is cut, each count with its noun", () => {
   assert.equal(truncatedWords(16, 300, 2, 2), "Showing 16 of 300 rows.");

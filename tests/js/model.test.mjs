@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { cellName, fits, gridMove } from "../../static/js/modelgrid.js";
-import { decodeAnswer, headKey, keptFor, merged, nothingKept, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/modelrequest.js";
-import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, rowOf, withModel } from "../../static/js/modelstate.js";
-import { percent, shareText, visibleToken } from "../../static/js/modeltokens.js";
-import { explainX } from "../../static/js/modelwords.js";
+import { cellName, fits, gridMove } from "../../static/js/model/grid.js";
+import { decodeAnswer, headKey, keptFor, merged, nothingKept, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/model/request.js";
+import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, rowOf, withModel } from "../../static/js/model/state.js";
+import { percent, shareText, visibleToken } from "../../static/js/model/tokens.js";
+import { explainX } from "../../static/js/model/words.js";
 
 const MODELS = [
   { id: "smollm2-135m", kind: "decoder", layers: 30, heads: 9, kv_heads: 3, max_tokens: 128, causal: true },

@@ -13,7 +13,7 @@ const WRITES = [
 ];
 
 test("no module writes into the objects the page hands it", () => {
-  for (const name of readdirSync(dir).filter((f) => f.endsWith(".js"))) {
+  for (const name of readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(".js"))) {
     const lines = readFileSync(new URL(name, dir), "utf8").split("\n");
     lines.forEach((line, k) => {
       for (const write of WRITES) assert.ok(!write.test(line), `${name}:${k + 1}: ${line.trim()}`);

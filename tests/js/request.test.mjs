@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { limits } from "../../static/js/config.js";
-import { addHead, setBiases, setKvHeads, setSlope, setPaperSlopes } from "../../static/js/heads.js";
-import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/request.js";
-import { setCell } from "../../static/js/state.js";
+import { limits } from "../../static/js/lib/config.js";
+import { addHead, setBiases, setKvHeads, setSlope, setPaperSlopes } from "../../static/js/editor/heads.js";
+import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/editor/request.js";
+import { setCell } from "../../static/js/editor/state.js";
 
 // The request the page sends for the newer kinds of attention, written out by hand from the
 // API's contract: biases, rotary and ALiBi positions, shared key/value heads, the window and

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alibiCaption, crossWords, fieldsFor, maskWords, noKeyWords } from "../../static/js/results.js";
+import { alibiCaption, crossWords, fieldsFor, maskWords, noKeyWords } from "../../static/js/editor/results.js";
 
 test("a small view asks for every weight and score, and the 16 × 16 corners it prints", () => {
   const f = fieldsFor(3, false);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { permutation, sameAsShown, shuffledRequest } from "../../static/js/shuffle.js";
+import { permutation, sameAsShown, shuffledRequest } from "../../static/js/editor/shuffle.js";
 
 test("permutations are reproducible, complete and never the identity", () => {
   for (const n of [2, 3, 5, 12]) {

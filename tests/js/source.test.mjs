@@ -1,12 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { limits } from "../../static/js/config.js";
+import { limits } from "../../static/js/lib/config.js";
 import {
   changedCells, compactOf, fitLabel, keepsShapes, readSource, sourceRequest, sourceWords, stateFromHead, viewFragment,
-} from "../../static/js/source.js";
-import { addToken, resize, setCell, setLabel, toggleBlocked } from "../../static/js/state.js";
-import { buildRequest } from "../../static/js/request.js";
-import { fromSourceHash, MAX_CHANGED, toHash } from "../../static/js/url.js";
+} from "../../static/js/editor/source.js";
+import { addToken, resize, setCell, setLabel, toggleBlocked } from "../../static/js/editor/state.js";
+import { buildRequest } from "../../static/js/editor/request.js";
+import { fromSourceHash, MAX_CHANGED, toHash } from "../../static/js/editor/url.js";
 
 Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 
@@ -109,7 +109,7 @@ test("a source's long number shows compactly; a typed one, or a short one, as it
 });
 
 test("a fragment too long for a link is kept in the tab's storage, others dropped when it is full", async () => {
-  const { kept, unstored, LINK_CHARS } = await import("../../static/js/history.js");
+  const { kept, unstored, LINK_CHARS } = await import("../../static/js/lib/history.js");
   const storage = (quota) => {
     const items = new Map();
     return {

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import {
   addKeyToken, addToken, dimLimit, randomize, removeKeyToken, removeToken, resize, rng, setCell, setCross,
   setKeyTokenCount, setLabel, setTokenCount, shapes, toggleBlocked,
-} from "../../static/js/state.js";
-import { addHead, removeHead } from "../../static/js/heads.js";
-import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/request.js";
-import { limits } from "../../static/js/config.js";
-import { fromHash, toHash } from "../../static/js/url.js";
+} from "../../static/js/editor/state.js";
+import { addHead, removeHead } from "../../static/js/editor/heads.js";
+import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/editor/request.js";
+import { limits } from "../../static/js/lib/config.js";
+import { fromHash, toHash } from "../../static/js/editor/url.js";
 
 // The page learns its limits from the server (config.js); outside a page a test gives them.
 // These are the app's defaults: attention_api.request.Limits and multihead.MAX_HEADS.

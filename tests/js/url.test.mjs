@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { addHead, setBiases, setKvHeads, setPaperSlopes } from "../../static/js/heads.js";
-import { limits } from "../../static/js/config.js";
-import { setCell, setLabel } from "../../static/js/state.js";
-import { fromPreset } from "../../static/js/request.js";
-import { fromHash, toHash } from "../../static/js/url.js";
+import { addHead, setBiases, setKvHeads, setPaperSlopes } from "../../static/js/editor/heads.js";
+import { limits } from "../../static/js/lib/config.js";
+import { setCell, setLabel } from "../../static/js/editor/state.js";
+import { fromPreset } from "../../static/js/editor/request.js";
+import { fromHash, toHash } from "../../static/js/editor/url.js";
 
 // url.js alone: the state's URL form and its way back. How the URL follows each kind of
 // state (several heads, a second sequence, present mode) is tested with those states in

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { STEPS, walkContext } from "../../static/js/walk.js";
+import { STEPS, walkContext } from "../../static/js/editor/walk.js";
 
 // The default example's answer for query 3 "sat", worked by hand: q_3 = (2, 2), keys
 // k = (2, 0), (0, 1), (2, 1), dots 4, 2, 6, scaled by 1/√2.
@@ -69,7 +69,7 @@ test("a custom scale and masked keys are said as they are", () => {
 });
 
 test("a token label is quoted as words: a $ or a backslash in it never starts maths", async () => {
-  const { proseParts } = await import("../../static/js/tex.js");
+  const { proseParts } = await import("../../static/js/draw/tex.js");
   const label = "a $\\input{x}$ b\\";
   const c = walkContext({ ...body, tokens: ["the", "cat", label] }, 2, request, false);
   const first = proseParts(STEPS[0].say(c));
@@ -97,7 +97,7 @@ const MASKED = {
 };
 
 test("a query that may read no key: every step says so, with no empty maths and no division by 0", async () => {
-  const { proseParts } = await import("../../static/js/tex.js");
+  const { proseParts } = await import("../../static/js/draw/tex.js");
   const c = walkContext(MASKED, 0, request, false);
   assert.deepEqual(c.keys, []);
   const say = STEPS.map((step) => step.say(c));

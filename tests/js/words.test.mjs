@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { andList, count, numbered } from "../../static/js/words.js";
+import { andList, count, numbered } from "../../static/js/lib/words.js";
 
 test("a count agrees with its noun", () => {
   assert.equal(count(1, "key"), "1 key");

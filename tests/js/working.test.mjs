@@ -1,7 +1,7 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/working.js";
+import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/draw/working.js";
 
 test("derived vectors always have 3 decimals; an input's whole numbers stay short, one format a vector", () => {
   assert.equal(texVector([-1.2, -1]), "(-1.200,\\allowbreak -1.000)");  // never (−1.200, −1)
@@ -65,7 +65,7 @@ test("a query that may read no key: no division by 0, the convention said, z_1 =
   assert.doesNotMatch(text, /\\div\s*0\b|÷\s*0\b/, "no division by 0");
   assert.doesNotMatch(text, /\\sum_j e\^\{s_\{1,j\}\} = 0/, "no sum of nothing");
   const table = all(out, "table")[0];
-  assert.deepEqual(all(table, "th").slice(0, 5).map(read), ["key j", "$q_{1} \\cdot k_j$", "${}\\div 1.414 = s_{1,j}$", "$e^{s}$", "$a_{1,j}$"]);
+  assert.deepEqual(all(table, "th").slice(0, 5).map(read), ["key j", "$q_{1} \\cdot k_j$", "${{}\\div 1.414} = s_{1,j}$", "$e^{s}$", "$a_{1,j}$"]);
   assert.deepEqual(all(table, "tr").slice(1).map((tr) => all(tr, "td").map(read)), [
     ["2.000", "−∞", "0", "0"], ["0.000", "−∞", "0", "0"], ["2.000", "−∞", "0", "0"]]);
   const softmax = all(out, "section").find((s) => s.getAttribute("data-step") === "softmax");

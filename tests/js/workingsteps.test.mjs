@@ -1,8 +1,8 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { renderWorking } from "../../static/js/working.js";
-import { keyList } from "../../static/js/workingsteps.js";
+import { renderWorking } from "../../static/js/draw/working.js";
+import { keyList } from "../../static/js/draw/workingsteps.js";
 
 // A 3-token example worked by hand: query 3 (row 2), d_k = d_v = 2, self-attention, the
 // causal mask, RoPE from position 0 (θ = 10000, so the one pair's frequency is
@@ -61,6 +61,39 @@ test("the new steps come in the order of the maths, numbered with the existing o
     "5 · Divide by √d_k = 1.414 (d_k = 2), then softmax",
     "6 · Output: z is the weighted sum of the values",
   ]);
+});
+
+test("folded, as the real-model view asks: the chapter's steps first, then what the model adds under its reason", () => {
+  const out = draw(ROPE_BIAS_WINDOW, { ropeBase: 10000, fold: true });
+  const [title, ...parts] = out.children;
+  assert.match(read(title), /^Query 3 · “sat” reads every key\.$/);
+  assert.deepEqual(parts.map((p) => p.nodeName), ["SECTION", "SECTION", "SECTION", "SECTION", "DETAILS"]);
+  assert.deepEqual(parts.slice(0, 4).map((p) => read(all(p, "h3")[0])), [
+    "1 · Dot products with each key",
+    "2 · Which keys query 3 may read — window w = 2, 1 sink",
+    "3 · Divide by √d_k = 1.414 (d_k = 2), then softmax",
+    "4 · Output: z is the weighted sum of the values",
+  ]);
+  const fold = parts[4];
+  assert.equal(fold.hasAttribute("open"), false, "folded unless asked open");
+  const [summary, ...folded] = fold.children;
+  assert.equal(read(summary), "Beyond the chapter, and already in the numbers above: each projection adds a learned bias, "
+    + "b_Q, b_K and b_V, as linear layers usually do, and q_i and k_j are turned by their positions (RoPE), so that the "
+    + "scores depend on where the tokens stand.");
+  assert.deepEqual(folded.map((f) => [f.getAttribute("data-step"), read(all(f, "h3")[0])]), [
+    ["bias", "Add the biases b_Q, b_K, b_V"], ["rope", "Rotate q_i and each k_j by its position (RoPE, θ = 10000)"]]);
+  assert.equal(draw(ROPE_BIAS_WINDOW, { fold: true, open: true }).children.at(-1).hasAttribute("open"), true);
+  // A shared key/value head is named with the query heads that share it.
+  const kv = { head: 4, kvHead: 1, kvHeads: 3, readers: [3, 4, 5] };
+  const shared = draw({ ...ROPE_BIAS_WINDOW, b_Q: undefined, b_K: undefined, b_V: undefined }, { kv, fold: true });
+  assert.equal(read(all(shared.children.at(-1), "summary")[0]), "Beyond the chapter, and already in the numbers above: "
+    + "query heads 4, 5 and 6 share one key/value head, to save memory, and q_i and k_j are turned by their positions "
+    + "(RoPE), so that the scores depend on where the tokens stand.");
+  // Nothing beyond the chapter: nothing folded, the steps as ever.
+  const plain = draw({ ...ROPE_BIAS_WINDOW, b_Q: undefined, b_K: undefined, b_V: undefined, angles: undefined,
+    window: undefined, sinks: 0 }, { fold: true });
+  assert.deepEqual(steps(plain).map((s) => s.key), ["dots", "softmax", "output"]);
+  assert.equal(all(plain, "details").length, 0);
 });
 
 test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbers", () => {
@@ -145,7 +178,7 @@ test("ALiBi: the scaled score, the bias −m·|i − j| and s in columns of the 
   assert.equal(got[2].title, "3 · Multiply by the scale 0.500, instead of 1/√d_k = 0.707, add the ALiBi bias, then softmax");
   const table = all(out, "table")[0];
   assert.deepEqual(all(table, "th").slice(0, 7).map(read),
-    ["key j", "$q_{3} \\cdot k_j$", "${}\\times 0.500$", "${}- m\\,|3 - j|$", "${}= s_{3,j}$", "$e^{s}$", "${}\\div 3.255 = a_{3,j}$"]);
+    ["key j", "$q_{3} \\cdot k_j$", "${}\\times 0.500$", "${{}- m}\\allowbreak{\\,|3 - j|}$", "${}= s_{3,j}$", "$e^{s}$", "${{}\\div 3.255} = a_{3,j}$"]);
   assert.deepEqual(all(table, "tr").slice(1).map((tr) => all(tr, "td").map(read)), [
     ["1.000", "0.500", "−1.000", "−0.500", "0.6065", "0.186"],
     ["2.000", "1.000", "−0.500", "0.500", "1.649", "0.506"],
@@ -176,7 +209,7 @@ test("keys are listed in runs", () => {
 });
 
 test("the rotation's pairs are numbered in full when there are two: c = 0, 1", async () => {
-  const { rotationStep } = await import("../../static/js/workingsteps.js");
+  const { rotationStep } = await import("../../static/js/draw/workingsteps.js");
   // d_k = 4 at position 0: ω = (1, 0.01), every angle 0, so q and k stay as they are.
   const w = { q: [1, 0, 0, 1], q_unrotated: [1, 0, 0, 1], position: 0, frequencies: [1, 0.01], angles: [0, 0],
     positions_k: [0], angles_k: [[0, 0]], k_unrotated: [[1, 1, 1, 1]] };

@@ -1,0 +1,66 @@
+// The export panel: one matrix as text, the heatmap as SVG or PNG, the whole configuration
+// as JSON, and the import of one. This module builds the panel; exportactions.js makes its
+// parts act, and exportmatrix.js says what each matrix's text is.
+
+import { el } from "../lib/dom.js";
+import { wireExport } from "./exportactions.js";
+import { FORMATS } from "./exportmatrix.js";
+
+const field = (id, text, control) =>
+  el("div", { class: "export-field" }, el("label", { for: id, text }), control);
+
+const part = (key, title, note, ...children) =>
+  el("section", { class: `export-part export-${key}`, "aria-labelledby": `export-h-${key}` },
+    el("h3", { id: `export-h-${key}`, text: title }),
+    note && el("p", { class: "export-note", text: note }), ...children);
+
+/** Build the export panel inside ``host`` and wire it; ``page`` gives {state, request, body}
+ *  (get), fetches the fields of an answer to that request (fetch), has the server check an
+ *  imported request (check → null, or the server's message), takes it (load) and speaks
+ *  on the status line (say). Returns {changed}: the page calls changed() after it redraws. */
+export function mountExport(host, page) {
+  const panel = controls();
+  host.classList.add("export");
+  host.append(
+    part("matrix", "One matrix", null,
+      el("div", { class: "export-choices" },
+        field("export-matrix", "Matrix", panel.matrix), field("export-format", "Format", panel.format)),
+      field("export-preview", "Export preview", panel.preview), panel.about,
+      el("div", { class: "export-buttons" }, panel.save, panel.copy)),
+    part("heatmap", "The heatmap", "The weights A as a picture, with the token labels and every " +
+      "value: SVG to scale freely, PNG at twice the size for slides.",
+    el("div", { class: "export-buttons" }, panel.svgButton, panel.pngButton)),
+    part("config", "The whole configuration", "Tokens, X, W_Q, W_K, W_V, the mask and the " +
+      "options as JSON (attention.json), in the API's format: importing it rebuilds this view.",
+    el("div", { class: "export-buttons" }, panel.exportConfig),
+    el("div", { class: "export-config-grid" },
+      field("export-file", "Import configuration file", panel.file),
+      el("div", {}, field("export-paste", "Paste a configuration", panel.pasted),
+        el("div", { class: "export-buttons" }, panel.loadPasted))),
+    panel.message));
+  return wireExport(host, panel, page);
+}
+
+/** The panel's controls, by name, not yet placed. */
+function controls() {
+  const button = (text) => el("button", { type: "button", text });
+  const [save, copy, svgButton, pngButton, exportConfig, loadPasted] = ["Download", "Copy",
+    "Download heatmap SVG", "Download heatmap PNG", "Export configuration", "Load pasted configuration"].map(button);
+  return {
+    matrix: el("select", { id: "export-matrix" }),
+    format: el("select", { id: "export-format" },
+      ...Object.entries(FORMATS).map(([value, f]) => new Option(f.text, value))),
+    preview: el("textarea", {
+      id: "export-preview", class: "export-preview", readonly: true, rows: 7, spellcheck: "false",
+      "aria-describedby": "export-about",
+    }),
+    about: el("p", { id: "export-about", class: "export-about" }),
+    save, copy, svgButton, pngButton, exportConfig, loadPasted,
+    file: el("input", { id: "export-file", type: "file", accept: ".json,application/json" }),
+    pasted: el("textarea", {
+      id: "export-paste", class: "export-paste", rows: 4, spellcheck: "false", "aria-describedby": "export-message",
+    }),
+    // The panel's own live region: an import's problem is read out where the person is.
+    message: el("p", { id: "export-message", class: "export-message", "aria-live": "polite" }),
+  };
+}

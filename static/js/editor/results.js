@@ -1,0 +1,367 @@
+// Drawing an answer of POST /api/attention into the page's blocks: the projections, the
+// scores, one heatmap per head, the output and the working. It only draws: what is
+// selected, focused and lit is given to it by main.js.
+
+import { el, keyed, setProp, setText, symbols } from "../lib/dom.js";
+import { formatNumber, rateText } from "../lib/format.js";
+import { renderHeatmap, TABLE_MAX } from "../draw/heatmap.js";
+import { bandLegend } from "../draw/heatmapband.js";
+import { afterPaint } from "../lib/later.js";
+import { updateLabRow } from "./lab.js";
+import { renderLink } from "./link.js";
+import { renderMatrix, SHOWN } from "../draw/matrix.js";
+import { createNear } from "../lib/near.js";
+import { typeset, typesetWhenNear } from "../draw/tex.js";
+import { enteringRow } from "./walk.js";
+import { renderWorking, scaleWords } from "../draw/working.js";
+import { andList, count, numbered } from "../lib/words.js";
+
+const $ = (id) => document.getElementById(id);
+let workingTicket = 0;  // the newest drawing's turn to typeset the working
+const block = (node) => node.closest(".block");
+// The projections, the scores and the outputs, below the first screen, are drawn after the
+// frame of the new weights unless they are near the screen (near.js says why); a print
+// draws them first.
+const near = createNear();
+globalThis.addEventListener?.("beforeprint", () => near.flush());
+
+/** Draw at once the blocks still waiting to be drawn (the walk lights their parts). */
+export const drawWaiting = () => near.flush();
+
+// What the page draws, and no more. Q, Z, Concat, the output and PE are printed as their
+// top-left SHOWN × SHOWN corner, so only that corner is fetched ("Q[:16,:16]"); K and V
+// come whole, for the working's k_j and v_j; beyond SHOWN tokens the n × m scores are
+// not printed, so not fetched. Beyond TABLE_MAX tokens no weight is printed either: every
+// heatmap is drawn from weights_u8 (one byte per weight) and the shown head's rows are
+// read out from strongest_keys. Exports fetch a whole matrix when they need it.
+// At 512 tokens with 4 heads this cuts the answer from 7.4 MB to 2.5 MB.
+const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
+// The working's parts for biases, RoPE, ALiBi, a window and sinks come only when the
+// request has them on, so they cost a plain request nothing.
+const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
+  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
+  "jacobian_norm", "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
+  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k",
+  "bias", "alibi_slope", "window", "in_window", "sinks", "sink"].map((f) => `working.${f}`);
+const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), corner("positional_encoding_kv")];  // not per head
+
+/** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
+const headFields = (n) => ["d_k", "scale", "alibi_slope", corner("Q"), "K", "V", "mask", corner("output"),
+  ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
+
+/** The fields to ask of POST /api/attention for n queries and m keys: with several heads
+ *  (``multi``), every head's heatmap and the shown ``head``'s blocks. */
+export function fieldsFor(n, multi, head = 0, m = n) {
+  const big = Math.max(n, m) > TABLE_MAX;
+  const map = big ? ["weights_u8", "strongest_keys"] : ["weights"];
+  if (!multi) return [...SHARED, ...headFields(n), ...map];
+  // Every head's key/value head (with kv_heads only): the working says which share one.
+  const each = [...(big ? ["heads.weights_u8"] : ["heads.weights"]), "heads.kv_head"];
+  const shown = [...headFields(n), ...(big ? ["strongest_keys"] : [])].map((f) => `heads[${head}].${f}`);
+  return [...SHARED, corner("concat"), corner("output"), ...each, ...shown];
+}
+
+/** The head an answer can show: ``head`` when the answer holds its matrices, else (until
+ *  the answer for ``head`` arrives) the head it was fetched for. 0 with a single head. */
+export function drawableHead(answer, head) {
+  if (!answer.heads) return 0;
+  const k = Math.min(head, answer.heads.length - 1);
+  return answer.heads[k].mask ? k : Math.max(0, answer.heads.findIndex((h) => h.mask));
+}
+
+/** The answer as one head's answer: the shown head's own matrices with the shared fields. */
+export function shownHead(answer, head) {
+  if (!answer.heads) return answer;
+  const k = drawableHead(answer, head);
+  const { tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv } = answer;
+  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv, head: k };
+}
+
+/** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).
+ *  view: {row, head, focus: {i, j}, link: {i, j} or null, workingWhenNear: write the
+ *  working out at once and typeset it when it nears the screen, two spans a frame (below
+ *  the first screen, as the page opens),
+ *  d_model: the width of X, which the corners fetched do not show, inputs: {X, X_kv} as
+ *  numbers, the request answered, present: draw the rows the query uses for present mode}.
+ *  Returns {warning: a sentence for the status line, or null}. */
+export function drawAnswer(answer, { row: selected, head, focus, link, workingWhenNear = false, d_model, inputs, present = false }) {
+  const body = shownHead(answer, head);
+  const multi = Boolean(answer.heads);
+  const n = body.tokens.length;
+  const m = (body.tokens_kv ?? body.tokens).length;
+  const d_v = body.V[0].length;
+  const row = selected !== null && selected < n ? selected : null;
+  const sel = new Set(row === null ? [] : [row]);
+  // A matrix's whole size: only a corner of Q, Z, Concat, the output and PE is fetched.
+  const size = { Q: [n, body.d_k], K: [m, body.d_k], V: [m, d_v], Z: [n, d_v], S: [n, m],
+    C: [n, (answer.heads?.length ?? 1) * d_v], O: [n, d_model], PE: [n, d_model] };
+  const shape = (key, a, b) => ({ size: size[key], shape: `${size[key][0]} × ${size[key][1]}  (${a} × ${b})` });
+  const labels = body.tokens;
+  const keyLabels = body.tokens_kv ?? labels;  // K and V belong to the keys' tokens
+  // The keys the selected query may read: their rows of K and V share its highlight.
+  const keys = new Set(row === null ? [] : keyLabels.map((_, j) => j).filter((j) => body.mask[row][j]));
+  const figure = (host, key) => keyed(host, key, () => el("figure", { class: "matrix" }));
+  const proj = $("projections");
+  const pos = Boolean(body.positional_encoding);
+  const cross = Boolean(body.tokens_kv);
+  // What the projections really multiply: X, or X + PE with positions (X_kv for K and V).
+  const qIn = pos ? "(X + PE)" : "X";
+  const kvIn = cross ? (pos ? "(X_kv + PE_kv)" : "X_kv") : qIn;
+  const of = multi ? `, head ${body.head + 1}` : "";  // which head's matrices these are
+  // K and V of a head that shares them are its key/value head's.
+  const ofKV = body.kv_head === undefined ? of : `, key/value head ${body.kv_head + 1}`;
+  const keysN = cross ? "m" : "n";
+  const f = projectionWords(inputs, body.head ?? 0, body.kv_head, { qIn, kvIn });
+  near.draw(block(proj), () => {
+    renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, f.Q], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
+    renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
+    drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
+    renderLink(block(proj), link);
+  });
+  drawHeadings(body, multi, inputs);
+  drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
+  near.draw(block($("scores")), () => {
+    drawScores(body, labels, sel, shape, figure, inputs);
+    renderLink(block($("scores")), link);
+  });
+  drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels, band(inputs));
+  // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
+  const big = Math.max(n, m) > TABLE_MAX;
+  const how = "Each row is one query token; it spreads a total weight of 1 over the keys across the top. Darker means more attention. Click a row, or use the arrow keys, to see its working"
+    + (big ? "." : "; press M on a cell to mask or unmask it.");
+  setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandLegend(band(inputs), keyLabels)}` : ""}`);
+  setProp($("cross-note"), "hidden", !body.tokens_kv);
+  setSymbols($("cross-note"), !body.tokens_kv ? "" : crossWords(n, m, body.causal));
+  near.draw(block($("output")), () => drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }));
+  drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer });
+  renderLink($("page"), link);
+  updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null
+    : { row, token: labels[row], weights: body.working.weights, allowed: body.working.allowed,
+      entropy: body.working.entropy, jacobian_norm: body.working.jacobian_norm });
+  const silent = body.mask.map((r, i) => (r.some(Boolean) ? null : `${i + 1} “${labels[i]}”`)).filter(Boolean);
+  return { warning: noKeyWords(silent) };
+}
+
+/** Cross-attention's note: where queries, keys and values come from, for n queries and m
+ *  keys, and how the causal mask lines up. */
+export function crossWords(n, m, causal) {
+  return `Queries come from X (${count(n, "token")}), keys and values from X_kv (${count(m, "token")}), so A is ${n} × ${m}.`
+    + (causal ? ` The causal mask is aligned at the top left, as torch's is_causal: query i may read keys 1 to i${n !== m ? ", whatever the lengths" : ""}.` : "");
+}
+
+/** The status line's warning for the queries ``silent`` ("1 “the”") that may read no key,
+ *  or null when there is none. */
+export function noKeyWords(silent) {
+  if (!silent.length) return null;
+  return silent.length === 1
+    ? `Query ${silent[0]} may read no key: every weight of that row is 0, and so is its output.`
+    : `Queries ${andList(silent)} may read no key: every weight of those rows is 0, and so are their outputs.`;
+}
+
+/** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every
+ *  head's: it depends on the causal switch and the masked cells, not on the head. */
+function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels, band) {
+  const heads = answer.heads ?? [answer];
+  const host = $("heatmap");
+  while (host.children.length > heads.length) host.lastChild.remove();
+  heads.forEach((answer, k) => {
+    const box = keyed(host, `head-${k}`, () => el("div", { class: "heatmap-head", "data-head": k },
+      el("p", { class: "head-caption" }), el("div", { class: "heatmap" })));
+    const shown = heads.length === 1 || k === head;
+    box.classList.toggle("shown", heads.length > 1 && shown);
+    const caption = box.querySelector(".head-caption");
+    const words = heads.length === 1 ? "" : `Head ${k + 1}${shown ? " — shown in the other blocks" : ""}`;
+    setText(caption, words);
+    renderHeatmap(box.querySelector(".heatmap"), {
+      weights: answer.weights, weights_u8: answer.weights_u8, strongest: answer.strongest_keys,
+      mask, tokens: labels, keys: keyLabels, selected: row,
+      focus,  // every head's grid keeps one tab stop, so each is reachable by keyboard
+      band,
+      name: heads.length === 1 ? "Attention weights" : `Attention weights, head ${k + 1}`,
+    });
+  });
+}
+
+/** Z, and with several heads Concat and the output Concat·W_O. */
+function drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }) {
+  const out = $("output");
+  renderMatrix(figure(out, "Z"), { data: body.output, caption: [`Z${of}`, "= A·V"], ...shape("Z", "n", "d_v"), rowLabels: labels, highlight: sel });
+  if (multi) {
+    renderMatrix(figure(out, "C"), { data: answer.concat, caption: ["Concat", `(${numbered("Z_", answer.heads.length)})`], ...shape("C", "n", "h·d_v"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(out, "O"), { data: answer.output, caption: ["Output", "= Concat·W_O"], ...shape("O", "n", "d_model"), rowLabels: labels, highlight: sel });
+  } else {
+    for (const key of ["C", "O"]) out.querySelector(`[data-key="${key}"]`)?.remove();
+  }
+}
+
+/** The sliding window and its sinks, for the heatmaps to mark; null without a window. */
+function band(inputs) {
+  return inputs?.window === undefined ? null : { window: inputs.window, sinks: inputs.sinks ?? 0 };
+}
+
+/** What the working says of the request beyond the working's own numbers: the positions
+ *  used, θ and the offset, and the key/value head the shown head reads. */
+function workingContext(body, inputs, answer) {
+  const kv = body.kv_head === undefined || !answer.heads ? null : {
+    head: body.head, kvHead: body.kv_head, kvHeads: inputs?.kv_heads?.length ?? new Set(answer.heads.map((h) => h.kv_head)).size,
+    readers: answer.heads.every((h) => h.kv_head !== undefined)
+      ? answer.heads.map((h, k) => (h.kv_head === body.kv_head ? k : null)).filter((k) => k !== null) : null,
+  };
+  return { causal: body.causal, positional: inputs?.positional, ropeBase: inputs?.rope_base, offset: inputs?.position_offset, kv };
+}
+
+/** The working of the selected row, once its answer holds it (see the comment inside). */
+function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer }) {
+  // A new selection's working arrives with the next answer; until then the old one stays.
+  // Typesetting takes longer than all the matrices, so it waits for the frame after
+  // theirs and then runs at background priority: the new numbers paint first, and a
+  // key the person presses meanwhile is handled before the working, not after it.
+  if (row === null || body.working?.row === row) {
+    const ticket = ++workingTicket;
+    const draw = () => {
+      if (ticket !== workingTicket) return;  // a newer draw has its own
+      renderWorking($("working"), { working: row === null ? undefined : body.working, tokens: labels, keys: keyLabels,
+        d_k: body.d_k, K: body.K, V: body.V, ...workingContext(body, inputs, answer) });
+      if (workingWhenNear) typesetWhenNear($("working"), WORKING_SPANS_PER_FRAME);
+      else typeset($("working"));
+      setProp($("working").dataset, "row", String(row ?? ""));
+      setText($("working-sym"), row === null ? "" : `— query ${row + 1}, “${labels[row]}”${of}`);
+      renderLink($("page"), link);
+    };
+    if (workingWhenNear) draw();
+    else afterPaint(draw);
+  }
+}
+
+// Eight frames for the default example's 16 maths spans, each of them then under 10 ms of a
+// phone's time once KaTeX has warmed up.
+const WORKING_SPANS_PER_FRAME = 2;
+
+/** With positions: PE and X + PE (and for X_kv), the matrices the projections multiply.
+ *  X + PE is added here from the request's X: a float64 sum, the same the engine makes. */
+function drawPositions(body, inputs, labels, keyLabels, sel, keys, figure) {
+  const host = $("positions");
+  if (!body.positional_encoding) {
+    host.replaceChildren();
+    return;
+  }
+  const plus = (X, PE) => PE.map((r, i) => r.map((pe, c) => X[i][c] + pe));
+  const d_model = inputs.X[0].length;
+  const parts = [["PE", body.positional_encoding, inputs.X, "n", labels, sel, "sinusoidal positions, added to X"],
+    ...(body.positional_encoding_kv ? [["PEkv", body.positional_encoding_kv, inputs.X_kv, "m", keyLabels, keys, "sinusoidal positions, added to X_kv"]] : [])];
+  for (const [key, PE, X, rows, rowLabels, highlight, words] of parts) {
+    const kv = key === "PEkv" ? "_kv" : "";
+    const size = { size: [X.length, d_model], shape: `${X.length} × ${d_model}  (${rows} × d_model)` };
+    const what = kv ? "what W_K and W_V multiply" : body.tokens_kv ? "what W_Q multiplies" : "what W_Q, W_K and W_V multiply";
+    renderMatrix(figure(host, key), { data: PE, caption: [`PE${kv}`, words], ...size, rowLabels, highlight });
+    renderMatrix(figure(host, `XP${kv}`), { data: plus(X, PE), caption: [`X${kv} + PE${kv}`, what], ...size, rowLabels, highlight });
+  }
+  if (!body.positional_encoding_kv) for (const k of ["PEkv", "XP_kv"]) host.querySelector(`[data-key="${k}"]`)?.remove();
+}
+
+/** Present mode: the rows the selected query uses, beside its working — x_i (what
+ *  enters the projections), q_i, and the keys' and values' rows. ``body`` null: none. */
+function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
+  const host = $("qkv");
+  if (!body || row === null) {
+    host.replaceChildren();
+    return;
+  }
+  const x = enteringRow(inputs.X, body.positional_encoding, row);  // null: PE_i not fetched whole
+  const pe = Boolean(body.positional_encoding);
+  const one = [labels[row]];
+  const all = (key, M, words) => renderMatrix(figure(host, key), {
+    data: M, caption: [words[0], words[1]], shape: `${M.length} × ${M[0].length}`,
+    rowLabels: keyLabels, highlight: keys });
+  const q = body.working?.row === row ? body.working.q : body.Q[row];
+  const d_model = inputs.X[0].length;
+  if (x) {
+    const fig = figure(host, "qx");
+    renderMatrix(fig, { data: [x], caption: [pe ? `x_${row + 1} + PE_${row + 1}` : `x_${row + 1}`, ""], size: [1, d_model], shape: `1 × ${d_model}`, rowLabels: one, highlight: new Set([0]) });
+    if (host.firstChild !== fig) host.prepend(fig);  // x_i comes first, as in the calculation
+  } else {
+    host.querySelector('[data-key="qx"]')?.remove();
+  }
+  renderMatrix(figure(host, "qq"), { data: [q], caption: [`q_${row + 1}`, ""], shape: `1 × ${q.length}`, rowLabels: one, highlight: new Set([0]) });
+  all("qk", body.K, ["K", "the keys k_j"]);
+  all("qv", body.V, ["V", "the values v_j"]);
+}
+
+/** What the projections compute, for their captions: "= X·W_Q + b_Q, rotated by
+ *  position (RoPE)"; K and V from key/value head ``kvHead`` when the head shares one. */
+function projectionWords(inputs, head, kvHead, { qIn, kvIn }) {
+  const h = inputs?.heads ? inputs.heads[head] : inputs ?? {};
+  const kv = kvHead !== undefined && inputs?.kv_heads ? inputs.kv_heads[kvHead] : h;
+  const rope = inputs?.positional === "rope" ? ", rotated by position (RoPE)" : "";
+  return { Q: `= ${qIn}·W_Q${h.b_Q ? " + b_Q" : ""}${rope}`, K: `= ${kvIn}·W_K${kv.b_K ? " + b_K" : ""}${rope}`,
+    V: `= ${kvIn}·W_V${kv.b_V ? " + b_V" : ""}` };
+}
+
+/** The block headings say what is really computed: the scale used, ALiBi's bias, the
+ *  mask, the head. */
+function drawHeadings(body, multi, inputs) {
+  const w = scaleWords(body.scale, body.d_k);
+  const scaled = (w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`) + (body.alibi_slope === undefined ? "" : " − m·|i − j|");
+  const masked = maskWords(body.causal, inputs?.window, inputs?.sinks).heading;
+  const head = multi ? `, head ${body.head + 1}` : "";
+  setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
+  setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${multi ? ", each head" : ""}`);
+  setSymbols($("output-sym"), multi ? "— Z = A·V of each head, then Concat·W_O" : "— Z = A·V");
+  const explain = w.isDefault
+    ? "Score (i, j) is the dot product of query i with key j: large when they point the same way. Dot products of d_k random components grow like √d_k, so they are divided by √d_k to keep the softmax from saturating."
+    : `Score (i, j) is the dot product of query i with key j: large when they point the same way. Here every score is multiplied by ${formatNumber(body.scale)}, not by 1/√d_k = ${formatNumber(1 / Math.sqrt(body.d_k))}: a larger factor sharpens the softmax, a smaller one flattens it.`;
+  setSymbols($("scores-explain"), `${explain} Click a scaled score to mask it: that query may then not read that key, and its score becomes −∞.`);
+}
+
+/** Text with subscripts as nodes, written only when it changes. */
+function setSymbols(node, text) {
+  if (node.dataset.text !== text) {
+    node.dataset.text = text;
+    node.replaceChildren(...symbols(text));
+  }
+}
+
+/** What the causal mask and the window (with its sinks) leave out, said for the weights'
+ *  heading and as the scaled scores' shape note (i and j counted from 1, as the working). */
+export function maskWords(causal, window, sinks = 0) {
+  const kinds = [causal ? "after the query" : null, window ? `outside a window of ${window}` : null].filter(Boolean);
+  const rule = [causal ? "j > i" : null, window ? `|i − j| ≥ ${window}` : null].filter(Boolean).join(" or ");
+  const open = window && sinks ? (sinks === 1 ? "; key 1 stays open as a sink" : `; keys 1 ${sinks === 2 ? "and" : "to"} ${sinks} stay open as sinks`) : "";
+  return { heading: kinds.length ? `, keys ${kinds.join(" or ")} masked${open}` : "",
+    note: rule ? `masked: ${rule}${window && sinks ? `, but not j ≤ ${sinks}` : ""}` : "" };
+}
+
+function drawScores(body, labels, sel, shape, figure, inputs) {
+  const scores = $("scores");
+  const note = scores.querySelector(".too-many");
+  const n = labels.length;
+  const m = (body.tokens_kv ?? labels).length;
+  if (!body.scores) {
+    scores.replaceChildren(el("p", { class: "too-many", text: `With ${body.tokens_kv ? `${n} queries and ${m} keys` : `${n} tokens`} the ${n} × ${m} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
+    return;
+  }
+  note?.remove();
+  const keysN = body.tokens_kv ? "m" : "n";
+  const masked = (i, j) => !body.mask[i][j];
+  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], ...shape("S", "n", keysN), rowLabels: labels, highlight: sel });
+  const w = scaleWords(body.scale, body.d_k);
+  const root = Math.sqrt(body.d_k);
+  const ss = shape("S", "n", keysN);
+  const maskNote = maskWords(body.causal, inputs?.window, inputs?.sinks).note;
+  renderMatrix(figure(scores, "SS"), {
+    data: body.scaled_scores,
+    caption: alibiCaption(body, w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
+      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`]),
+    ...ss,
+    ...(maskNote ? { shape: `${ss.shape} · ${maskNote}` } : {}),
+    rowLabels: labels, highlight: sel, masked,
+  });
+}
+
+/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too, its slope
+ *  written as the working's note writes it (4 significant figures, not 0.15749013123685915). */
+export function alibiCaption(body, [what, how]) {
+  if (body.alibi_slope === undefined) return [what, how];
+  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${rateText(body.alibi_slope)}`];
+}
