@@ -13,6 +13,18 @@ table, timed the same way. The two pages are open side by side in the same brows
 edited in turn, so the machine's noise falls on both alike. Then the time to the first
 paint of a 512-token heatmap. Goals: p95 <= 50 ms at 3 tokens and at most 1.5 times the
 baseline's; <= 250 ms at 256 tokens; 512 tokens <= 1 s.
+
+Then the real-model view (/model, SmolLM2 on a 127-token text; --model: these alone), when
+the server has the models: a head switch (a click on the grid) and a row switch (a click on
+the heatmap), each timed until the new numbers are painted (the page's aria-busy cleared,
+then a frame) and until the working's maths on screen is typeset and painted, median and
+p95 over SWITCHES clicks, against the baseline page POSTing the view's own request and
+drawing the weights it brings, in turn with it; and "Open in the editor", from the
+navigation to the editor to the frame that paints the head's weights (and to the one that
+paints its working typeset), median and p95 over OPENS, against the baseline page making
+the editor's two round trips (the head's inputs, then its attention) and drawing the
+weights. Goals: a switch paints in <= 100 ms (p95); the editor shows the head's numbers
+in <= 1 s (p95).
 """
 
 import argparse
@@ -187,6 +199,185 @@ def pct(xs, q):
     return float(np.percentile(xs, q))
 
 
+# ---- the real-model view (/model) ----
+
+SWITCHES = 30  # head switches, and row switches, each
+OPENS = 8      # "Open in the editor": a navigation each, ~1 s
+
+# The working's maths on screen is typeset: none of its maths spans empty, but those in a
+# folded part and those below the screen (which the page may typeset as they near it).
+TYPESET = """() => ![...document.querySelectorAll('#working [data-tex]')].some((s) => !s.firstChild
+  && !s.closest('details:not([open])') && s.getBoundingClientRect().top < innerHeight)"""
+
+# One click on /model (a head of the grid, a row of the heatmap): ms until the new numbers
+# are painted (aria-busy cleared, which the view does once it has drawn them, then a
+# frame), and until the working names the new head or row (``says``), its maths on screen
+# typeset, and a frame painted. The click sets aria-busy at once: its request has left.
+SWITCH_JS = """async ([selector, says]) => {
+  """ + AFTER_PAINT + """
+  const typeset = """ + TYPESET + """;
+  const when = (target, options, ready) => new Promise((resolve) => {
+    if (ready()) { resolve(); return; }
+    const seen = new MutationObserver(() => { if (ready()) { seen.disconnect(); resolve(); } });
+    seen.observe(target, options);
+  });
+  const page = document.getElementById('page');
+  const t0 = performance.now();
+  document.querySelector(selector).click();
+  const numbers = await when(page, { attributes: true },
+    () => page.getAttribute('aria-busy') === 'false').then(afterPaint);
+  const all = { subtree: true, childList: true, characterData: true, attributes: true };
+  const says_it = () => document.getElementById('working-sym').textContent.includes(says);
+  const working = await when(document.getElementById('working-block'), all,
+    () => says_it() && typeset()).then(afterPaint);
+  return [numbers - t0, working - t0];
+}"""
+
+# The baseline's switch: the view's own request, its weights drawn (baseline.js).
+BASELINE_SWITCH_JS = """async ([request]) => {
+  """ + AFTER_PAINT + """
+  const t0 = performance.now();
+  const drawn = new Promise((resolve) => {
+    const seen = new MutationObserver(() => { seen.disconnect(); afterPaint().then(resolve); });
+    const all = { subtree: true, childList: true, characterData: true, attributes: true };
+    seen.observe(document.getElementById('heatmap'), all);
+  });
+  window.baselineModel(request);
+  return (await drawn) - t0;
+}"""
+
+# Installed before the page's scripts: in the editor opened from /model, the moment the
+# head's weights are drawn (the note naming the head shown, a heatmap, the results not out
+# of date) and the moment its working's maths on screen is typeset, each then the end of
+# the frame that paints it; in the baseline page opened with "#open=", its weights drawn.
+OPENED_JS = """(() => {
+  """ + AFTER_PAINT + """
+  const typeset = """ + TYPESET + """;
+  const baseline = location.hash.startsWith('#open=');
+  if (!baseline && !location.hash.startsWith('#from=model')) return;
+  const row = new URLSearchParams(location.hash.slice(1)).get('row');
+  const byId = (id) => document.getElementById(id);
+  const shown = () => (baseline ? document.querySelector('#heatmap canvas[data-drawn]')
+    : byId('source-note')?.hidden === false && document.querySelector('#heatmap [role=grid]')
+      && byId('results')?.classList.contains('is-stale') === false);
+  const working = () => baseline || (byId('working')?.dataset.row === row && typeset());
+  const watch = new MutationObserver(() => {
+    if (window.__opened === undefined && shown()) {
+      window.__opened = null;
+      afterPaint().then((t) => { window.__opened = t; });
+    }
+    if (window.__opened !== undefined && window.__openedWorking === undefined && working()) {
+      window.__openedWorking = null;
+      afterPaint().then((t) => { window.__openedWorking = t; });
+    }
+  });
+  const all = { subtree: true, childList: true, attributes: true, characterData: true };
+  watch.observe(document, all);
+})()"""
+
+
+def opened(page, go):
+    """ms from the navigation ``go()`` starts to the weights painted, and to the working."""
+    go()
+    page.wait_for_function("() => window.__openedWorking", timeout=60_000)
+    return page.evaluate("() => [window.__opened, window.__openedWorking]")
+
+
+def model_row(label, app, working, base, goal):
+    """One line of the real-model view's table; the goal is the p95's, the working's too."""
+    p95, b95, w95 = pct(app, 95), pct(base, 95), pct(working, 95)
+    meets = p95 <= goal and w95 <= goal
+    print(f"{label:<26} {statistics.median(app):>6.0f} ms {p95:>6.0f} ms {w95:>9.0f} ms "
+          f"{statistics.median(base):>6.0f} ms {b95:>6.0f} ms {p95 / b95:>5.2f}×  <= {goal} ms "
+          f"(numbers and working): {'meets' if meets else 'misses'}")
+
+
+VIEW_BUSY = "() => document.getElementById('page').getAttribute('aria-busy') === 'false'"
+MODEL_REQUEST = lambda r: r.url.endswith("/api/model/attention")  # noqa: E731
+
+
+def open_view(page, view):
+    """The view of ``view`` opened afresh (not the history entry of the last one), settled."""
+    page.goto("about:blank")
+    page.goto(view)
+    page.wait_for_function(VIEW_BUSY + " && document.querySelector('#heatmap [role=grid]')",
+                           timeout=60_000)
+
+
+def asked_for(page, selector, says):
+    """The request the view sends for a click on ``selector``."""
+    with page.expect_request(MODEL_REQUEST) as asked:
+        page.evaluate(SWITCH_JS, [selector, says])
+    return asked.value.post_data_json
+
+
+def switches(page, baseline, request, clicks):
+    """(numbers, working, baseline) in ms for ``clicks`` [(selector, says, asks)]: the view
+    clicked, the baseline sent ``request`` with ``asks`` (the head or row), in turn."""
+    numbers, working, base = [], [], []
+    for k, (selector, says, asks) in enumerate(clicks):
+        for turn in (("app", "baseline") if k % 2 == 0 else ("baseline", "app")):
+            if turn == "app":
+                a, b = page.evaluate(SWITCH_JS, [selector, says])
+                numbers.append(a)
+                working.append(b)
+            else:
+                base.append(baseline.evaluate(BASELINE_SWITCH_JS, [{**request, **asks}]))
+            page.wait_for_timeout(50)
+    return numbers, working, base
+
+
+def opens(page, baseline, url, view):
+    """(weights painted, working painted, baseline painted) in ms from the navigation, for
+    OPENS clicks on "Open in the editor" and as many baseline pages opened with the
+    editor's own request for the head."""
+    open_view(page, view)
+    link = page.get_by_role("link", name="Open in the editor")
+    with page.expect_request(MODEL_REQUEST) as asked:
+        opened(page, link.click)
+    source = json.dumps(asked.value.post_data_json, separators=(",", ":"))
+    base_url = url + BASELINE_PATH.lstrip("/") + "#open=" + urllib.parse.quote(source)
+    app, working, base = [], [], []
+    for _ in range(OPENS):
+        open_view(page, view)
+        a, b = opened(page, link.click)
+        app.append(a)
+        working.append(b)
+        baseline.goto("about:blank")
+        base.append(opened(baseline, lambda: baseline.goto(base_url))[0])
+    return app, working, base
+
+
+def model_view(browser, url, frag):
+    """The real-model view's head switch, row switch and "Open in the editor" (see the
+    module's docstring), from the view the editor's link ``frag`` names."""
+    page, baseline = (browser.new_page(viewport={"width": 1280, "height": 900}) for _ in range(2))
+    for p in (page, baseline):
+        p.add_init_script(OPENED_JS)
+    view = url + "model" + frag.replace("#from=model&", "#")
+    open_view(page, view)
+    layer = int(urllib.parse.parse_qs(frag)["layer"][0])
+    heads = json.loads(page.locator("#models-data").text_content())["models"][0]["heads"]
+    request = asked_for(page, f'#grid [data-layer="{layer}"][data-head="0"]', "head 1")
+    baseline.goto(url + BASELINE_PATH.lstrip("/"))
+    baseline.evaluate(BASELINE_SWITCH_JS, [request])  # the first answer builds its map
+    print(f"Real-model view, SmolLM2 layer {layer + 1} on {len(request['text'])} characters "
+          f"(1280 × 900), {SWITCHES} clicks each and {OPENS} opens, in turn with the baseline")
+    print(f"{'case':<26} {'median':>9} {'p95':>9} {'working p95':>12} {'baseline':>19}"
+          f" {'ratio':>6}")
+    # Every click a new head of the layer, then a new row (of the 127).
+    heads = [(f'#grid [data-layer="{layer}"][data-head="{h}"]', f"head {h + 1}", {"head": h})
+             for h in (1 + k % (heads - 1) for k in range(SWITCHES))]
+    model_row("head switch", *switches(page, baseline, request, heads), 100)
+    request = asked_for(page, '#heatmap [data-i="9"]', "query 10,")
+    rows = [(f'#heatmap [data-i="{i}"]', f"query {i + 1},", {"row": i})
+            for i in (10 + k % 20 for k in range(SWITCHES))]
+    model_row("row switch", *switches(page, baseline, request, rows), 100)
+    model_row("Open in the editor", *opens(page, baseline, url, view), 1000)
+    page.close()
+    baseline.close()
+
+
 @contextlib.contextmanager
 def serving(kind: str):
     """The app's base URL, served by gunicorn (as in production) or werkzeug in a thread."""
@@ -209,10 +400,13 @@ def main() -> int:
     parser.add_argument("--small", action="store_true", help="only the 3-token cases")
     parser.add_argument("--wide", action="store_true",
                         help="only the default example and the real models' widths")
+    parser.add_argument("--model", action="store_true", help="only the real-model view's cases")
     args = parser.parse_args()
     with serving(args.server) as url, sync_playwright() as p:
         print(f"served by {args.server}")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        if args.model:
+            return model_cases(browser, url)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.add_init_script(FIRST_PAINT_JS)
         baseline = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -273,7 +467,18 @@ def main() -> int:
         print(f"512 tokens, d = 64: an edit repaints the numbers in median "
               f"{statistics.median(numbers):.0f} ms, p95 {pct(numbers, 95):.0f} ms; "
               f"the working p95 {pct(working, 95):.0f} ms")
-        browser.close()
+        model_cases(browser, url)
+    return 0
+
+
+def model_cases(browser, url) -> int:
+    """The real-model view's cases, when the server has the models; closes the browser."""
+    frag = handoff(url)
+    if frag:
+        model_view(browser, url, frag)
+    else:
+        print("(no real models on this server: the real-model view is not measured)")
+    browser.close()
     return 0
 
 

@@ -54,3 +54,47 @@ document.querySelector("input").addEventListener("input", async (e) => {
     else drawCanvas(k, decodeArray(head.weights_u8));
   });
 });
+
+// The real-model view's cases (bench_browser.py's "model view"): the least a page can do
+// for a head or row switch, and for "Open in the editor".
+
+/** The weights of an answer of POST /api/model/attention: the head's n × n, or for a row
+ *  switch (only the row's working asked) that row's, drawn as a table or beyond 24 tokens
+ *  as a canvas, as the view draws them. */
+function drawWeights(weights) {
+  const shape = `${weights.length}×${weights[0].length}`;
+  if (host.dataset.shape !== shape) host.replaceChildren();  // a head's, then a row's
+  host.dataset.shape = shape;
+  if (weights.length <= 24 && weights[0].length <= 24) drawTable(0, weights);
+  else drawCanvas(0, weights.map((row) => row.map((w) => Math.round(255 * w))));
+}
+
+/** A head or row switch: POST the view's own request and draw the weights it brings. */
+window.baselineModel = async (request) => {
+  const seq = ++newest;
+  const response = await fetch("/api/model/attention", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
+  });
+  const answer = await response.json();
+  if (seq !== newest) return;
+  drawWeights(answer.weights ? decodeArray(answer.weights) : [decodeArray(answer.working.weights)]);
+};
+
+/** "Open in the editor": the page opened with "#open=" and the editor's own request for a
+ *  model's head (JSON) fetches the head's inputs, sends them to POST /api/attention and
+ *  draws the weights, one pixel each: the two round trips the editor makes, and no more. */
+async function openHead(source) {
+  const response = await fetch("/api/model/attention", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(source),
+  });
+  const head = await response.json();
+  const inputs = Object.fromEntries(["X", "W_Q", "W_K", "W_V"].map((k) => [k, decodeArray(head[k])]));
+  const rope = head.positional === "rope" ? { positional: "rope", rope_base: head.rope_base } : {};
+  const answered = await fetch("/api/attention", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ tokens: head.tokens, ...inputs, causal: true, ...rope, fields: ["weights_u8"], encoding: "base64" }),
+  });
+  drawCanvas(0, decodeArray((await answered.json()).weights_u8));
+}
+
+if (location.hash.startsWith("#open=")) openHead(JSON.parse(decodeURIComponent(location.hash.slice(6))));

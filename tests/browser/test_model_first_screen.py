@@ -43,7 +43,11 @@ def first_screen(browser, console, server, width, height, fragment):
     page = open_page(browser, console, width=width, height=height)
     page.goto(f"{server.url}model{fragment}")
     settled(page)
-    page.wait_for_function("() => document.querySelector('#working .katex')")
+    # The working drawn and its maths on screen typeset (under the first screen, as on a
+    # phone, it is typeset as it comes into view: texsight.js).
+    page.wait_for_function("""() => document.querySelector('#working .working-title')
+      && [...document.querySelectorAll('#working [data-tex]')].every((s) => s.firstChild
+        || !s.getClientRects().length || s.getBoundingClientRect().top > innerHeight)""")
     return page, page.evaluate(BOXES)
 
 

@@ -315,7 +315,11 @@ def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifac
       for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value;
     }).observe({ type: "layout-shift", buffered: true });""")
     open_view(page, server)
-    page.wait_for_function("() => document.querySelector('#working .katex')")
+    # The working drawn, its maths on screen typeset (on a phone it is under the heatmap,
+    # typeset as it comes into view: texsight.js).
+    page.wait_for_function("""() => document.querySelector('#working .working-title')
+      && [...document.querySelectorAll('#working [data-tex]')].every((s) => s.firstChild
+        || !s.getClientRects().length || s.getBoundingClientRect().top > innerHeight)""")
     shift = page.evaluate("window.__shift")
     assert shift < 0.02, shift
     assert page.evaluate("document.documentElement.scrollWidth") <= width
@@ -472,9 +476,15 @@ def test_side_by_side_a_clicked_row_moves_nothing(page, server):
     expect(page.get_by_role("button", name="Back to the heatmap")).to_be_hidden()
 
 
-PIXEL = """([name, x, y]) => {
-  const canvas = document.querySelector(`#grid [aria-label="${name}"] canvas`);
-  return [...canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)];
+# A pixel of a small map of the grid, each an image of one pixel a weight.
+PIXEL = """async ([name, x, y]) => {
+  const map = document.querySelector(`#grid [aria-label="${name}"] img.head-map`);
+  await map.decode();
+  const canvas = Object.assign(document.createElement('canvas'),
+    { width: map.naturalWidth, height: map.naturalHeight });
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(map, 0, 0);
+  return [...ctx.getImageData(x, y, 1, 1).data.slice(0, 3)];
 }"""
 
 

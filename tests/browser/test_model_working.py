@@ -83,7 +83,12 @@ def test_the_decoders_working_leads_with_the_chapter_and_folds_heads_and_rotatio
     page.locator('#heatmap td[data-i="2"][data-j="0"]').click()
     expect(page.locator("#working-sym")).to_contain_text("query 3, “␣of”")
     expect(fold).to_have_attribute("open", "")
-    expect(rope.locator("li", has_text="rotated").locator(".katex")).to_be_attached()
+    # Its maths is typeset as it comes into view (texsight.js), with row 3's numbers.
+    line = rope.locator("li", has_text="rotated")
+    line.scroll_into_view_if_needed()
+    expect(line.locator(".katex")).to_be_attached()
+    assert line.locator("annotation").text_content() == line.locator(".math").get_attribute(
+        "data-tex")
     q3 = rotate(inputs["X"] @ inputs["W_Q"], inputs["rope_base"])[2]
     rotated = rope.locator("li", has_text="rotated").locator(".math").get_attribute("data-tex")
     assert vector(rotated)[:4] == pytest.approx(q3[:4], abs=6e-4)

@@ -61,6 +61,13 @@ export function typesetWhenNear(host, perFrame) {
   near.observe(host);
 }
 
+/** Typeset one maths span: now if KaTeX is loaded, else once it is (if it is still empty
+ *  then: a newer drawing may have typeset or replaced it). */
+export function typesetSpan(span) {
+  if (globalThis.katex) render(span);
+  else katexReady().then(() => { if (!span.firstChild) render(span); }, () => {});
+}
+
 function render(span) {
   globalThis.katex.render(span.dataset.tex, span, { throwOnError: false, output: "htmlAndMathml" });
 }

@@ -38,7 +38,7 @@ function build(layers, heads) {
       ...Array.from({ length: heads }, (_, h) => el("span", {
         role: "gridcell", class: "head-cell", tabindex: "-1", "data-layer": l, "data-head": h,
         "aria-label": cellName(l, h), "aria-selected": "false",
-      }, el("canvas", { class: "head-map", "aria-hidden": "true", width: 1, height: 1 }),
+      }, el("img", { class: "head-map", alt: "", "aria-hidden": "true" }),
       el("span", { class: "share", "aria-hidden": "true" })))));
   }
   return grid;
@@ -77,18 +77,21 @@ export function renderGrid(host, { layers, heads, overview, causal, selected, fo
 
 const drawn = new WeakMap();  // a grid's host → the overview its maps show
 
+// Each map is an image, painted once through one canvas: 270 canvases (SmolLM2's 30 × 9)
+// were each a layer the compositor updated in every frame, ~40 ms of each head or row
+// switch's ~100 (benchmarks/bench_browser.py, "head switch" and "row switch").
+let painter = null;
+
 function drawMaps(host, overview, causal) {
   const { weights_u8: bytes, first_token_share: share } = overview;
   const [, , n, m] = bytes.shape;
+  painter ??= document.createElement("canvas");
+  painter.width = m;
+  painter.height = n;
+  const ctx = painter.getContext("2d");
   for (const cell of host.querySelectorAll(".head-cell")) {
     const l = Number(cell.dataset.layer);
     const h = Number(cell.dataset.head);
-    const canvas = cell.firstChild;
-    if (canvas.width !== m || canvas.height !== n) {
-      canvas.width = m;
-      canvas.height = n;
-    }
-    const ctx = canvas.getContext("2d");
     const image = ctx.createImageData(m, n);
     const px = image.data;
     const map = overviewMap(bytes, l, h);
@@ -101,6 +104,7 @@ function drawMaps(host, overview, causal) {
       }
     }
     ctx.putImageData(image, 0, 0);
+    cell.firstChild.src = painter.toDataURL();
     setText(cell.lastChild, shareText(share[l][h]));
     // The name stays "Layer 3 head 5"; the share, which the eye reads under the map, is its
     // description for a screen reader (the number itself is aria-hidden).

@@ -5,10 +5,11 @@
 import { el, setAttr, setProp, setText, symbols } from "../lib/dom.js";
 import { renderHeatmap, renderLegend } from "../draw/heatmap.js";
 import { renderGrid } from "./grid.js";
+import { headKey } from "./request.js";
 import { editorHref, rowOf } from "./state.js";
 import { percent, visibleToken } from "./tokens.js";
 import { explainX } from "./words.js";
-import { typeset } from "../draw/tex.js";
+import { typesetInSight } from "../draw/texsight.js";
 import { LONG } from "../draw/workingtex.js";
 import { renderWorking } from "../draw/working.js";
 
@@ -57,11 +58,17 @@ export function drawView({ state, n, shown, info, answer, focus, expanded, opene
     $("h-head").replaceChildren(`${title} `, el("span", { class: "sym", text: sym }));
   }
   const count = answer.tokens.length;
-  renderHeatmap($("heatmap"), {
-    weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
-    tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
-    name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
-  });
+  // Drawn again only when what it shows changes: a click's own drawing, before its answer,
+  // filled the same 127 × 127 pixels and rows again (bench_browser.py, "head switch").
+  const map = [headKey(shown), rowOf(shown, count), focus.map.i, focus.map.j].join("\n");
+  if ($("heatmap").dataset.drawn !== map) {
+    $("heatmap").dataset.drawn = map;
+    renderHeatmap($("heatmap"), {
+      weights: answer.weights, strongest: answer.strongest_keys, mask: answer.mask,
+      tokens: answer.tokens, keys: answer.tokens, selected: rowOf(shown, count), focus: focus.map,
+      name: `Attention weights, layer ${shown.layer + 1} head ${shown.head + 1}`,
+    });
+  }
   renderLegend($("legend"));
   if (maths) drawWorking(shown, info, answer, count, { expanded, opened });
 }
@@ -141,8 +148,8 @@ function drawWorking(state, info, answer, n, { expanded, opened }) {
       d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
       dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened });
     setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
+    // Its maths on and near the screen now, the rest (the folded steps, what is under the
+    // first screen) as it comes into view (texsight.js).
+    typesetInSight(host);
   }
-  // The folded steps are typeset once opened: a rotation's ~40 lines of maths were most of
-  // a head switch's typesetting (benchmarks/bench_browser.py, "a head switch").
-  for (const part of host.children) if (!part.matches("details:not([open])")) typeset(part);
 }
