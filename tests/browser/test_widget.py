@@ -178,8 +178,7 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
 
 
 def large_view(n=320, d=16):
-    """A link to n tokens × d: 5,888 inputs, beyond the view history.js writes to the URL in
-    the edit's own event (SYNC_CELLS)."""
+    """A link to n tokens × d: 5,888 inputs, whose URL takes a while to write."""
     X = ";".join(",".join(f"{((i * 7 + j) % 11) / 10 - 0.5:g}" for j in range(d)) for i in range(n))
     eye = ";".join(",".join("1" if i == j else "0" for j in range(d)) for i in range(d))
     return f"#tokens={'|'.join(f'w{i}' for i in range(n))}&X={X}&W_Q={eye}&W_K={eye}&W_V={eye}"

@@ -1,7 +1,8 @@
 // The heatmaps' events: a click or Enter selects a query's row, the arrow keys move the
 // focus, M masks a score, and the weight under the pointer, the focus or a finger is lit
-// across the page. The focus and the lit weight are the page's pointer object; the
-// drawing (main.js) only receives them.
+// across the page. The focus and the lit weight are the page's pointer object, which
+// main.js owns: these events read it and hand it changes (page.point); the drawing only
+// receives it.
 
 import { backToHeatmap, showWorking } from "../lib/dom.js";
 import { cellAt, moveFocus } from "../draw/heatmap.js";
@@ -20,9 +21,10 @@ function pointAt(map, e) {
 }
 
 /** Wire the heatmaps and the links that lead to them. ``page`` = {now() (the state),
- *  body() (the last answer, or null), pointer: {focus: {i, j} (the cell with the grid's tab
- *  stop), link: {i, j} or null (the weight lit), tapped: {i, j} or null (the weight last
- *  tapped, read out under a canvas map: touch has no hover)}, selectRow(i, head),
+ *  body() (the last answer, or null), pointer() (the page's pointer: {focus: {i, j} (the
+ *  cell with the grid's tab stop), link: {i, j} or null (the weight lit), tapped: {i, j} or
+ *  null (the weight last tapped, read out under a canvas map: touch has no hover)}),
+ *  point(change) (the pointer with ``change``'s parts replaced), selectRow(i, head),
  *  update(next), drawResults(), drawLink()}. */
 export function wireHeatmap(page) {
   const host = $("heatmap");
@@ -34,10 +36,10 @@ export function wireHeatmap(page) {
   // Skip links move focus without touching the URL's fragment, which holds the view.
   $("skip-heatmap").addEventListener("click", (e) => {
     e.preventDefault();
-    cellAt(grid.shown(), page.pointer.focus)?.focus();
+    cellAt(grid.shown(), page.pointer().focus)?.focus();
   });
   $("back-to-heatmap").addEventListener("click", () => {
-    backToHeatmap($("heatmap-start"), cellAt(grid.shown(), page.pointer.focus));
+    backToHeatmap($("heatmap-start"), cellAt(grid.shown(), page.pointer().focus));
   });
 }
 
@@ -48,7 +50,7 @@ function gridOf(page, host) {
   const cellOf = (node) => {
     const cell = node.closest?.('[role="gridcell"]');
     if (!cell || !host.contains(cell) || !isShown(cell)) return null;
-    return { i: Number(cell.dataset.i), j: cell.matches("td") ? Number(cell.dataset.j) : page.pointer.focus.j };
+    return { i: Number(cell.dataset.i), j: cell.matches("td") ? Number(cell.dataset.j) : page.pointer().focus.j };
   };
   return {
     /** The heatmap of the head shown in the other blocks (the only one with one head). */
@@ -61,9 +63,9 @@ function gridOf(page, host) {
       return isShown(map) ? pointAt(map, e) : null;
     },
     setLink: (next) => {
-      const { link } = page.pointer;
+      const { link } = page.pointer();
       if (next?.i === link?.i && next?.j === link?.j) return;
-      page.pointer.link = next;
+      page.point({ link: next });
       page.drawLink();
     },
   };
@@ -75,10 +77,10 @@ function wireClicks(page, host, grid, touch) {
     if (target && host.contains(target)) {
       const i = Number(target.dataset.i);
       const map = target.closest(".bigmap");  // on a canvas, the key is where the pointer is
-      const { focus } = page.pointer;
-      page.pointer.focus = { i, j: map ? pointAt(map, e)?.j ?? focus.j : Number(target.dataset.j ?? focus.j) };
+      const { focus } = page.pointer();
+      page.point({ focus: { i, j: map ? pointAt(map, e)?.j ?? focus.j : Number(target.dataset.j ?? focus.j) } });
       page.selectRow(i, headOf(target));  // with several heads, clicking a head shows that head
-      cellAt(grid.shown(), page.pointer.focus)?.focus({ preventScroll: true });
+      cellAt(grid.shown(), page.pointer().focus)?.focus({ preventScroll: true });
       if (!page.now().present) showWorking($("working-block"));
     }
     touch.tapping = false;  // the tap's focus has come
@@ -96,12 +98,12 @@ function wireHover(page, host, { cellOf, pointed, setLink }, touch) {
   host.addEventListener("pointerdown", (e) => {
     if (e.pointerType !== "touch") return;
     touch.tapping = true;
-    page.pointer.tapped = e.target.closest?.(".bigmap") ? pointed(e) : null;
+    page.point({ tapped: e.target.closest?.(".bigmap") ? pointed(e) : null });
     setLink(pointed(e));
   });
   document.addEventListener("pointerdown", (e) => {  // a tap elsewhere ends the read-out of the last
-    if (e.pointerType === "touch" && page.pointer.tapped && !host.contains(e.target)) {
-      page.pointer.tapped = null;
+    if (e.pointerType === "touch" && page.pointer().tapped && !host.contains(e.target)) {
+      page.point({ tapped: null });
       page.drawLink();
     }
   });
@@ -118,10 +120,9 @@ function wireHover(page, host, { cellOf, pointed, setLink }, touch) {
 }
 
 function wireKeys(page, host, grid, touch) {
-  const { pointer } = page;
+  const focused = () => page.pointer().focus;
   const focusCell = (pos) => {
-    pointer.focus = pos;
-    pointer.link = pos;  // the link follows the focus, drawn with it (focusin comes after the drawing)
+    page.point({ focus: pos, link: pos });  // the link follows the focus, drawn with it (focusin comes after the drawing)
     if (page.body()) page.drawResults();
     page.drawLink();
     cellAt(grid.shown(), pos)?.focus({ preventScroll: false });
@@ -130,21 +131,21 @@ function wireKeys(page, host, grid, touch) {
     touch.tapping = false;
     const body = page.body();
     if (!e.target.matches('[role="gridcell"]') || !body) return;
-    if (body.heads && headOf(e.target) !== page.now().head) page.selectRow(pointer.focus.i, headOf(e.target));
+    if (body.heads && headOf(e.target) !== page.now().head) page.selectRow(focused().i, headOf(e.target));
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
-      page.selectRow(pointer.focus.i);
+      page.selectRow(focused().i);
       return;
     }
     if ((e.key === "m" || e.key === "M") && e.target.closest(".heatmap").dataset.mode === "table") {  // mask or unmask this cell
       e.preventDefault();
-      page.update(S.toggleBlocked(page.now(), pointer.focus.i, pointer.focus.j));
+      page.update(S.toggleBlocked(page.now(), focused().i, focused().j));
       return;
     }
-    const next = moveFocus(pointer.focus, e.key, body.tokens.length, e.ctrlKey || e.metaKey, (body.tokens_kv ?? body.tokens).length);
+    const next = moveFocus(focused(), e.key, body.tokens.length, e.ctrlKey || e.metaKey, (body.tokens_kv ?? body.tokens).length);
     if (!next) return;
     e.preventDefault();
-    const rowChanged = next.i !== pointer.focus.i;
+    const rowChanged = next.i !== focused().i;
     focusCell(next);
     if (rowChanged) page.selectRow(next.i);  // selection follows focus up and down
   });

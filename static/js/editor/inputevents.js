@@ -7,8 +7,8 @@ import { turned } from "./pages.js";
 import * as S from "./state.js";
 
 /** Wire ``host`` (the inputs). ``page`` = {now() (the state), update(next, options),
- *  pages (a Map: matrix name → the page of its inputs shown, {row, col}, see pages.js),
- *  redraw() (the inputs)}. */
+ *  pages (a Map, the page's, read only here: matrix name → the page of its inputs shown,
+ *  {row, col}, see pages.js), turnPage(name, {row, col}), redraw() (the inputs)}. */
 export function wireInputs(host, page) {
   host.addEventListener("input", (e) => {
     const t = e.target;
@@ -29,7 +29,7 @@ export function wireInputs(host, page) {
     const name = b.closest("[data-key]").dataset.key;
     const { turn, step } = b.dataset;
     const m = page.now()[name];
-    page.pages.set(name, turned(page.pages.get(name), turn, Number(step), m.length, m[0].length, SHOWN));
+    page.turnPage(name, turned(page.pages.get(name), turn, Number(step), m.length, m[0].length, SHOWN));
     page.redraw();
     // The inputs were rebuilt: focus the same button again, or its twin at the end.
     const pager = host.querySelector(`:scope > [data-key="${name}"] .pager-axis[data-axis="${turn}"]`);

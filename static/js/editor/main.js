@@ -24,7 +24,7 @@ import { renderLink } from "./link.js";
 import { marksNote } from "./marks.js";
 import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "../draw/readout.js";
-import { drawAnswer, fieldsFor, shownHead } from "./results.js";
+import { drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
@@ -32,7 +32,7 @@ import * as S from "./state.js";
 import { clearWarning, say } from "./status.js";
 import { katexReady } from "../draw/tex.js";
 import { changedCells, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
-import { fromHash, fromSourceHash, hashOf, toHash, writtenAtOnce } from "./url.js";
+import { fromHash, fromSourceHash, toHash, writtenAtOnce } from "./url.js";
 import { walkContext } from "./walk.js";
 import { createWalk } from "./walkevents.js";
 
@@ -52,9 +52,10 @@ const answer = { body: null, answered: null };  // the last good answer, and the
 // The server's verdict on the newest request: its marks on inputs (field → message), its
 // message when no input is to blame, and whether it cannot be reached (api.js retries).
 const verdict = { marks: new Map(), failure: null, offline: false };
-// The heatmap's focused cell and lit weight, moved by heatmapevents.js (see there).
-const pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
-const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js)
+// The heatmap's focused cell and lit weight: heatmapevents.js hands its changes to point().
+let pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
+const point = (change) => { pointer = { ...pointer, ...change }; };
+const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js): set by inputevents.js's turnPage alone
 let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
 
 const api = createApi({ onConnection: (up) => {
@@ -66,7 +67,7 @@ const api = createApi({ onConnection: (up) => {
   }
   markStale();
 } });
-const urls = createHistory(() => state, { encode: hashOf, immediate: writtenAtOnce, onStored: (where) => {
+const urls = createHistory(() => state, { encode: toHash, immediate: writtenAtOnce, onStored: (where) => {
   if (where === keptIn) return;
   keptIn = where;
   if (where === "tab") say("This view is too large for a link: it is kept in this tab, so a reload keeps it. Use Export to keep it elsewhere.");
@@ -235,7 +236,10 @@ function sameInputs(a, b) {
   return a !== null && [...SETTINGS, ...S.inputsOf(b)].every((key) => a[key] === b[key]);
 }
 
-// buildRequest parses every cell; at 256 tokens that is worth doing once per state.
+// One request per state: an edit asks for it some six times (the request, the marks, the
+// stale mark, the drawing, the walk, the shuffle test), and the lessons' side requests
+// are keyed by its identity (lessonpanel.js). Built again each time, the 0.26 ms of
+// benchmarks/bench_browser.py's "256 tokens, d = 64" edit (request.js) would be ~1.5 ms.
 const builtCache = new WeakMap();
 function built(s) {
   if (!builtCache.has(s)) builtCache.set(s, buildRequest(s));
@@ -288,7 +292,7 @@ function isPreset(preset, s) {
 /** Draw the last answer for the current selection; the walk and the status follow. */
 function drawResults({ workingWhenNear = false } = {}) {
   const body = shownHead(answer.body, state.head);
-  pointer.focus = keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length);
+  point({ focus: keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length) });
   const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
     link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
     present: state.present });
@@ -298,6 +302,7 @@ function drawResults({ workingWhenNear = false } = {}) {
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
+  if (walk.walking()) drawWaiting();  // a step may light, and scroll to, a block below the screen
   walk.draw();
   exportChanged.schedule();
   if (warning) say(warning, { warning: true });
@@ -333,8 +338,8 @@ const shuffle = createShuffleTest({ now, request: () => built(state).request, sa
 fitPresentMode(document.querySelector("#walk-panel .walk"));
 
 function wire() {
-  wireInputs($("inputs"), { now, update, pages, redraw: () => drawInputs() });
-  wireHeatmap({ now, body: () => answer.body, pointer, selectRow, update, drawResults, drawLink });
+  wireInputs($("inputs"), { now, update, pages, turnPage: (name, at) => pages.set(name, at), redraw: () => drawInputs() });
+  wireHeatmap({ now, body: () => answer.body, pointer: () => pointer, point, selectRow, update, drawResults, drawLink });
   wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => drawInputs() });
   $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
@@ -400,7 +405,7 @@ function start() {
   const { state: loaded, problem } = source ? { state: DEFAULT, problem: null } : fromHash(hash, DEFAULT);
   state = loaded;
   if (problem) say(problem, { warning: true });
-  pointer.focus = { i: state.row ?? 0, j: 0 };
+  point({ focus: { i: state.row ?? 0, j: 0 } });
   // The server sent the default view's answer with the page; any other view is fetched,
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);

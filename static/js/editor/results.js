@@ -10,6 +10,7 @@ import { afterPaint } from "../lib/later.js";
 import { updateLabRow } from "./lab.js";
 import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "../draw/matrix.js";
+import { createNear } from "../lib/near.js";
 import { typeset, typesetWhenNear } from "../draw/tex.js";
 import { enteringRow } from "./walk.js";
 import { renderWorking, scaleWords } from "../draw/working.js";
@@ -17,6 +18,15 @@ import { andList, count, numbered } from "../lib/words.js";
 
 const $ = (id) => document.getElementById(id);
 let workingTicket = 0;  // the newest drawing's turn to typeset the working
+const block = (node) => node.closest(".block");
+// The projections, the scores and the outputs, below the first screen, are drawn after the
+// frame of the new weights unless they are near the screen (near.js says why); a print
+// draws them first.
+const near = createNear();
+globalThis.addEventListener?.("beforeprint", () => near.flush());
+
+/** Draw at once the blocks still waiting to be drawn (the walk lights their parts). */
+export const drawWaiting = () => near.flush();
 
 // What the page draws, and no more. Q, Z, Concat, the output and PE are printed as their
 // top-left SHOWN × SHOWN corner, so only that corner is fetched ("Q[:16,:16]"); K and V
@@ -102,13 +112,19 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   const ofKV = body.kv_head === undefined ? of : `, key/value head ${body.kv_head + 1}`;
   const keysN = cross ? "m" : "n";
   const f = projectionWords(inputs, body.head ?? 0, body.kv_head, { qIn, kvIn });
-  renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, f.Q], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
-  renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
-  renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
-  drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
+  near.draw(block(proj), () => {
+    renderMatrix(figure(proj, "Q"), { data: body.Q, caption: [`Q${of}`, f.Q], ...shape("Q", "n", "d_k"), rowLabels: labels, highlight: sel });
+    renderMatrix(figure(proj, "K"), { data: body.K, caption: [`K${ofKV}`, f.K], ...shape("K", keysN, "d_k"), rowLabels: keyLabels, highlight: keys });
+    renderMatrix(figure(proj, "V"), { data: body.V, caption: [`V${ofKV}`, f.V], ...shape("V", keysN, "d_v"), rowLabels: keyLabels, highlight: keys });
+    drawPositions(body, inputs, labels, keyLabels, sel, keys, figure);
+    renderLink(block(proj), link);
+  });
   drawHeadings(body, multi, inputs);
   drawRowsUsed(present ? body : null, row, inputs, labels, keyLabels, keys, figure);
-  drawScores(body, labels, sel, shape, figure, inputs);
+  near.draw(block($("scores")), () => {
+    drawScores(body, labels, sel, shape, figure, inputs);
+    renderLink(block($("scores")), link);
+  });
   drawHeatmaps(answer, body.head ?? 0, body.mask, row, focus, labels, keyLabels, band(inputs));
   // Masking by M works on the printed grid only; beyond TABLE_MAX a scaled score is not printed.
   const big = Math.max(n, m) > TABLE_MAX;
@@ -117,7 +133,7 @@ export function drawAnswer(answer, { row: selected, head, focus, link, workingWh
   setText($("how-to-read"), `${how}${band(inputs) ? ` ${bandLegend(band(inputs), keyLabels)}` : ""}`);
   setProp($("cross-note"), "hidden", !body.tokens_kv);
   setSymbols($("cross-note"), !body.tokens_kv ? "" : crossWords(n, m, body.causal));
-  drawOutputs(answer, body, { of, multi, labels, sel, shape, figure });
+  near.draw(block($("output")), () => drawOutputs(answer, body, { of, multi, labels, sel, shape, figure }));
   drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of, inputs, answer });
   renderLink($("page"), link);
   updateLabRow($("lab-panel"), row === null || body.working?.row !== row ? null

@@ -5,13 +5,15 @@ import { limits } from "../lib/config.js";
 import { readFragment, writeFragment } from "../lib/fragment.js";
 import { fragmentOf } from "../model/state.js";
 import { changedCells, withCells } from "./source.js";
-import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys, inputsOf } from "./state.js";
+import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./state.js";
 import { wholeIn } from "../lib/whole.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 
 // Transitions copy only the rows they change, so a row array that is unchanged is the
-// same object as before: its encoding (and its parse, below) is computed once.
+// same object as before: its encoding is computed once. benchmarks/bench_browser.py's
+// "256 tokens, d = 64" edit needs it: toHash takes 32 ms with every row new, 12 ms with
+// one (node, median of 15), and the URL is written in the frame after the edit's.
 const encodedRows = new WeakMap();
 function encodeRow(r) {
   if (!encodedRows.has(r)) encodedRows.set(r, r.map(escapePart).join(","));
@@ -196,26 +198,15 @@ export function fromHash(hash, fallback) {
   return { state, problem: null };
 }
 
-// A small view's URL is written in the edit's own event, as TensorFlow Playground does.
-// toHash measured in node (the page's state.js and url.js, one cell changed per call,
-// median of 30): 3 tokens (18 cells) 0.03 ms; 64 tokens × 16 (1,800 cells) 0.4 ms; 256 tokens × 16
-// (4,900 cells) 0.8 ms; 256 × 64 (29,000 cells) 4.8 ms; 256 × 64 with 4 heads (82,000
-// cells) 13 ms. Up to SYNC_CELLS the write costs about a millisecond; beyond it the URL
-// is written once the edit's frame has painted (while the request is at the server), and
-// at once when the page is hidden or left, or before a link is copied. It does not wait
-// for the answer: a reload takes the URL it loads before the page hears of it (neither
+// An edit's URL is written once the edit's frame has painted (while the request is at the
+// server), and at once when the page is hidden or left, before a link is copied, or for
+// an import (history.js). Not in the edit's own event: there, at 3 tokens, the browser's
+// history entry took 1–4 ms of the task before the frame that paints the keystroke, and so
+// before the answer could be drawn (benchmarks/bench_browser.py). It does not wait for
+// the answer: a reload takes the URL it loads before the page hears of it (neither
 // beforeunload nor pagehide can change it, measured in chromium), so only a reload within
-// that one frame loses the edit, not one while the answer is awaited.
-export const SYNC_CELLS = 5000;
+// that one frame loses the edit, not one while the answer is awaited. (toHash itself,
+// measured in node, one cell changed per call, median of 30: 3 tokens 0.03 ms; 256 × 64
+// with 4 heads, 82,000 cells, 13 ms.)
+export const writtenAtOnce = () => false;
 
-/** How many inputs a view holds: what encoding its URL costs grows with. */
-export const cellCount = (s) => inputsOf(s).reduce((sum, name) => sum + s[name].length * s[name][0].length, 0);
-
-/** Whether a state's URL is written in its edit's own event (history.js). */
-export const writtenAtOnce = (s) => cellCount(s) <= SYNC_CELLS;
-
-const hashes = new WeakMap();  // the fragment of a state, encoded once
-export function hashOf(s) {
-  if (!hashes.has(s)) hashes.set(s, toHash(s));
-  return hashes.get(s);
-}

@@ -6,8 +6,9 @@ import { renderWalk, STEPS, walkPanel } from "./walk.js";
 const $ = (id) => document.getElementById(id);
 
 /** Build and wire the walk's panel. ``page`` = {now() (the state), context() (walkContext
- *  for the selected row, or null without an answer), selectRow(i)}. Returns {draw()}: the
- *  page calls it after drawing an answer, so the step quotes the new numbers. */
+ *  for the selected row, or null without an answer), selectRow(i)}. Returns {draw(),
+ *  walking()}: the page calls draw after drawing an answer, so the step quotes the new
+ *  numbers; walking() says whether a step is on screen. */
 export function createWalk(page) {
   const host = $("walk-panel");
   host.append(walkPanel());
@@ -40,5 +41,5 @@ export function createWalk(page) {
     e.preventDefault();  // ends the walk only, not present mode as well
     walkTo(null);
   });
-  return { draw };
+  return { draw, walking: () => step !== null };
 }

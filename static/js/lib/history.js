@@ -45,7 +45,7 @@ export function kept(url, id, storage = globalThis.sessionStorage) {
  *  ``current()`` is the page's state; onStored(where) is told where each write kept the
  *  view: "link" (its URL), "tab" (sessionStorage, too large for a link) or "nowhere" (too
  *  large for both). ``encode(state)`` is its fragment and ``immediate(state)`` whether it
- *  is written in the edit's own event (the editor's: url.js's hashOf and writtenAtOnce; the
+ *  is written in the edit's own event (the editor's: url.js's toHash and writtenAtOnce; the
  *  real-model view's fragment is always short, and always written at once).
  *  edited({history, field, now}): the state changed; ``history`` "push" (its own entry,
  *  joined by the next keystrokes in the same ``field``) or "replace"; the URL is written
