@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 
-// Each state object has one owner: the modules wired by main.js and modelmain.js read what
+// Each state object has one owner: the modules wired by editor/main.js and model/main.js read what
 // the page hands them (``page``) and hand back changes through its functions; they never
 // write into its objects. Read here from the files themselves.
 const dir = new URL("../../static/js/", import.meta.url);

@@ -39,7 +39,7 @@ export const keptFor = (kept, s) => (kept.model === s.model ? kept : nothingKept
 /** The request for state ``s`` given what is kept (``have`` = {run, n, head, row}: the keys
  *  of the parts already received and the run's token count), or null when everything is
  *  there. ``decoder``: the model predicts next tokens. A row is asked only of a run whose
- *  tokens are known, and only one the text has (modelstate.rowOf): a new text's first
+ *  tokens are known, and only one the text has (model/state.js rowOf): a new text's first
  *  request brings its tokens, the next its row's working. */
 export function requestFor(s, have, decoder) {
   const fields = [];

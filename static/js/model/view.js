@@ -25,7 +25,7 @@ export function drawModel(info) {
 
 /** Everything the state and the kept answer can show. ``view`` = {state, n: the state's
  *  text's token count once known (else null), info, answer (the merged answer: always of
- *  the state's model, modelrequest.keptFor), shown: the state its head and working are for
+ *  the state's model, model/request.js keptFor), shown: the state its head and working are for
  *  (null before the first), focus: {grid: {layer, head}, map: {i, j}}, expanded: every term
  *  of the dot products, opened: the working's folded steps are open, maths: KaTeX is
  *  loaded (or will not be), so the working can be drawn typeset, urls}. */
