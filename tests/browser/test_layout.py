@@ -287,7 +287,9 @@ def test_a_query_that_may_read_no_key_says_so_in_the_working_the_walk_and_presen
     panel = page.get_by_role("region", name="Walk through the calculation")
     expect(panel).to_contain_text("Step 6 of 8")
     expect(panel).to_contain_text("its weights and output are all 0")
+    # Present mode fits its type and the walk places its step in the frames after the
+    # step is shown: each part is awaited in view (a timeout fails the test).
     for part in ('#heatmap [role="grid"]', '#working [data-step="softmax"] .note',
                  '#working [data-step="output"]', ".walk-text"):
-        assert in_view(page, part), part
+        page.wait_for_function(IN_VIEW, arg=part)
     page.context.close()
