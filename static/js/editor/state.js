@@ -46,27 +46,24 @@ export const headKeys = (k) => ["W_Q", "W_K", "W_V"].map((p) => p + suffix(k));
 /** The state keys of head k's biases (k from 0): b_Q, b_K, b_V, then b_Q_2, … */
 export const biasKeys = (k) => ["b_Q", "b_K", "b_V"].map((p) => p + suffix(k));
 
-/** The matrices of heads 2 … h, in order: each head's W_Q_k, and its W_K_k, W_V_k while
- *  it is one of the ``g`` key/value heads (all of them without grouping, g = h). */
-export function extraHeadKeys(h, g = h) {
+/** ``keysOf(k)``'s three keys for heads from … h − 1: the query's, and the key's and
+ *  value's while k is one of the ``g`` key/value heads. */
+function headsKeys(keysOf, from, h, g) {
   const keys = [];
-  for (let k = 1; k < h; k++) {
-    const [q, key, v] = headKeys(k);
+  for (let k = from; k < h; k++) {
+    const [q, key, v] = keysOf(k);
     keys.push(q, ...(k < g ? [key, v] : []));
   }
   return keys;
 }
 
+/** The matrices of heads 2 … h, in order: each head's W_Q_k, and its W_K_k, W_V_k while
+ *  it is one of the ``g`` key/value heads (all of them without grouping, g = h). */
+export const extraHeadKeys = (h, g = h) => headsKeys(headKeys, 1, h, g);
+
 /** Every bias row of h heads with g key/value heads: b_Q of each query head, b_K and b_V
  *  of each key/value head, head by head. */
-export function allBiasKeys(h, g = h) {
-  const keys = [];
-  for (let k = 0; k < h; k++) {
-    const [q, key, v] = biasKeys(k);
-    keys.push(q, ...(k < g ? [key, v] : []));
-  }
-  return keys;
-}
+export const allBiasKeys = (h, g = h) => headsKeys(biasKeys, 0, h, g);
 
 /** The matrices of a state: X and every head's projections, W_O with several heads,
  *  and X_kv in cross-attention. (Each is drawn as a figure; the bias rows are drawn
