@@ -48,6 +48,7 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from benchmarks.bench_load import client_cpu
 from benchmarks.loadgen import REQUEST_TIMEOUT, Connection, Record, percentile_ms
 from benchmarks.server import Gunicorn
 
@@ -225,6 +226,7 @@ class Student:
 
 
 async def poll_health(target: Target, record: Record, done: asyncio.Event):
+    """GET /health every HEALTH_EVERY seconds, on a connection of its own, until ``done``."""
     conn = Connection(target.port, target.host)
     while not done.is_set():
         await ask(conn, target.get("/health"), HEALTH, record, tries=1)
@@ -277,19 +279,21 @@ async def warm_up(target: Target, model: dict, fields: dict[str, list[str]]):
 
 
 async def session(target: Target, model: dict, fields: dict[str, list[str]],
-                  students: list[Student], switches: int) -> Record:
-    """The students' lessons, all at once, with /health polled beside them."""
+                  students: list[Student], switches: int) -> tuple[Record, float]:
+    """The students' lessons, all at once, with /health polled beside them; and the CPU
+    seconds this client spent on them."""
     record, done = Record(), asyncio.Event()
     poller = asyncio.create_task(poll_health(target, record, done))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), client_cpu()
     await asyncio.gather(*(s.lesson(target, model, fields, switches, record)
                            for s in students))
     record.seconds = time.perf_counter() - start
+    cpu = client_cpu() - cpu
     done.set()
     await poller
     for s in students:
         s.conn.close()
-    return record
+    return record, cpu
 
 
 async def lessons(target: Target, args) -> int:
@@ -304,18 +308,18 @@ async def lessons(target: Target, args) -> int:
     print(f"{args.students} students, {args.switches} head switches each, on {model['id']} "
           f"({model['layers']} layers × {model['heads']} heads); seed {args.seed}")
     # The baseline: one more student, alone, before the class.
-    alone = await session(target, model, fields, [
+    alone, _ = await session(target, model, fields, [
         Student(spare, random.Random(-1), Connection(target.port, target.host))],
         ALONE_SWITCHES)
     if alone.total_failures() or not alone.latencies[FIRST_VIEW]:
         raise SystemExit(f"one student alone already failed: {dict(alone.failures)}")
     print("load average before the class (1, 5, 15 min): "
           + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
-    return report(await session(target, model, fields, students, args.switches), alone,
-                  students)
+    record, cpu = await session(target, model, fields, students, args.switches)
+    return report(record, alone, students, cpu)
 
 
-def report(record: Record, alone: Record, students: list[Student]) -> int:
+def report(record: Record, alone: Record, students: list[Student], cpu: float) -> int:
     words = [len(s.text.split()) for s in students]
     tokens = sorted(s.tokens for s in students if s.tokens is not None)
     print(f"texts: {min(words)}–{max(words)} words"
@@ -333,7 +337,8 @@ def report(record: Record, alone: Record, students: list[Student]) -> int:
         if reasons:
             kinds = ", ".join(f"{k} × {n}" for k, n in Counter(reasons).most_common())
             print(f"  failures of {name.strip()}: {kinds}")
-    print(f"wall time: {record.seconds:.1f} s, from the first request to the last answer\n")
+    print(f"wall time: {record.seconds:.1f} s, from the first request to the last answer; "
+          f"CPU used by this client: {cpu:.2f} s\n")
     lost = len(students) - len(record.latencies[FIRST_VIEW])
     goals = [(failures == 0 and lost == 0,
               f"no failure: {failures} failed tries, {lost} students without a first view")]
