@@ -8,14 +8,15 @@ connection. All start at the same moment and send what the page sends (model/mai
 what model/request.js's requestFor says, on the page's first model):
   first view: GET /model; POST /api/model/attention for the run and the first head (its
     tokens, words, overview, next tokens and the head's blocks); then POST for the last
-    row's working, whose row the first answer's tokens give;
+    row's working, whose row the first answer's tokens give (the figure: from the GET
+    sent to the working's last byte);
   then --switches head switches one after another, each a click on another cell of the
     grid: one POST for that head's blocks and its last row's working.
 The page's static files are left out: a browser keeps them from an earlier visit. A 503
 is sent again after its Retry-After, and a lost connection after 0.5, 1, 2, 4 s, as the
-page does (lib/api.js); every failed try counts as a failure. Beside the class, GET
-/health is polled every 0.1 s on a connection of its own, from the first request to the
-last answer.
+page does (lib/api.js), five tries at most; every failed try counts as a failure. Beside
+the class, GET /health is polled every 0.1 s on a connection of its own, from the first
+request to the last answer.
 
 A latency is from sending to the answer's last byte at the client: the server's work and
 the wait for it, not the page's drawing. The baseline, measured in the same run: one more
