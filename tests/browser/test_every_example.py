@@ -73,3 +73,43 @@ def test_every_example_in_present_mode_is_axe_clean_and_not_sideways(browser, co
         expect(present).not_to_have_class(re.compile(r"\bpresent\b"))
     assert found == [], "\n".join(found)
     page.context.close()
+
+
+# The chosen example's name against the room its list gives it: the name's width in the
+# list's own type, and the list's width less its padding and the arrow Chromium draws at
+# its right (about 24 px).
+NAME_ROOM = """() => {
+  const s = document.querySelector('#preset');
+  const st = getComputedStyle(s);
+  const span = document.createElement('span');
+  span.style.font = st.font;
+  span.style.whiteSpace = 'pre';
+  span.textContent = s.selectedOptions[0].text;
+  document.body.append(span);
+  const text = span.getBoundingClientRect().width;
+  span.remove();
+  const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 24;
+  return [Math.round(text), Math.round(room)];
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES[:2], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_examples_name_is_shown_whole_and_the_bar_keeps_its_rows(browser, console,
+                                                                       server, size):
+    """The list shows the whole name of each example ("sliding window with a sink" was
+    cut to "sliding window wi"), and the wider list moves nothing into a new row: at
+    1280 the chapter's controls still stand in one row, "Causal mask" last."""
+    page = open_page(browser, console, *size)
+    loaded(page, server.url)
+    cut = []
+    for preset in PRESETS:
+        choose(page, preset)
+        text, room = page.evaluate(NAME_ROOM)
+        if text > room:
+            cut.append(f"“{preset}”: {text} px of text in {room} px")
+    assert cut == [], size
+    if size[0] == 1280:
+        tops = page.evaluate("""() => ['#preset', '#causal'].map((s) =>
+          Math.round(document.querySelector(s).closest('.control').getBoundingClientRect().top))""")
+        assert abs(tops[0] - tops[1]) <= 6, tops
+    page.context.close()
