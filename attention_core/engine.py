@@ -426,7 +426,8 @@ def _as_matrix(a, name: str) -> np.ndarray:
 def _check_projection(name: str, W: np.ndarray, d_model: int) -> None:
     if W.shape[0] != d_model:
         raise AttentionInputError(
-            f"{name} has {W.shape[0]} rows but each embedding has {d_model} numbers; "
+            f"{name} has {counted(W.shape[0], 'row')} but each embedding has "
+            f"{counted(d_model, 'number')}; "
             f"{name} must have one row per embedding component", name)
 
 

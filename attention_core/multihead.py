@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import AttentionResult, _rope, attend, key_values, sequences
-from .errors import AttentionInputError, page_name
+from .errors import AttentionInputError, counted, page_name
 from .overflow import EVERY, first_bad, overflow_error
 
 MAX_HEADS = 16
@@ -92,8 +92,9 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     W_O = np.asarray(W_O, dtype=np.float64)
     if W_O.ndim != 2 or W_O.shape[0] != concat.shape[1]:
         raise AttentionInputError(
-            f"W_O has {W_O.shape[0] if W_O.ndim == 2 else 'no'} rows but the heads' "
-            f"outputs concatenate to {concat.shape[1]} columns (the sum of their d_v); "
+            f"W_O has {counted(W_O.shape[0], 'row') if W_O.ndim == 2 else 'no rows'} but "
+            f"the heads' outputs concatenate to {counted(concat.shape[1], 'column')} "
+            "(the sum of their d_v); "
             "W_O needs one row per concatenated column", "W_O")
     if not np.isfinite(W_O).all():
         raise AttentionInputError("every entry of W_O must be a finite number", "W_O")

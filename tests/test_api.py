@@ -157,7 +157,7 @@ BAD = [
      "W_Q has 3 rows but each embedding has 2"),
     ("wk-width-mismatch", with_(("W_K",), [[1], [0]]), 422, "W_K",
      "W_Q has 2 columns but W_K has 1"),
-    ("wv-rows-mismatch", with_(("W_V",), [[1, 0]]), 422, "W_V", "W_V has 1 rows"),
+    ("wv-rows-mismatch", with_(("W_V",), [[1, 0]]), 422, "W_V", "W_V has 1 row but"),
     ("token-count", with_(("tokens",), ["a", "b"]), 422, "tokens", "2 labels but X has 3"),
     ("token-not-text", with_(("tokens", 1), 5), 422, "tokens[1]", "text"),
     ("label-too-long", with_(("tokens", 0), "x" * 65), 422, "tokens[0]", "65 characters"),

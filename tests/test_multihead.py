@@ -49,7 +49,7 @@ def test_one_head_with_identity_w_o_is_plain_attention():
     ([], [[1]], "heads", "1 to 16 heads"),
     ([([[1]], [[1]], [[1]])] * 17, [[1]] * 17, "heads", "1 to 16 heads"),
     ([([[1]], [[1]], [[1]])] * 2, [[1]], "W_O",
-     "W_O has 1 rows but the heads' outputs concatenate to 2"),
+     "W_O has 1 row but the heads' outputs concatenate to 2 columns"),
     ([([[1]], [[1, 2]], [[1]])], [[1]], "heads[0].W_K", "Head 1: W_Q has 1 columns but W_K has 2"),
 ])
 def test_multi_head_errors_name_the_head(heads, W_O, field, words):
