@@ -23,7 +23,7 @@ def limits(config=None) -> Limits:
     """This app's limits on a request, from its config (the current app's by default)."""
     config = current_app.config if config is None else config
     return Limits(max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"],
-                  max_model_dim=config["MAX_MODEL_DIM"],
+                  max_model_dim=config["MAX_MODEL_DIM"], max_heads=config["MAX_HEADS"],
                   max_answer_cells=config["MAX_ANSWER_CELLS"])
 
 

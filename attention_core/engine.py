@@ -262,7 +262,7 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
     d_k = W_Q.shape[1]
     if K.shape[1] != d_k:
         raise AttentionInputError(
-            f"W_Q has {d_k} columns but W_K has {K.shape[1]}; queries and keys "
+            f"W_Q has {counted(d_k, 'column')} but W_K has {K.shape[1]}; queries and keys "
             "must have the same width d_k to take their dot product", "W_K")
     if scale is None:
         scale = 1.0 / np.sqrt(d_k)

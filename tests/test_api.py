@@ -240,6 +240,24 @@ def test_a_lowered_model_dim_limit_is_the_apps(cat_sat):
         "field": "X[0]", "message": "X row 1 has 577 numbers; at most 576 are allowed"}
 
 
+def test_a_lowered_head_limit_is_the_apps():
+    """ATTENTION_MAX_HEADS bounds the query heads, the key/value heads and W_O's rows."""
+    client = create_app({"TESTING": True, "MAX_HEADS": 2}).test_client()
+    I2 = [[1, 0], [0, 1]]
+    head = {"W_Q": I2, "W_K": I2, "W_V": I2}
+    two = {"X": I2, "heads": [head] * 2, "W_O": np.eye(4, 2).tolist()}
+    r = post(client, json.dumps(two))
+    assert r.status_code == 200
+    # Two identity heads concatenated, then averaged back by W_O = [I; 0]: head 1's output,
+    # softmax((1, 0)/√2)·I for row 1, by hand.
+    e = np.exp(np.array([1, 0]) / np.sqrt(2))
+    assert np.allclose(r.get_json()["output"][0], e / e.sum(), atol=1e-12)
+    r = post(client, json.dumps({**two, "heads": [head] * 3, "W_O": np.eye(6, 2).tolist()}))
+    assert r.status_code == 422 and r.get_json()["error"] == {
+        "field": "heads",
+        "message": "heads must be a list of 1 to 2 objects with W_Q, W_K and W_V, got 3 of them"}
+
+
 def test_limits_are_refused_before_building_arrays(client, monkeypatch):
     import numpy
     built = []
