@@ -404,3 +404,23 @@ def test_a_model_that_cannot_be_read_is_503_naming_what_is_missing_and_what_to_r
     # The other model is still served.
     body = answer(client, model="smollm2-135m", text="Hi", layer=0, head=0, fields=["weights"])
     assert body["weights"] == [[1.0]]
+
+
+@pytest.mark.parametrize("body, status", [
+    ("{", 400),                     # not JSON: where it stops being JSON
+    ('{"X": [[1, 2], [3]]}', 422),  # JSON, not a request: the first problem, by field
+    ('{"model": 3}', 422),
+])
+def test_both_routes_refuse_a_body_with_one_error_shape(client, body, status):
+    """Both POST routes answer a body that is no request through one error path
+    (errors.py): the same status and shape, a message naming what is wrong."""
+    for route in ("/api/attention", "/api/model/attention"):
+        r = client.post(route, data=body, content_type="application/json")
+        assert r.status_code == status, (route, r.get_json())
+        error = r.get_json()["error"]
+        assert set(error) == {"message", "field"}, route
+        if status == 422:  # the field is named, and so in the message
+            assert error["field"] and error["field"].split("[")[0] in error["message"], error
+        else:
+            assert error == {"message": "The body is not valid JSON: unexpected end of data "
+                                        "at line 1 column 2.", "field": None}, route
