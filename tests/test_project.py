@@ -131,3 +131,17 @@ def test_each_front_end_folder_imports_only_what_its_arrows_allow():
             for spec in re.findall(r'(?:from|import)\s*\(?\s*"([^"]+)"', module.read_text()):
                 target = (module.parent / spec).resolve().relative_to(JS).as_posix()
                 assert target.split("/")[0] in allowed or target in allowed, (module, spec)
+
+
+def test_the_guides_name_every_module():
+    """docs/engine-and-cli.md maps every Python module, docs/front-end.md every module of
+    static/js/, as the README's guides say."""
+    python = (ROOT / "docs/engine-and-cli.md").read_text()
+    modules = [p for name in ARROWS if (ROOT / name).is_dir()
+               for p in sorted((ROOT / name).glob("*.py")) if p.name != "__init__.py"]
+    assert len(modules) > 40
+    assert [p for p in modules if f"`{p.stem}`" not in python] == []
+    front = (ROOT / "docs/front-end.md").read_text()
+    scripts = sorted(JS.glob("*/*.js"))
+    assert len(scripts) > 50
+    assert [p for p in scripts if f"`{p.name}`" not in front] == []
