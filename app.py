@@ -57,6 +57,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", Limits.max_tokens),
         MAX_DIM=_env_int("ATTENTION_MAX_DIM", Limits.max_dim),
         MAX_MODEL_DIM=_env_int("ATTENTION_MAX_MODEL_DIM", Limits.max_model_dim),
+        MAX_HEADS=_env_int("ATTENTION_MAX_HEADS", Limits.max_heads),
         MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
         # Large requests computed at once per process (admission.py): half of gunicorn's
         # 8 threads, so the others always serve everything else.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
-from attention_core import AttentionInputError, __version__, presets
+from attention_core import __version__, presets
 
 from . import lab
 from .admission import LargeRequests
@@ -14,7 +14,7 @@ from .errors import error
 from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
-from .values import JSONSyntaxError, parse_json
+from .values import parse_json
 
 bp = Blueprint("api", __name__)
 
@@ -23,7 +23,7 @@ def limits(config=None) -> Limits:
     """This app's limits on a request, from its config (the current app's by default)."""
     config = current_app.config if config is None else config
     return Limits(max_tokens=config["MAX_TOKENS"], max_dim=config["MAX_DIM"],
-                  max_model_dim=config["MAX_MODEL_DIM"],
+                  max_model_dim=config["MAX_MODEL_DIM"], max_heads=config["MAX_HEADS"],
                   max_answer_cells=config["MAX_ANSWER_CELLS"])
 
 
@@ -68,16 +68,10 @@ def json_payload():
 @bp.post("/api/attention")
 def attention():
     """Compute attention for one request and return every intermediate."""
-    try:
-        payload = json_payload()
-    except JSONSyntaxError as exc:
-        return error(400, str(exc))
-    try:
-        allowed = limits()
-        req = parse_request(payload, allowed)
-        cells = check_answer_size(req, allowed.max_answer_cells)  # before computing a thing
-    except AttentionInputError as exc:
-        return error(422, exc.message, exc.field)
+    # A body that is not JSON is a 400, one that is not a computation a 422 (errors.py).
+    allowed = limits()
+    req = parse_request(json_payload(), allowed)
+    cells = check_answer_size(req, allowed.max_answer_cells)  # before computing a thing
     release = current_app.extensions["large_requests"].admit(req, cells)
     if release is None:
         return busy()
@@ -85,9 +79,6 @@ def attention():
         # Only the selected arrays outlive this line: what fields leaves out is freed before
         # the answer is written (16 heads at 512 tokens compute ~220 MB, whatever is sent).
         response = jsonify(response_body(req, compute(req)))
-    except AttentionInputError as exc:
-        release()
-        return error(422, exc.message, exc.field)
     except BaseException:
         release()
         raise
@@ -112,11 +103,8 @@ def api_presets():
 
 
 def lab_answer(answer):
-    """A scaling-lab answer from the query string, or 422 naming the bad parameter."""
-    try:
-        return jsonify(answer(request.args.items(multi=True)))
-    except AttentionInputError as exc:
-        return error(422, exc.message, exc.field)
+    """A scaling-lab answer from the query string (422 naming a bad parameter)."""
+    return jsonify(answer(request.args.items(multi=True)))
 
 
 @bp.get("/api/scaling")

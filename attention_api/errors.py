@@ -5,12 +5,29 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
+from attention_core.errors import AttentionInputError
+
+from .values import JSONSyntaxError
+
 bp = Blueprint("errors", __name__)
 
 
 def error(status: int, message: str, field: str | None = None):
     """The JSON error response: a sentence to act on, and the request field it concerns."""
     return jsonify({"error": {"message": message, "field": field}}), status
+
+
+@bp.app_errorhandler(JSONSyntaxError)
+def not_json(exc: JSONSyntaxError):
+    """400: the body is not JSON; the message says where it stops being JSON (values.py)."""
+    return error(400, str(exc))
+
+
+@bp.app_errorhandler(AttentionInputError)
+def bad_input(exc: AttentionInputError):
+    """422: a request that is JSON but not a computation; the message and the field name
+    the value (attention_core.errors). Every route's, the CLI aside, comes here."""
+    return error(422, exc.message, exc.field)
 
 
 @bp.app_errorhandler(ClientDisconnected)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sys
 
-from attention_core.multihead import MAX_HEADS
 from attention_core.presets import default_request
 
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
@@ -74,11 +73,11 @@ def _nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def response_field_names() -> tuple[list[str], str, str]:
+def response_field_names(max_heads: int) -> tuple[list[str], str, str]:
     """What the request's ``fields`` accepts, by the rule of ``request._fields``: the names,
-    the pattern of "heads[k].<part>" (that part of head k only, k below MAX_HEADS), and the
+    the pattern of "heads[k].<part>" (that part of head k only, k below ``max_heads``), and the
     pattern of a matrix's corner ("Q[:16,:16]", "heads.weights[:8]", "heads[1].Q[:4]")."""
-    heads = "|".join(str(k) for k in range(MAX_HEADS))
+    heads = "|".join(str(k) for k in range(max_heads))
     parts = "|".join(re.escape(f) for f in HEAD_FIELDS)
     matrices = "|".join(re.escape(f) for f in CORNERED if f != "concat")
     return (list(FIELD_NAMES),
@@ -86,8 +85,8 @@ def response_field_names() -> tuple[list[str], str, str]:
             rf"^(concat|(heads\.|heads\[({heads})\]\.)?({matrices})){CORNER}$")
 
 
-def _fields_schema() -> dict:
-    names, one_head, corner = response_field_names()
+def _fields_schema(max_heads: int) -> dict:
+    names, one_head, corner = response_field_names(max_heads)
     return _nullable({"type": "array", "items": {"anyOf": [
         {"enum": names}, {"type": "string", "pattern": one_head},
         {"type": "string", "pattern": corner}]},
@@ -102,7 +101,7 @@ def request_schemas(limits: Limits) -> dict:
     """AttentionRequest, Head and KVHead: one head (W_Q, W_K, W_V) or several (heads, W_O),
     whose keys and values may be shared (kv_heads)."""
     n, d, far = limits.max_tokens, limits.max_dim, limits.max_position
-    D = limits.max_model_dim  # d_model; d is d_k, d_v and W_O's width
+    D, H = limits.max_model_dim, limits.max_heads  # d_model; d is d_k, d_v and W_O's width
     weights = _matrix(INPUT_NUMBER, D, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
     labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
     biases = {
@@ -126,13 +125,13 @@ def request_schemas(limits: Limits) -> dict:
     properties = {
         "X": _matrix(INPUT_NUMBER, n, D, "n × d_model: one row per query token"),
         "W_Q": weights, "W_K": weights, "W_V": weights, **biases,
-        "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("Head")},
+        "heads": {"type": "array", "minItems": 1, "maxItems": H, "items": _ref("Head")},
         "kv_heads": _nullable({
-            "type": "array", "minItems": 1, "maxItems": MAX_HEADS, "items": _ref("KVHead"),
+            "type": "array", "minItems": 1, "maxItems": H, "items": _ref("KVHead"),
             "description": "G key/value heads (G divides the number of query heads H): query "
                            "head h reads key/value head ⌊h·G/H⌋; G = 1 is multi-query "
                            "attention. The heads then carry only W_Q and b_Q."}),
-        "W_O": _matrix(INPUT_NUMBER, d * MAX_HEADS, d, "(sum of the heads' d_v) × d_out"),
+        "W_O": _matrix(INPUT_NUMBER, d * H, d, "(sum of the heads' d_v) × d_out"),
         "tokens": _nullable({**labels, "description": "one label per row of X; t1 … tn"}),
         "X_kv": _nullable(_matrix(INPUT_NUMBER, n, D, "m × d_model: cross-attention's keys")),
         "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
@@ -151,7 +150,7 @@ def request_schemas(limits: Limits) -> dict:
                             "(X_kv's too): query i is at offset + i, key j at offset + j "
                             "(default 0); only with sinusoidal or rope. Under rope the scores "
                             "do not change with it, under sinusoidal they do"},
-        "alibi_slopes": _nullable(_vector({**INPUT_NUMBER, "minimum": 0}, MAX_HEADS,
+        "alibi_slopes": _nullable(_vector({**INPUT_NUMBER, "minimum": 0}, H,
                                           "m_h, one slope ≥ 0 per query head (1 for a single "
                                           "head); only with alibi. Default: the ALiBi "
                                           "paper's for H heads, 2^(−8(h+1)/H) for H a power "
@@ -167,7 +166,7 @@ def request_schemas(limits: Limits) -> dict:
                   "window it changes nothing"},
         "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
                 "description": "0-based query row (below n) whose working to return"},
-        "fields": _fields_schema(),
+        "fields": _fields_schema(H),
         "encoding": {"enum": ["json", "base64", None],
                      "description": 'How the answer writes its arrays: "json" (nested lists, '
                                     'the default) or "base64" (each an EncodedArray).'},
@@ -219,6 +218,7 @@ def _v(cell: dict, n: int, what: str = "") -> dict:
 def answer_schemas(limits: Limits) -> dict:
     """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes."""
     n, d, D = limits.max_tokens, limits.max_dim, limits.max_model_dim  # D: d_model
+    H = limits.max_heads
     matrix = _m(NUMBER, n, d)  # (tokens, width)
     working = {
         "type": "object", "required": ["row"], "additionalProperties": False,
@@ -261,7 +261,7 @@ def answer_schemas(limits: Limits) -> dict:
         "type": "object", "additionalProperties": False,
         "properties": {
             "d_k": {"type": "integer", "minimum": 1, "maximum": d}, "scale": NUMBER,
-            "kv_head": {"type": "integer", "minimum": 0, "maximum": MAX_HEADS - 1,
+            "kv_head": {"type": "integer", "minimum": 0, "maximum": H - 1,
                         "description": "the key/value head this query head reads (0-based); "
                                        "only with kv_heads"},
             "Q": _m(NUMBER, n, d, "X·W_Q + b_Q, turned by RoPE when on"),
@@ -303,9 +303,9 @@ def answer_schemas(limits: Limits) -> dict:
                                       "added to X; only with sinusoidal"),
             "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, D,
                                          "added to X_kv; only with sinusoidal and X_kv"),
-            "heads": {"type": "array", "minItems": 1, "maxItems": MAX_HEADS,
+            "heads": {"type": "array", "minItems": 1, "maxItems": H,
                       "items": _ref("HeadAnswer")},
-            "concat": _m(NUMBER, n, d * MAX_HEADS),
+            "concat": _m(NUMBER, n, d * H),
         },
         # A multi-head answer keeps one head's parts under heads only, whatever is selected.
         "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}

@@ -9,7 +9,6 @@ from pathlib import Path
 from flask import Blueprint, current_app, render_template, url_for
 
 from attention_core import __version__, default_request, presets
-from attention_core.multihead import MAX_HEADS
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
@@ -28,7 +27,7 @@ bp.after_request(gzip_page)
 def page_config() -> dict:
     """The server's limits and the API's URLs, for the page (static/js/lib/config.js reads them).
 
-    Each value comes from its one Python source (the app's config, Limits, MAX_HEADS, the
+    Each value comes from its one Python source (the app's config, Limits, the
     lab's constants) and each URL from url_for, so it carries the app's prefix. The
     templates render it as one JSON block and take their own min and max from it.
     """
@@ -36,7 +35,7 @@ def page_config() -> dict:
     return {
         "limits": {"tokens": allowed.max_tokens, "dim": allowed.max_dim,
                    "model_dim": allowed.max_model_dim,
-                   "label": allowed.max_label, "heads": MAX_HEADS,
+                   "label": allowed.max_label, "heads": allowed.max_heads,
                    "body_bytes": current_app.config["MAX_CONTENT_LENGTH"],
                    "answer_cells": allowed.max_answer_cells,
                    "position": allowed.max_position},

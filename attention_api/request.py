@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attention_core.errors import AttentionInputError, counted, page_name
-from attention_core.multihead import MAX_HEADS
 from attention_core.positions import ROPE_BASE, alibi_slopes
 
 from .values import (
@@ -75,6 +74,9 @@ class Limits:
     max_model_dim: int = 1024
     max_dim: int = 256  # d_k, d_v and W_O's width each
     max_label: int = 64  # characters in one token label
+    # Query heads, and key/value heads: the sum of 16 heads' d_v is W_O's rows (4,096 at
+    # d 256), and 16 heads' weights at 512 tokens are 4.2 million of the answer's numbers.
+    max_heads: int = 16
     # Numbers in one answer (attention_api/answer_size.py counts them before computing).
     # The page asks for at most ~4.7 million (512 tokens, 16 heads, d 256: the heads'
     # weights_u8 and the shown head's K, V and mask). 10 million floats are ~200 MB of JSON,
@@ -168,9 +170,11 @@ def _heads(payload: dict, limits: Limits):
             f"request has heads and {', '.join(given)} (with heads, each head carries its own "
             "weights and biases)", given[0] if given[0] in BIASES else "heads")
     _require(payload, ("X", "W_O"))
-    heads = _objects(payload["heads"], "heads", "Head", "W_Q, W_K and W_V")
+    most = limits.max_heads
+    heads = _objects(payload["heads"], "heads", "Head", "W_Q, W_K and W_V", most)
     kv = payload.get("kv_heads")
-    kv_heads = None if kv is None else _objects(kv, "kv_heads", "Key/value head", "W_K and W_V")
+    kv_heads = None if kv is None else _objects(kv, "kv_heads", "Key/value head", "W_K and W_V",
+                                                most)
     if kv_heads is not None and len(heads) % len(kv_heads):
         H, G = len(heads), len(kv_heads)
         raise AttentionInputError(
@@ -194,7 +198,7 @@ def _heads(payload: dict, limits: Limits):
     shared = None if kv_heads is None else tuple(
         _head(kv_head, f"kv_heads[{g}].", f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], limits)
         for g, kv_head in enumerate(kv_heads))
-    return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * MAX_HEADS, dim)
+    return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * most, dim)
 
 
 def _head(obj: dict, where: str, owner: str, allowed, required, limits: Limits) -> dict:
@@ -207,12 +211,12 @@ def _head(obj: dict, where: str, owner: str, allowed, required, limits: Limits) 
             | _biases(obj, where, dim))
 
 
-def _objects(value, name: str, owner: str, needs: str) -> list:
-    """``value`` checked as a list of 1 to MAX_HEADS objects (heads or kv_heads)."""
-    if not isinstance(value, list) or not 1 <= len(value) <= MAX_HEADS:
+def _objects(value, name: str, owner: str, needs: str, most: int) -> list:
+    """``value`` checked as a list of 1 to ``most`` objects (heads or kv_heads)."""
+    if not isinstance(value, list) or not 1 <= len(value) <= most:
         got = describe(value) if not isinstance(value, list) else f"{len(value)} of them"
         raise AttentionInputError(
-            f"{name} must be a list of 1 to {MAX_HEADS} objects with {needs}, got {got}", name)
+            f"{name} must be a list of 1 to {most} objects with {needs}, got {got}", name)
     for k, item in enumerate(value):
         if not isinstance(item, dict):
             raise AttentionInputError(
@@ -313,7 +317,8 @@ def _positions(payload: dict, positional: str | None, heads: int, limits: Limits
                 f"rope_base (θ) must be a positive number, got {describe(base)}", "rope_base")
     if positional == "alibi":
         given = payload.get("alibi_slopes")
-        slopes = alibi_slopes(heads) if given is None else vector(given, "alibi_slopes", MAX_HEADS)
+        slopes = (alibi_slopes(heads) if given is None
+                  else vector(given, "alibi_slopes", limits.max_heads))
         if len(slopes) != heads:
             raise AttentionInputError(
                 f"alibi_slopes has {counted(len(slopes), 'slope')} but the request has "

@@ -17,7 +17,7 @@ import secrets
 import numpy as np
 import orjson
 
-from attention_core.errors import AttentionInputError, page_name
+from attention_core.errors import AttentionInputError, counted, page_name
 
 # How deeply [ and { may nest in a request body. A valid request nests at most 4 deep
 # (heads[k].W_Q[i][j]); orjson's own limit differs between its versions (1024 in some),
@@ -339,7 +339,7 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
         raise AttentionInputError(f"{name} must be a list of labels, got {describe(value)}", name)
     if len(value) != n:
         raise AttentionInputError(
-            f"{name} has {len(value)} labels but {rows_of} has {n} rows; "
+            f"{name} has {counted(len(value), 'label')} but {rows_of} has {counted(n, 'row')}; "
             f"give one label per row of {rows_of}", name)
     for i, label in enumerate(value):
         if not isinstance(label, str):

@@ -262,7 +262,7 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
     d_k = W_Q.shape[1]
     if K.shape[1] != d_k:
         raise AttentionInputError(
-            f"W_Q has {d_k} columns but W_K has {K.shape[1]}; queries and keys "
+            f"W_Q has {counted(d_k, 'column')} but W_K has {K.shape[1]}; queries and keys "
             "must have the same width d_k to take their dot product", "W_K")
     if scale is None:
         scale = 1.0 / np.sqrt(d_k)
@@ -426,7 +426,8 @@ def _as_matrix(a, name: str) -> np.ndarray:
 def _check_projection(name: str, W: np.ndarray, d_model: int) -> None:
     if W.shape[0] != d_model:
         raise AttentionInputError(
-            f"{name} has {W.shape[0]} rows but each embedding has {d_model} numbers; "
+            f"{name} has {counted(W.shape[0], 'row')} but each embedding has "
+            f"{counted(d_model, 'number')}; "
             f"{name} must have one row per embedding component", name)
 
 

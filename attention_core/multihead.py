@@ -7,10 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import AttentionResult, _rope, attend, key_values, sequences
-from .errors import AttentionInputError, page_name
+from .errors import AttentionInputError, counted, page_name
 from .overflow import EVERY, first_bad, overflow_error
-
-MAX_HEADS = 16
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,7 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     Parameters
     ----------
     X : (n, d_model)          the queries' tokens.
-    heads : sequence of 1 to 16 query heads. Without ``kv_heads`` each is (W_Q, W_K, W_V)
+    heads : sequence of 1 or more query heads. Without ``kv_heads`` each is (W_Q, W_K, W_V)
         or a dict {"W_Q", "W_K", "W_V", and optionally "b_Q", "b_K", "b_V"}: W_Q, W_K
         (d_model, d_k_h), W_V (d_model, d_v_h). With ``kv_heads`` each is a W_Q matrix or
         a dict {"W_Q", "b_Q"}.
@@ -68,9 +66,8 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     (0, 0, 1, 1)
     """
     heads = list(heads)
-    if not 1 <= len(heads) <= MAX_HEADS:
-        raise AttentionInputError(
-            f"there must be 1 to {MAX_HEADS} heads, got {len(heads)}", "heads")
+    if not heads:
+        raise AttentionInputError("there must be at least 1 head, got none", "heads")
     H = len(heads)
     groups = _groups(H, kv_heads)  # (H,): the key/value head of each query head
     slopes = _slopes(H, alibi_slopes)
@@ -92,8 +89,9 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     W_O = np.asarray(W_O, dtype=np.float64)
     if W_O.ndim != 2 or W_O.shape[0] != concat.shape[1]:
         raise AttentionInputError(
-            f"W_O has {W_O.shape[0] if W_O.ndim == 2 else 'no'} rows but the heads' "
-            f"outputs concatenate to {concat.shape[1]} columns (the sum of their d_v); "
+            f"W_O has {counted(W_O.shape[0], 'row') if W_O.ndim == 2 else 'no rows'} but "
+            f"the heads' outputs concatenate to {counted(concat.shape[1], 'column')} "
+            "(the sum of their d_v); "
             "W_O needs one row per concatenated column", "W_O")
     if not np.isfinite(W_O).all():
         raise AttentionInputError("every entry of W_O must be a finite number", "W_O")

@@ -46,12 +46,20 @@ class LlamaConfig:
 
 
 def read_config(metadata: dict) -> LlamaConfig:
-    """The architecture from a GGUF's "llama.*" metadata (the tiny test file has the same)."""
+    """The architecture from a GGUF's "llama.*" metadata (the tiny test file has the same).
+    d_head is the file's own key length where it gives one ("llama.attention.key_length",
+    which a model whose heads are not d_model / H wide must give), else d_model / H."""
     heads = metadata["llama.attention.head_count"]
     d_model = metadata["llama.embedding_length"]
+    d_head = metadata.get("llama.attention.key_length", d_model // heads)
+    d_value = metadata.get("llama.attention.value_length", d_head)
+    if d_value != d_head:
+        raise ValueError(f"the file's heads have keys of {d_head} numbers and values of "
+                         f"{d_value}; this reader takes heads whose keys and values are "
+                         "equally wide")
     return LlamaConfig(
         layers=metadata["llama.block_count"], d_model=d_model, heads=heads,
-        kv_heads=metadata["llama.attention.head_count_kv"], d_head=d_model // heads,
+        kv_heads=metadata["llama.attention.head_count_kv"], d_head=d_head,
         d_ffn=metadata["llama.feed_forward_length"],
         vocabulary=len(metadata["tokenizer.ggml.tokens"]),
         rope_base=float(metadata["llama.rope.freq_base"]),
@@ -175,7 +183,8 @@ def block(h: np.ndarray, layer: dict, config: LlamaConfig, cos, sin, future):
 def forward(weights: dict, config: LlamaConfig, ids: list[int]) -> Forward:
     """The decoder on token ids: every layer's X, attention weights and head outputs, the
     final normed hidden states, and the next token's probabilities (float64) from the last
-    position's logits hidden[-1] · embedding^T (the output matrix is the tied embedding)."""
+    position's logits hidden[-1] · output^T, where output is the file's own output.weight
+    or, when the file has none (SmolLM2 ties them), the token embedding (read_weights)."""
     h = weights["embedding"][np.asarray(ids)]  # (n, D): one row per token
     cos, sin = rope_tables(len(ids), config.d_head, config.rope_base)
     future = causal_mask(len(ids))

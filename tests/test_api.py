@@ -157,7 +157,7 @@ BAD = [
      "W_Q has 3 rows but each embedding has 2"),
     ("wk-width-mismatch", with_(("W_K",), [[1], [0]]), 422, "W_K",
      "W_Q has 2 columns but W_K has 1"),
-    ("wv-rows-mismatch", with_(("W_V",), [[1, 0]]), 422, "W_V", "W_V has 1 rows"),
+    ("wv-rows-mismatch", with_(("W_V",), [[1, 0]]), 422, "W_V", "W_V has 1 row but"),
     ("token-count", with_(("tokens",), ["a", "b"]), 422, "tokens", "2 labels but X has 3"),
     ("token-not-text", with_(("tokens", 1), 5), 422, "tokens[1]", "text"),
     ("label-too-long", with_(("tokens", 0), "x" * 65), 422, "tokens[0]", "65 characters"),
@@ -238,6 +238,24 @@ def test_a_lowered_model_dim_limit_is_the_apps(cat_sat):
     r = post(client, json.dumps(model_width(577)))
     assert r.status_code == 422 and r.get_json()["error"] == {
         "field": "X[0]", "message": "X row 1 has 577 numbers; at most 576 are allowed"}
+
+
+def test_a_lowered_head_limit_is_the_apps():
+    """ATTENTION_MAX_HEADS bounds the query heads, the key/value heads and W_O's rows."""
+    client = create_app({"TESTING": True, "MAX_HEADS": 2}).test_client()
+    I2 = [[1, 0], [0, 1]]
+    head = {"W_Q": I2, "W_K": I2, "W_V": I2}
+    two = {"X": I2, "heads": [head] * 2, "W_O": np.eye(4, 2).tolist()}
+    r = post(client, json.dumps(two))
+    assert r.status_code == 200
+    # Two identity heads concatenated, then averaged back by W_O = [I; 0]: head 1's output,
+    # softmax((1, 0)/√2)·I for row 1, by hand.
+    e = np.exp(np.array([1, 0]) / np.sqrt(2))
+    assert np.allclose(r.get_json()["output"][0], e / e.sum(), atol=1e-12)
+    r = post(client, json.dumps({**two, "heads": [head] * 3, "W_O": np.eye(6, 2).tolist()}))
+    assert r.status_code == 422 and r.get_json()["error"] == {
+        "field": "heads",
+        "message": "heads must be a list of 1 to 2 objects with W_Q, W_K and W_V, got 3 of them"}
 
 
 def test_limits_are_refused_before_building_arrays(client, monkeypatch):

@@ -16,7 +16,7 @@ import pytest
 from app import create_app
 from attention_models import registry
 from tests.test_api import decode, strict_loads
-from tests.test_api_modern import docs_requests, readme_requests
+from tests.test_api_modern import docs_requests, guide_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 FRANCE = "The capital of France is"
@@ -275,9 +275,9 @@ def test_the_overview_holds_every_layer_and_head_in_bytes(client):
 
 def test_the_documented_example_is_the_same_in_both_places_and_computes(client):
     route = "/api/model/attention"
-    readme, docs = readme_requests(route), docs_requests(client, route)
-    assert readme == docs and len(readme) == 1
-    body = answer(client, **readme[0])
+    guide, docs = guide_requests(route), docs_requests(client, route)
+    assert guide == docs and len(guide) == 1
+    body = answer(client, **guide[0])
     assert body["working"]["token"] == "␣is" and body["next_tokens"][0]["text"] == " Paris"
 
 
@@ -404,3 +404,23 @@ def test_a_model_that_cannot_be_read_is_503_naming_what_is_missing_and_what_to_r
     # The other model is still served.
     body = answer(client, model="smollm2-135m", text="Hi", layer=0, head=0, fields=["weights"])
     assert body["weights"] == [[1.0]]
+
+
+@pytest.mark.parametrize("body, status", [
+    ("{", 400),                     # not JSON: where it stops being JSON
+    ('{"X": [[1, 2], [3]]}', 422),  # JSON, not a request: the first problem, by field
+    ('{"model": 3}', 422),
+])
+def test_both_routes_refuse_a_body_with_one_error_shape(client, body, status):
+    """Both POST routes answer a body that is no request through one error path
+    (errors.py): the same status and shape, a message naming what is wrong."""
+    for route in ("/api/attention", "/api/model/attention"):
+        r = client.post(route, data=body, content_type="application/json")
+        assert r.status_code == status, (route, r.get_json())
+        error = r.get_json()["error"]
+        assert set(error) == {"message", "field"}, route
+        if status == 422:  # the field is named, and so in the message
+            assert error["field"] and error["field"].split("[")[0] in error["message"], error
+        else:
+            assert error == {"message": "The body is not valid JSON: unexpected end of data "
+                                        "at line 1 column 2.", "field": None}, route

@@ -206,3 +206,24 @@ def test_query_heads_share_key_value_heads_in_pairs(model, tensors):
                                    atol=1e-6)
         np.testing.assert_allclose(weights.W_V, np.array(tensors["blk.1.attn_v.weight"])[rows].T,
                                    atol=1e-6)
+
+
+# The metadata read_config needs, of a made-up decoder with 4 heads of 8 in d_model 24.
+LLAMA_METADATA = {"llama.block_count": 2, "llama.embedding_length": 24,
+                  "llama.attention.head_count": 4, "llama.attention.head_count_kv": 2,
+                  "llama.feed_forward_length": 64, "tokenizer.ggml.tokens": ["a", "b", "c"],
+                  "llama.rope.freq_base": 10000.0,
+                  "llama.attention.layer_norm_rms_epsilon": 1e-5}
+
+
+def test_d_head_is_the_files_key_length_where_it_gives_one():
+    from attention_models.llama import read_config
+    assert read_config(LLAMA_METADATA).d_head == 6  # 24 / 4, the file silent
+    wide = read_config({**LLAMA_METADATA, "llama.attention.key_length": 8,
+                        "llama.attention.value_length": 8})
+    assert (wide.d_head, wide.heads, wide.d_model) == (8, 4, 24)
+    with pytest.raises(ValueError, match="keys of 8 numbers and values of 16"):
+        read_config({**LLAMA_METADATA, "llama.attention.key_length": 8,
+                     "llama.attention.value_length": 16})
+    # The tiny file gives none, and its heads are d_model / H wide.
+    assert "llama.attention.key_length" not in GGUFFile(TINY).metadata

@@ -103,7 +103,7 @@ def test_a_term_of_a_score_beyond_float64_names_the_largest_cell_it_is_built_fro
 @pytest.mark.parametrize("kwargs, field, words", [
     (dict(CAT, W_Q=[[1, 0], [1, 2], [0, 0]]), "W_Q", "W_Q has 3 rows but each embedding has 2"),
     (dict(CAT, W_K=[[1], [0]]), "W_K", "W_Q has 2 columns but W_K has 1"),
-    (dict(CAT, W_V=[[1, 0, 0]]), "W_V", "W_V has 1 rows but each embedding has 2"),
+    (dict(CAT, W_V=[[1, 0, 0]]), "W_V", "W_V has 1 row but each embedding has 2 numbers"),
     (dict(CAT, X=[1, 2]), "X", "2-D"),
     (dict(CAT, X=[[1, float("nan")], [0, 1], [1, 1]]), "X[0][1]", "finite"),
     (dict(CAT, scale=float("inf")), "scale", "finite"),

@@ -24,12 +24,15 @@ def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
                                                                  Limits.max_dim)
     assert app.config["MAX_MODEL_DIM"] == Limits.max_model_dim == 1024
     assert app.config["MAX_ANSWER_CELLS"] == Limits.max_answer_cells == 10_000_000
+    assert app.config["MAX_HEADS"] == Limits.max_heads == 16
     monkeypatch.setenv("ATTENTION_MAX_TOKENS", "64")
+    monkeypatch.setenv("ATTENTION_MAX_HEADS", "4")
     monkeypatch.setenv("ATTENTION_MAX_ANSWER_CELLS", "5000")
     monkeypatch.setenv("ATTENTION_MAX_MODEL_DIM", "576")
     configured = create_app().config
     assert (configured["MAX_TOKENS"], configured["MAX_ANSWER_CELLS"]) == (64, 5000)
     assert configured["MAX_MODEL_DIM"] == 576
+    assert configured["MAX_HEADS"] == 4
 
 
 def test_the_app_is_built_from_its_blueprints(app):

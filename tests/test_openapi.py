@@ -20,7 +20,6 @@ from schemathesis.specs.openapi.checks import (
 import attention_core as core
 from app import create_app
 from attention_api.request import parse_request
-from attention_core.multihead import MAX_HEADS
 
 # Small limits keep every generated request cheap (at most 8 × 8 matrices) and are easy to
 # tell from the defaults (512 tokens, 256 dimensions, 5 MiB) in the document.
@@ -99,21 +98,22 @@ def test_every_route_is_described_with_its_methods(small_app, spec):
     assert len(routes) >= 8  # not vacuous: the url_map was read
 
 
-@pytest.mark.parametrize("config, tokens, model_dim, dim, body, cells", [
-    (SMALL, 8, 8, 8, 65536, 10_000_000),
-    ({"MAX_TOKENS": 5, "MAX_MODEL_DIM": 7, "MAX_DIM": 3, "MAX_CONTENT_LENGTH": 1000,
-      "MAX_ANSWER_CELLS": 99}, 5, 7, 3, 1000, 99),
-    ({}, 512, 1024, 256, 5 * 1024 * 1024, 10_000_000),
+@pytest.mark.parametrize("config, tokens, model_dim, dim, heads, body, cells", [
+    (SMALL, 8, 8, 8, 16, 65536, 10_000_000),
+    ({"MAX_TOKENS": 5, "MAX_MODEL_DIM": 7, "MAX_DIM": 3, "MAX_HEADS": 4,
+      "MAX_CONTENT_LENGTH": 1000, "MAX_ANSWER_CELLS": 99}, 5, 7, 3, 4, 1000, 99),
+    ({}, 512, 1024, 256, 16, 5 * 1024 * 1024, 10_000_000),
 ])
-def test_the_limits_are_the_configured_ones(config, tokens, model_dim, dim, body, cells):
+def test_the_limits_are_the_configured_ones(config, tokens, model_dim, dim, heads, body, cells):
     r = create_app({"TESTING": True, **config}).test_client().get("/api/openapi.json")
     assert r.status_code == 200
     spec = r.get_json()
     req = spec["components"]["schemas"]["AttentionRequest"]["properties"]
     for name, rows, cols in (("X", tokens, model_dim), ("W_Q", model_dim, dim),
-                             ("W_V", model_dim, dim), ("W_O", dim * MAX_HEADS, dim)):
+                             ("W_V", model_dim, dim), ("W_O", dim * heads, dim)):
         assert (req[name]["maxItems"], req[name]["items"]["maxItems"]) == (rows, cols), name
-    assert (req["heads"]["minItems"], req["heads"]["maxItems"]) == (1, 16)
+    assert (req["heads"]["minItems"], req["heads"]["maxItems"]) == (1, heads)
+    assert req["kv_heads"]["anyOf"][0]["maxItems"] == heads
     tokens_schema = req["tokens"]["anyOf"][0]
     assert tokens_schema["maxItems"] == tokens and tokens_schema["items"]["maxLength"] == 64
     mask = req["mask"]["anyOf"][0]

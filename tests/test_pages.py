@@ -12,7 +12,6 @@ from werkzeug.test import Client
 from app import create_app
 from attention_api.lab import MAX_DRAWS
 from attention_api.request import Limits
-from attention_core.multihead import MAX_HEADS
 from attention_models import registry
 
 
@@ -68,13 +67,13 @@ def config_block(html):
 
 def test_the_config_block_holds_the_apps_own_limits():
     app = create_app({"TESTING": True, "MAX_TOKENS": 64, "MAX_DIM": 8, "MAX_CONTENT_LENGTH": 5000,
-                      "MAX_ANSWER_CELLS": 70_000})
+                      "MAX_ANSWER_CELLS": 70_000, "MAX_HEADS": 4})
     r = app.test_client().get("/")
     assert r.status_code == 200
     html = r.get_data(as_text=True)
     config = config_block(html)
     assert config["limits"] == {"tokens": 64, "dim": 8, "model_dim": Limits.max_model_dim,
-                                "label": Limits.max_label, "heads": MAX_HEADS, "body_bytes": 5000,
+                                "label": Limits.max_label, "heads": 4, "body_bytes": 5000,
                                 "answer_cells": 70_000,
                                 "position": 1_000_000}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
@@ -83,7 +82,7 @@ def test_the_config_block_holds_the_apps_own_limits():
     for dim in ("d_k", "d_v"):
         assert re.search(rf'<input id="{dim}" [^>]*min="1" max="8"', html), dim
     assert re.search(r'<input id="d_model" [^>]*min="1" max="1024"', html)
-    assert re.search(r'<input id="heads" [^>]*max="16"', html)
+    assert re.search(r'<input id="heads" [^>]*max="4"', html)
 
 
 def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():

@@ -21,8 +21,8 @@ CAT = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
 @pytest.fixture(scope="module")
 def small_server():
     """The app with lowered limits, as ATTENTION_MAX_TOKENS=64 ATTENTION_MAX_MODEL_DIM=12
-    ATTENTION_MAX_DIM=8 give."""
-    s = Server(config={"MAX_TOKENS": 64, "MAX_MODEL_DIM": 12, "MAX_DIM": 8})
+    ATTENTION_MAX_DIM=8 ATTENTION_MAX_HEADS=4 give."""
+    s = Server(config={"MAX_TOKENS": 64, "MAX_MODEL_DIM": 12, "MAX_DIM": 8, "MAX_HEADS": 4})
     yield s
     s.stop()
 
@@ -71,9 +71,9 @@ def test_a_lowered_dimension_limit_reaches_the_controls(page, small_server):
     page.get_by_role("button", name="Increase d_k").click()  # past the limit: nothing changes
     expect(d_k).to_have_value("8")
     expect(cell(page, "W_Q row 2 column 9")).to_have_count(0)
-    # Heads are not configurable: their bound is attention_core.multihead.MAX_HEADS.
+    # Heads too, from ATTENTION_MAX_HEADS.
     expect(beyond(page).get_by_role("spinbutton", name="Heads", exact=True)).to_have_attribute(
-        "max", "16")
+        "max", "4")
 
 
 def test_the_page_works_under_a_url_prefix(page, console, prefixed_server):

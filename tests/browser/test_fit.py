@@ -197,6 +197,46 @@ def test_8_tokens_fit_with_1_2_and_4_heads(browser, console, server, size, heads
     page.context.close()
 
 
+# Eight tokens whose keys' numbers have three decimals: the dot products of the working
+# are long enough to fill its column at 1280 and at 1024.
+LONG_DOTS = ("#tokens=the|cat|sat|on|the|mat|t7|t8&X=1,0;0,1;1,1;0,1.9;-0.8,0.8;-0.9,-1.1;"
+             "-0.3,-0.2;-0.1,-1&row=2")
+
+# Each dot product's key label against the first line of its equation: the label's
+# middle must lie within that line's height, right of the line's start, and the label
+# inside its line's box ([] when so).
+DOTS = "#working [data-step='dots'] li"
+LABELS_ON_THEIR_LINE = """() => [...document.querySelectorAll(""" + repr(DOTS) + """)]
+  .filter((li) => li.querySelector(':scope > .key-label')).flatMap((li) => {
+    const label = li.querySelector(':scope > .key-label').getBoundingClientRect();
+    const first = li.querySelector('.katex-html > :first-child').getBoundingClientRect();
+    const box = li.getBoundingClientRect();
+    const middle = (label.top + label.bottom) / 2;
+    const ok = middle > first.top && middle < first.bottom && label.left >= first.right
+      && label.right <= box.right + 0.5;
+    return ok ? [] : [`${li.querySelector(':scope > .key-label').textContent.trim()}: label at`
+      + ` ${Math.round(label.left)},${Math.round(label.top)}, its line`
+      + ` ${Math.round(first.top)}–${Math.round(first.bottom)}`];
+  })"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=str)
+def test_each_dot_products_key_label_stays_on_its_line(browser, console, server, size):
+    """With 8 tokens the working's dot products fill its column: "mat", "t7" and "t8"
+    fell to a line of their own under their equations, between the keys' lines. Each
+    label stays beside its equation; a line too long wraps its result instead."""
+    page = open_page(browser, console, *size)
+    loaded(page, server.url + LONG_DOTS)
+    expect(page.locator("#working-sym")).to_have_text("— query 3, “sat”")
+    # Typeset: the working's maths is typeset as it nears the screen (texsight.js).
+    page.wait_for_function(f"() => [...document.querySelectorAll({DOTS!r})]"
+                           ".every((li) => li.querySelector('.katex-html > :first-child'))")
+    page.evaluate(FRAMES)
+    assert page.evaluate(LABELS_ON_THEIR_LINE) == [], size
+    assert fits(page, ["working"]) == [], size
+    page.context.close()
+
+
 @pytest.mark.parametrize("heads", [1, 2, 4])
 @pytest.mark.parametrize("size", SIZES, ids=str)
 def test_inputs_of_width_4_fit_with_1_2_and_4_heads(browser, console, server, size, heads):

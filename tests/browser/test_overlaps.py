@@ -311,3 +311,39 @@ def test_the_first_example_is_presented_at_20_px(browser, console, server):
     expect(page.locator("html")).not_to_have_class(re.compile(r"\bpresent\b"))
     expect(page.locator("html")).not_to_have_attribute("style", re.compile("present-size"))
     page.context.close()
+
+
+# Each lit figure's name and brackets against the walk's ring: the ring's inner edge is
+# the figure's box less an inset shadow's spread, or, for an outline, the box grown by
+# the outline's offset. What touches it, in words.
+RING_CLEAR = """() => [...document.querySelectorAll('figure.walk-lit')].flatMap((fig) => {
+  const st = getComputedStyle(fig);
+  const shadow = /inset/.test(st.boxShadow)
+    ? Math.max(0, ...[...st.boxShadow.matchAll(/(-?[\\d.]+)px/g)].map((m) => +m[1])) : 0;
+  const inset = shadow || (st.outlineStyle === 'none' ? 0 : -parseFloat(st.outlineOffset));
+  const r = fig.getBoundingClientRect();
+  const inner = {left: r.left + inset, right: r.right - inset, top: r.top + inset,
+                 bottom: r.bottom - inset};
+  return [...fig.querySelectorAll('.name, .brackets')].flatMap((part) => {
+    const p = part.getBoundingClientRect();
+    const gaps = [p.left - inner.left, inner.right - p.right, p.top - inner.top,
+                  inner.bottom - p.bottom];
+    return Math.min(...gaps) >= 2 ? [] : [`${fig.dataset.key} ${part.className}: gaps`
+      + ` ${gaps.map(Math.round).join(', ')}`];
+  });
+})"""
+
+
+def test_in_present_mode_the_walks_ring_leaves_x_and_q_clear(browser, console, server):
+    """Steps 1 and 2 ring x_i and q_i under the heatmap: the ring, drawn inside the
+    figure, ran over the first letter of its name and the matrix's closing bracket."""
+    page = open_page(browser, console, 1280, 720)
+    start_present(page, server, PRESETS[0])
+    page.get_by_role("button", name="Walk me through it").click()
+    panel = page.get_by_role("region", name="Walk through the calculation")
+    for k, key in enumerate(["qx", "qq"]):
+        expect(panel).to_contain_text(f"Step {k + 1} of 8")
+        expect(page.locator(f'figure[data-key="{key}"]')).to_have_class(re.compile("walk-lit"))
+        assert page.evaluate(RING_CLEAR) == [], f"step {k + 1}"
+        page.get_by_role("button", name="Next").click()
+    page.context.close()

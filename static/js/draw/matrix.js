@@ -38,6 +38,7 @@ export function renderMatrix(figure, spec) {
     // An argument list belongs to its name, "Concat(Z_1, Z_2)"; a formula stands apart.
     figure.querySelector(".formula").replaceChildren(...(formula ? symbols(formula.startsWith("(") ? formula : ` ${formula}`) : []));
     figure.querySelector(".shape").replaceChildren(...symbols(spec.shape));
+    nameScroll(figure.querySelector(".scroll"));
   }
   const note = figure.querySelector(".truncated");
   const hidden = allRows > rows || allCols > cols;
@@ -63,6 +64,7 @@ export function renderMatrix(figure, spec) {
 
 function build(figure, rows, cols) {
   figure.replaceChildren();
+  delete figure.dataset.caption;  // the new caption's spans are empty
   const table = el("table", { class: "cells" });
   const tbody = el("tbody");
   for (let i = 0; i < rows; i++) {
@@ -73,7 +75,8 @@ function build(figure, rows, cols) {
   const labels = el("div", { class: "row-labels", "aria-hidden": "true" },
     ...Array.from({ length: rows }, () => el("span")));
   const wrap = el("div", { class: "grid-wrap" }, labels, el("div", { class: "brackets" }, table));
-  const scroll = el("div", { class: "scroll" }, wrap);
+  // A tab stop until its first layout says it fits: see "overflowing" below.
+  const scroll = el("div", { class: "scroll", tabindex: "0", role: "region" }, wrap);
   keyboardScroll(scroll, wrap);
   figure.append(
     el("figcaption", {}, el("span", { class: "name" }), el("span", { class: "formula" })),
@@ -85,18 +88,29 @@ function build(figure, rows, cols) {
 
 // A matrix wider than its box scrolls; only then is its box a tab stop (a named region),
 // so the keyboard can scroll it too. A ResizeObserver tells after layout, so no edit
-// forces one; the box and its content are both watched, as either may change.
+// forces one; the box and its content are both watched, as either may change. A block
+// below the screen is laid out only as it nears it (content-visibility: auto), and until
+// then the observer says nothing: a new box is a tab stop until its first layout, so a
+// keyboard going down the page never passes a wide matrix it could not reach.
 const overflowing = globalThis.ResizeObserver ? new ResizeObserver((entries) => {
   for (const scroll of new Set(entries.map((e) => e.target.closest(".scroll")))) {
     const wide = scroll.scrollWidth > scroll.clientWidth;
-    if (wide === scroll.hasAttribute("tabindex")) continue;
+    if (String(wide) === scroll.dataset.wide) continue;
+    scroll.dataset.wide = wide;
     if (wide) {
-      const name = scroll.closest("figure")?.querySelector(".name")?.textContent ?? "matrix";
-      Object.entries({ tabindex: "0", role: "region", "aria-label": `${name}, scrolls sideways` })
-        .forEach(([k, v]) => scroll.setAttribute(k, v));
+      scroll.setAttribute("tabindex", "0");
+      scroll.setAttribute("role", "region");
+      nameScroll(scroll);
     } else ["tabindex", "role", "aria-label"].forEach((k) => scroll.removeAttribute(k));
   }
 }) : null;
+
+/** The region's name: the matrix's, and whether it scrolls once that is known. */
+function nameScroll(scroll) {
+  if (!scroll.hasAttribute("role")) return;
+  const name = scroll.closest("figure")?.querySelector(".name")?.textContent || "matrix";
+  scroll.setAttribute("aria-label", scroll.dataset.wide === "true" ? `${name}, scrolls sideways` : name);
+}
 
 function keyboardScroll(scroll, wrap) {
   overflowing?.observe(scroll);

@@ -81,12 +81,27 @@ const lessons = createLessons($("lessons"));  // beside the numbers, with side r
 
 /** The state is ``next``: the request leaves, the URL is written, the inputs redrawn.
  *  ``history`` and ``field`` say which history entry the edit makes (history.js);
- *  ``urlNow`` writes the URL at once whatever the view's size (an import). */
-function update(next, { history = "push", field = null, urlNow = false } = {}) {
+ *  ``urlNow`` writes the URL at once whatever the view's size (an import); ``urlDrawn``
+ *  once its numbers have painted (a view opened, whose URL already stands for it). */
+function update(next, { history = "push", field = null, urlNow = false, urlDrawn = false } = {}) {
   setState(next);
-  recompute();  // first, so the request travels while the inputs are redrawn
-  urls.edited({ history, field, now: urlNow });
+  const drawn = recompute();  // first, so the request travels while the inputs are redrawn
+  if (urlDrawn) writeWhenDrawn(drawn, next, history);
+  else urls.edited({ history, field, now: urlNow });
   drawInputs();
+}
+
+/** Write the URL of ``opened``, a view the page opened from its URL (a link, a model's
+ *  head), once ``drawn`` has drawn its numbers and they have painted, unless an edit has
+ *  written it since. Not in the frames while its answer is at the server: the browser's
+ *  history entry then took 50-67 ms for a model's head (a 906-character URL) and
+ *  encoding and writing a 512-token link's 445 KB fragment ~50-100 ms, which held up the
+ *  drawing of the answer that came meanwhile (benchmarks/bench_browser.py, "Open in the
+ *  editor" and "512 tokens, 4 heads"). */
+function writeWhenDrawn(drawn, opened, history) {
+  settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => {
+    if (state === opened) urls.edited({ history, now: true });
+  }));
 }
 
 /** Back or Forward: the state of that history entry, whose URL is already written. */
@@ -154,7 +169,7 @@ async function openSource(source, hash) {
   const { state: opened, problem } = fromSourceHash(hash, bases.get(key));
   if (problem) say(problem, { warning: true });
   else say(`Opened ${sourceWords(source, modelNames.get(source.model))}.`, { clearAfter: 4000 });
-  update(opened, { history: "replace", urlNow: true });
+  update(opened, { history: "replace", urlDrawn: true });
 }
 
 /** Where the numbers came from, with a link back to the real-model view, while the state
@@ -415,10 +430,10 @@ function start() {
   const katex = stacked ? Promise.resolve() : katexReady().catch(() => {});
   if (!embedded) revealByDeadline();
   const drawn = embedded ? null : recompute();
-  // The URL in its normal form, in the history entry the page was opened with; a model's
-  // head's once it has come.
+  // The URL in its normal form, in the history entry the page was opened with (a model's
+  // head's once it has come), once the view has painted.
   if (source) openSource(source, hash);
-  else urls.edited({ history: "replace" });
+  else writeWhenDrawn(drawn ?? Promise.resolve(), state, "replace");
   wire();
   // Head 1's inputs first; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
