@@ -165,6 +165,8 @@ def placed(where: str) -> tuple[Field, ...]:
 HEAD = placed("head")  # one head's fields, as response.head_body writes them
 WHOLE = placed("answer")  # the whole answer's, never under heads
 SEVERAL = placed("heads")  # beside heads, with several heads only
+# The whole answer's fields as response.response_body writes them: those always sent first.
+WHOLE_SENT = tuple(sorted(WHOLE, key=lambda f: bool(f.when)))
 # Sent only when fields names them (response.select derives them from weights).
 NAMED = tuple(f for f in ANSWER if "named" in f.when)
 # A head's steps present only when their variant is on (kv_heads, rope, alibi).

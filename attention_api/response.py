@@ -23,7 +23,7 @@ from attention_core.multihead import MultiHeadResult, multi_head_attention
 from attention_core.positions import sinusoidal
 from attention_core.working import RowWorking, working
 
-from .answer_fields import HEAD, NAMED, STRONGEST, WORKING
+from .answer_fields import HEAD, NAMED, STRONGEST, WHOLE_SENT, WORKING
 from .request import AttentionRequest
 
 
@@ -106,13 +106,11 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
     One head: its matrices at the top level. Several: ``heads`` (one such body each),
     ``concat`` and ``output``.
     """
-    body = {"tokens": request.tokens, "causal": request.causal}
-    if request.tokens_kv is not None:
-        body["tokens_kv"] = request.tokens_kv
-    if computed.positional_encoding is not None:
-        body["positional_encoding"] = computed.positional_encoding
-    if computed.positional_encoding_kv is not None:
-        body["positional_encoding_kv"] = computed.positional_encoding_kv
+    whole = {"tokens": request.tokens, "causal": request.causal, "tokens_kv": request.tokens_kv,
+             "positional_encoding": computed.positional_encoding,
+             "positional_encoding_kv": computed.positional_encoding_kv}
+    body = {f.name: whole[f.name] for f in WHOLE_SENT
+            if whole[f.name] is not None or not f.when}
     shared = computed.multi is not None and request.kv_heads is not None
     heads = [head_body(r, w, request.tokens, computed.multi.kv_heads[h] if shared else None)
              for h, (r, w) in enumerate(zip(computed.results, computed.rows, strict=True))]
