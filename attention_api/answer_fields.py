@@ -44,10 +44,10 @@ class Field:
     values: str = ""
     # What the editor's request (static/js/editor/results.js fieldsFor) asks of it: "ask"
     # whole, "corner" (its top-left SHOWN × SHOWN), "small" (whole, only when the scores
-    # are printed), "heatmap" / "heatmap big" (every head's map at or below TABLE_MAX
-    # tokens, or beyond), "readout big" (the shown head's, beyond TABLE_MAX), "every head"
+    # are printed), "heatmap" / "heatmap_big" (every head's map at or below TABLE_MAX
+    # tokens, or beyond), "readout_big" (the shown head's, beyond TABLE_MAX), "every_head"
     # (of each head, with several); "" not asked. For the working: "ask" where the page's
-    # working draws it.
+    # working draws it (both pages'; /model's only of the variants a model has).
     page: str = ""
     about: str = ""  # one line for the OpenAPI document ("" for none)
 
@@ -66,7 +66,7 @@ ANSWER = (
     F("d_k", (), "int", values="1 … d_k", page="ask"),
     F("scale", (), page="ask"),
     F("causal", (), "bool", "answer", page="ask"),
-    F("kv_head", (), "int", when=("kv_heads",), values="0 … heads − 1", page="every head",
+    F("kv_head", (), "int", when=("kv_heads",), values="0 … heads − 1", page="every_head",
       about="the key/value head this query head reads (0-based); only with kv_heads"),
     F("Q", ("n", "d_k"), page="corner", about="X·W_Q + b_Q, turned by RoPE when on"),
     F("K", ("m", "d_k"), page="ask",
@@ -82,9 +82,9 @@ ANSWER = (
     F("mask", ("n", "m"), "bool", page="ask",
       about="true where query i may read key j: causal AND mask AND (in the window OR a sink)"),
     F("weights", ("n", "m"), values="0 … 1", page="heatmap", about="rows sum to 1 or 0"),
-    F("weights_u8", ("n", "m"), "uint8", when=("named",), page="heatmap big",
+    F("weights_u8", ("n", "m"), "uint8", when=("named",), page="heatmap_big",
       about="round(255 · weights); only when fields names it"),
-    F("strongest_keys", ("n", "*"), "pairs", when=("named",), page="readout big",
+    F("strongest_keys", ("n", "*"), "pairs", when=("named",), page="readout_big",
       about=f"per query, its (up to) {STRONGEST} permitted keys with the largest weights, "
             "largest first, equal weights in key order, as [key j, weight]; only when fields "
             "names it"),
@@ -179,6 +179,18 @@ CORNERED = names(f for group in (HEAD, SEVERAL, WHOLE) for f in group
                  if len(f.shape) == 2 and f.kind != "pairs")
 
 
-def page_fields(fields, page: str) -> list[str]:
-    """The names of ``fields`` the editor asks for as ``page`` says (see Field.page)."""
-    return list(names(f for f in fields if f.page == page))
+def page_asks(fields) -> dict[str, list[str]]:
+    """The names of ``fields`` the editor asks for, by how it asks (Field.page)."""
+    out = {}
+    for f in fields:
+        if f.page and f.name not in out.get(f.page, ()):
+            out.setdefault(f.page, []).append(f.name)
+    return out
+
+
+def page_config() -> dict:
+    """What the pages ask of the answer, for the config block (pages.page_config): the
+    editor's asks of the whole answer, of each head and beside the heads; the working's
+    parts its working draws."""
+    return {"whole": page_asks(WHOLE), "head": page_asks(HEAD), "beside": page_asks(SEVERAL),
+            "working": page_asks(WORKING)["ask"]}
