@@ -191,3 +191,10 @@ def test_the_config_block_says_what_the_pages_ask_of_the_answer(client, page):
     # A real model's head has biases and RoPE, never ALiBi, a window or sinks.
     assert sorted(model["working"]) == sorted(p for p in EDITOR_WORKING if p not in (
         "bias", "alibi_slope", "window", "in_window", "sinks", "sink"))
+
+
+def test_the_pages_unit_tests_read_the_config_block_the_server_sends(client):
+    """tests/js reads tests/data/page_answer.json as the config block's "answer": it must be
+    the server's."""
+    fixture = json.loads((Path(__file__).parent / "data" / "page_answer.json").read_text())
+    assert fixture["config"] == config_block(client.get("/").get_data(as_text=True))["answer"]
