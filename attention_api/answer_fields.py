@@ -169,10 +169,6 @@ SEVERAL = placed("heads")  # beside heads, with several heads only
 WHOLE_SENT = tuple(sorted(WHOLE, key=lambda f: bool(f.when)))
 # Sent only when fields names them (response.select derives them from weights).
 NAMED = tuple(f for f in ANSWER if "named" in f.when)
-# A head's steps present only when their variant is on (kv_heads, rope, alibi).
-VARIANT = tuple(f for f in HEAD if f.when and not {"named", "row"} & set(f.when))
-# The working's steps present only when their variant is on (not None in RowWorking).
-WORKING_VARIANT = tuple(f for f in WORKING if f.when)
 # The matrices a name of fields may take a corner of: a head's, then those beside heads,
 # then the whole answer's (the order a message about corners lists them in).
 CORNERED = names(f for group in (HEAD, SEVERAL, WHOLE) for f in group
