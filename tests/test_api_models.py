@@ -16,7 +16,7 @@ import pytest
 from app import create_app
 from attention_models import registry
 from tests.test_api import decode, strict_loads
-from tests.test_api_modern import docs_requests, readme_requests
+from tests.test_api_modern import docs_requests, guide_requests
 
 ROOT = Path(__file__).resolve().parents[1]
 FRANCE = "The capital of France is"
@@ -275,9 +275,9 @@ def test_the_overview_holds_every_layer_and_head_in_bytes(client):
 
 def test_the_documented_example_is_the_same_in_both_places_and_computes(client):
     route = "/api/model/attention"
-    readme, docs = readme_requests(route), docs_requests(client, route)
-    assert readme == docs and len(readme) == 1
-    body = answer(client, **readme[0])
+    guide, docs = guide_requests(route), docs_requests(client, route)
+    assert guide == docs and len(guide) == 1
+    body = answer(client, **guide[0])
     assert body["working"]["token"] == "␣is" and body["next_tokens"][0]["text"] == " Paris"
 
 

@@ -660,14 +660,14 @@ def test_a_small_rope_base_whose_angles_stay_finite_is_computed(client):
 
 # ---- the documented examples ----
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+HTTP_API = Path(__file__).resolve().parents[1] / "docs/http-api.md"
 NEW_FIELDS = ("b_Q", "positional", "kv_heads", "window")  # one in each new example
 
 
-def readme_requests(route="/api/attention"):
-    """The request bodies of README's JSON blocks (some indented under a list item) for
+def guide_requests(route="/api/attention"):
+    """The request bodies of docs/http-api.md's JSON blocks (some indented under a list item) for
     ``route``: a body naming a "model" is the real models' (/api/model/attention)."""
-    blocks = re.findall(r"^ *```json\n(.*?)^ *```", README.read_text(), re.M | re.S)
+    blocks = re.findall(r"^ *```json\n(.*?)^ *```", HTTP_API.read_text(), re.M | re.S)
     return [b for b in map(json.loads, blocks) if ("model" in b) == (route != "/api/attention")]
 
 
@@ -680,17 +680,17 @@ def docs_requests(client, route="/api/attention"):
     return [b for b in bodies if ("model" in b) == (route != "/api/attention")]
 
 
-def test_the_readme_and_the_docs_page_give_the_same_example_of_each_new_field(client):
-    readme = [b for b in readme_requests() if any(f in b for f in NEW_FIELDS)]
+def test_the_guide_and_the_docs_page_give_the_same_example_of_each_new_field(client):
+    guide = [b for b in guide_requests() if any(f in b for f in NEW_FIELDS)]
     docs = [b for b in docs_requests(client) if any(f in b for f in NEW_FIELDS)]
-    assert readme == docs and len(readme) == 5
+    assert guide == docs and len(guide) == 5
     assert [sorted(set(b) & {"b_Q", "positional", "kv_heads", "window", "sinks"})
-            for b in readme] == [["b_Q"], ["positional"], ["positional"], ["kv_heads"],
+            for b in guide] == [["b_Q"], ["positional"], ["positional"], ["kv_heads"],
                                  ["sinks", "window"]]
 
 
 def test_every_documented_example_computes(client):
-    answers = [ok(client, body) for body in [*readme_requests(), *docs_requests(client)]]
+    answers = [ok(client, body) for body in [*guide_requests(), *docs_requests(client)]]
     assert len(answers) == 6 + 6
     biases, rope, alibi, kv, window = answers[1:6]
     assert biases["working"]["q"] == [2, 0]  # x_1·W_Q + b_Q = (1, 0) + (1, 0)

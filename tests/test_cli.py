@@ -256,13 +256,13 @@ def test_a_bad_option_exits_the_process_with_status_2():
     assert p.stderr.startswith("error (field window): window must be a whole number")
 
 
-def test_readme_example_of_the_options(capsys):
-    """The README shows part of this command's output; it must be what it prints."""
+def test_the_guides_example_of_the_options(capsys):
+    """docs/engine-and-cli.md shows part of this command's output; it must be what it prints."""
     from pathlib import Path
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    guide = (Path(__file__).parent.parent / "docs/engine-and-cli.md").read_text()
     command = ".venv/bin/python -m attention_core --positional rope --window 2 --sinks 1 " \
               "--causal --row 2"
-    after = readme[readme.index(command):]
+    after = guide[guide.index(command):]
     shown = after[after.index("```text\n") + 8:]
     shown = shown[:shown.index("```")].rstrip("\n").split("\n")
     assert main(command.split()[3:]) == 0

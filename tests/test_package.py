@@ -131,7 +131,7 @@ def test_pyproject_declares_what_requirements_txt_pins():
 
 @pytest.fixture(scope="module")
 def bare(tmp_path_factory):
-    """(venv, an empty working folder): `pip install .` as the README gives it, with the
+    """(venv, an empty working folder): `pip install .` as docs/engine-and-cli.md gives it, with the
     dependencies pip installs for it (nothing lent) and nothing else: neither the real
     models nor their readers, which the package does not declare (their own packages
     declare torch and more: see requirements-models.txt)."""

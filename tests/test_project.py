@@ -1,10 +1,14 @@
-"""The project's shape: the README's two commands and CI in step, the core numpy only."""
+"""The project's shape: the README's two commands and CI in step, the README a short front
+door to docs/, every link of them leading somewhere, and the packages importing only what
+the README says they may."""
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ("docs/engine-and-cli.md", "docs/http-api.md", "docs/front-end.md", "docs/operations.md")
 
 
 def test_readme_gives_exactly_the_two_commands_and_ci_runs_the_test_one():
@@ -43,3 +47,101 @@ def test_the_import_check_sees_every_form_of_import(tmp_path):
                  "def f():\n    import orjson\n")
     assert imported_modules(f) == [("os", 0), ("flask", 0), ("", 1), ("werkzeug", 0),
                                    ("orjson", 0)]
+
+
+def test_the_readme_is_short_and_links_each_document():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 170
+    for doc in DOCS:
+        assert f"]({doc})" in readme, doc
+    assert "](docs/screenshot.png)" in readme
+
+
+def relative_links(path: Path) -> list[str]:
+    """The targets of ``path``'s Markdown links and images that are not URLs nor anchors."""
+    targets = re.findall(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", path.read_text())
+    return [t for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
+
+
+def test_the_link_reader_sees_relative_links_only(tmp_path):
+    f = tmp_path / "a.md"
+    f.write_text("[a](docs/x.md) ![b](p.png \"t\") [c](https://x.org/) [d](#top) [e](../y.md#z)\n")
+    assert relative_links(f) == ["docs/x.md", "p.png", "../y.md#z"]
+
+
+def test_every_relative_link_of_the_readme_and_the_docs_leads_to_a_file():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    assert len(pages) >= 1 + len(DOCS)
+    seen = 0
+    for page in pages:
+        for target in relative_links(page):
+            assert (page.parent / target.split("#")[0]).exists(), (page.name, target)
+            seen += 1
+    assert seen >= 2 * len(DOCS)  # not vacuous: the README's links and the docs' own
+
+
+def test_operations_documents_every_setting_the_server_reads():
+    sources = [ROOT / "app.py", ROOT / "gunicorn.conf.py", ROOT / "Dockerfile",
+               *(ROOT / "scripts").iterdir(), *(ROOT / "attention_server").glob("*.py")]
+    read = {v for path in sources for v in re.findall(r"ATTENTION_[A-Z_]+", path.read_text())}
+    assert {"ATTENTION_WORKERS", "ATTENTION_MAX_HEADS", "ATTENTION_DEBUG"} <= read
+    rows = re.findall(r"^\| `([A-Z_]+)`", (ROOT / "docs/operations.md").read_text(), re.M)
+    assert read <= set(rows), read - set(rows)
+
+
+# The arrows the README's "The packages" draws: which of the project's own packages each
+# may import. app: only attention_api.cli's `serve`, inside the function (app imports
+# attention_api at its top).
+ARROWS = {
+    "attention_core": set(),  # its __main__ apart: see the test above
+    "attention_models": {"attention_core"},
+    "attention_api": {"attention_core", "attention_models", "app"},
+    "attention_server": {"attention_api", "attention_models"},
+    "app": {"attention_api", "attention_models"},
+    "gunicorn.conf": {"attention_server"},
+}
+
+
+def test_each_python_package_imports_only_the_packages_its_arrows_allow():
+    ours = {name for name in ARROWS if name != "gunicorn.conf"}
+    for name, allowed in ARROWS.items():
+        folder = ROOT / name
+        paths = sorted(folder.glob("*.py")) if folder.is_dir() else [ROOT / f"{name}.py"]
+        assert paths and all(p.exists() for p in paths), name
+        for path in paths:
+            used = {m for m, level in imported_modules(path) if level == 0 and m in ours} - {name}
+            if path.name == "__main__.py" and name == "attention_core":
+                used -= {"attention_api"}
+            assert used <= allowed, (path, used - allowed)
+
+
+JS = ROOT / "static/js"
+# Folder → the folders its modules may import from; the editor reads one module of the
+# real-model view, the fragment of a model's head (model/state.js's fragmentOf).
+JS_ARROWS = {"lib": {"lib"}, "draw": {"lib", "draw"}, "model": {"lib", "draw", "model"},
+             "editor": {"lib", "draw", "editor", "model/state.js"}}
+
+
+def test_each_front_end_folder_imports_only_what_its_arrows_allow():
+    assert sorted(p.name for p in JS.iterdir() if p.is_dir()) == sorted(JS_ARROWS)
+    for folder, allowed in JS_ARROWS.items():
+        modules = sorted((JS / folder).glob("*.js"))
+        assert len(modules) >= 5, folder
+        for module in modules:
+            for spec in re.findall(r'(?:from|import)\s*\(?\s*"([^"]+)"', module.read_text()):
+                target = (module.parent / spec).resolve().relative_to(JS).as_posix()
+                assert target.split("/")[0] in allowed or target in allowed, (module, spec)
+
+
+def test_the_guides_name_every_module():
+    """docs/engine-and-cli.md maps every Python module, docs/front-end.md every module of
+    static/js/, as the README's guides say."""
+    python = (ROOT / "docs/engine-and-cli.md").read_text()
+    modules = [p for name in ARROWS if (ROOT / name).is_dir()
+               for p in sorted((ROOT / name).glob("*.py")) if p.name != "__init__.py"]
+    assert len(modules) > 40
+    assert [p for p in modules if f"`{p.stem}`" not in python] == []
+    front = (ROOT / "docs/front-end.md").read_text()
+    scripts = sorted(JS.glob("*/*.js"))
+    assert len(scripts) > 50
+    assert [p for p in scripts if f"`{p.name}`" not in front] == []
