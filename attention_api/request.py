@@ -380,8 +380,8 @@ def _fields(value, heads: int, known=None, listed=RESPONSE_FIELDS, cornered=CORN
             if k >= heads:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but the request has "
-                    + (f"{heads} heads, so k in heads[k] runs from 0 to {heads - 1} (0-based, "
-                       f"heads 1 to {heads})" if heads else
+                    + (f"{counted(heads, 'head')}, so k in heads[k] runs from 0 to "
+                       f"{heads - 1} (0-based, heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
         # isinstance first: a list or object is unhashable.
