@@ -6,8 +6,9 @@ A cell is one number of the answer as JSON writes it: an entry of an array (a bo
 ``mask`` counts as one, a masked score's ``null`` too) or a single number (``d_k``,
 ``scale``, ``causal`` …). Labels and warnings are text and count nothing; they are bounded
 by the request's own limits. With ``"encoding": "base64"`` the cells are the same, only
-written as bytes. The count follows ``response.response_body`` and ``response.select``
-field for field; tests/test_answer_size.py checks it against real answers.
+written as bytes. The count takes each field's shape from answer_fields (the table
+response.py's answer follows) and ``response.select``'s rules; tests/test_answer_size.py
+checks it against real answers.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import numpy as np
 from attention_core.errors import AttentionInputError
 from attention_core.masks import allowed
 
+from .answer_fields import HEAD, NAMED, SEVERAL, STRONGEST, WHOLE_SENT, WORKING
 from .request import AttentionRequest
-from .response import STRONGEST
 
 NUMBER, BOOL, BYTE = "number", "bool", "byte"  # float64 (or a small int), bool, uint8
 # Bytes per cell, roughly: as JSON (orjson prints a float64 in up to ~20 characters and a
@@ -44,93 +45,64 @@ class Part:
         return Part((min(r, rows), c if cols is None else min(c, cols)), self.kind)
 
 
-ONE, TEXT = Part(()), None  # a single number; a label or warnings (no cells)
+TEXT = None  # a label or warnings (no cells)
 
 
-def working_parts(m: int, d_k: int, d_v: int, on: dict | None = None) -> dict:
-    """The shapes of ``response.working_body`` for m keys (RowWorking's fields); ``on``
-    says which variants' steps it holds (``variants``)."""
-    on = on or {}
-    keys = Part((m,))
-    body = {"row": ONE, "token": TEXT, "q": Part((d_k,)), "k": Part((m, d_k)),
-            "v": Part((m, d_v)), "products": Part((m, d_k)), "dots": keys, "scale": ONE,
-            "scaled": keys, "allowed": Part((m,), BOOL), "exp": keys, "exp_sum": ONE,
-            "exp_overflow": Part((), BOOL), "shift": ONE, "exp_shifted": keys,
-            "exp_shifted_sum": ONE, "weights": keys, "entropy": ONE, "jacobian_norm": ONE,
-            "terms": Part((m, d_v)), "z": Part((d_v,))}
-    if on.get("b_Q"):
-        body.update(q_unbiased=Part((d_k,)), b_Q=Part((d_k,)))
-    if on.get("b_K"):
-        body.update(k_unbiased=Part((m, d_k)), b_K=Part((d_k,)))
-    if on.get("b_V"):
-        body.update(v_unbiased=Part((m, d_v)), b_V=Part((d_v,)))
-    if on.get("rope"):
-        pairs = d_k // 2
-        body.update(q_unrotated=Part((d_k,)), k_unrotated=Part((m, d_k)), position=ONE,
-                    positions_k=keys, frequencies=Part((pairs,)), angles=Part((pairs,)),
-                    angles_k=Part((m, pairs)))
-    if on.get("alibi"):
-        body.update(bias=keys, alibi_slope=ONE)
-    if on.get("window"):
-        body.update(window=ONE, in_window=Part((m,), BOOL))
-    if on.get("sinks"):
-        body.update(sinks=ONE, sink=Part((m,), BOOL))
-    return body
+# Cells of each kind of answer_fields.Field; a text has none.
+CELLS = {"number": NUMBER, "int": NUMBER, "bool": BOOL, "uint8": BYTE}
 
 
-def head_parts(n: int, m: int, d_k: int, d_v: int, row: bool, on: dict | None = None) -> dict:
-    """The shapes of ``response.head_body``: n queries, m keys, one head's d_k and d_v, the
-    variants ``on`` (``variants``)."""
-    on = on or {}
-    scores = Part((n, m))
-    body = {"d_k": ONE, "scale": ONE}
-    if on.get("kv_head"):
-        body["kv_head"] = ONE
-    body.update(Q=Part((n, d_k)), K=Part((m, d_k)), V=Part((m, d_v)))
-    if on.get("rope"):
-        body.update(Q_unrotated=Part((n, d_k)), K_unrotated=Part((m, d_k)))
-    body.update(scores=scores, scaled_scores=scores)
-    if on.get("alibi"):
-        body.update(bias=scores, alibi_slope=ONE)
-    body.update(mask=Part((n, m), BOOL), weights=scores, output=Part((n, d_v)), warnings=TEXT)
-    if row:
-        body["working"] = working_parts(m, d_k, d_v, on)
+def parts(fields, sizes: dict, on: dict) -> dict:
+    """The shapes of ``fields`` (answer_fields.Field) whose variants are ``on`` (see
+    ``variants``), for ``sizes`` of the shapes' symbols; the working nested."""
+    body = {}
+    for f in fields:
+        if not all(on.get(v) for v in f.when):
+            continue
+        if f.kind == "working":
+            body[f.name] = parts(WORKING, sizes, on)
+        elif f.kind in CELLS:
+            body[f.name] = Part(tuple(sizes[s] for s in f.shape), CELLS[f.kind])
+        else:
+            body[f.name] = TEXT
     return body
 
 
 def variants(request: AttentionRequest, h: int) -> dict:
-    """Which of the newer variants head h's answer shows (response.head_body sends their
-    parts only then)."""
+    """Which of the variants (answer_fields.Field.when) head h's answer shows: its parts
+    of a variant are sent only then."""
     head = request.heads[h]
     kv = request.kv_heads[h * len(request.kv_heads) // len(request.heads)] \
         if request.kv_heads else head
     return {"b_Q": "b_Q" in head, "b_K": "b_K" in kv, "b_V": "b_V" in kv,
             "rope": request.positional == "rope", "alibi": request.positional == "alibi",
-            "kv_head": request.kv_heads is not None, "window": request.window is not None,
-            "sinks": request.window is not None and request.sinks > 0}
+            "sinusoidal": request.positional == "sinusoidal", "X_kv": request.X_kv is not None,
+            "kv_heads": request.kv_heads is not None, "window": request.window is not None,
+            "sinks": request.window is not None and request.sinks > 0,
+            "row": request.row is not None}
+
+
+# Those response.select derives aside, when named, are not in the body it selects from.
+_HEAD_SENT = tuple(f for f in HEAD if f not in NAMED)
 
 
 def body_parts(request: AttentionRequest) -> dict:
     """The shapes of ``response.response_body`` before ``fields`` selects from it."""
     n, d_model = request.X.shape  # (n queries, d_model)
     m = n if request.X_kv is None else request.X_kv.shape[0]  # keys
-    body = {"tokens": TEXT, "causal": Part((), BOOL)}
-    if request.tokens_kv is not None:
-        body["tokens_kv"] = TEXT
-    if request.positional == "sinusoidal":  # RoPE and ALiBi add nothing to X
-        body["positional_encoding"] = Part((n, d_model))
-        if request.X_kv is not None:
-            body["positional_encoding_kv"] = Part((m, d_model))
     # W_Q is (d_model, d_k) and W_V (d_model, d_v); the engine refuses other shapes.
-    heads = [head_parts(n, m, W_Q.shape[1], W_V.shape[1], request.row is not None,
-                        variants(request, h))
+    heads = [parts(_HEAD_SENT, {"n": n, "m": m, "d_k": W_Q.shape[1], "d_v": W_V.shape[1],
+                                "pairs": W_Q.shape[1] // 2}, variants(request, h))
              for h, (W_Q, _, W_V) in enumerate(request.projections)]
+    body = parts(WHOLE_SENT, {"n": n, "m": m, "d_model": d_model}, variants(request, 0))
     if request.W_O is None:
         body.update(heads[0])
     else:
         concat = sum(W_V.shape[1] for _, _, W_V in request.projections)
-        body.update(heads=heads, concat=Part((n, concat)),
-                    output=Part((n, request.W_O.shape[1])), warnings=TEXT)
+        body.update(heads=heads)
+        beside = (f for f in SEVERAL if f.kind != "heads")
+        body.update(parts(beside, {"n": n, "concat": concat, "d_out": request.W_O.shape[1]},
+                          {}))
     return body
 
 

@@ -29,6 +29,15 @@ ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head
                  "Q_unrotated", "K_unrotated", "scores", "scaled_scores", "mask", "weights",
                  "output", "warnings", "working", "weights_u8", "strongest_keys",
                  "next_tokens", "overview")
+# What the "Real model" view asks (static/js/model/request.js, sent in the page's config
+# block): per (model, text), a decoder's next tokens, per head and mask. Of a row's working
+# it asks the parts the page's working draws (answer_fields.WORKING) of the variants a real
+# model's head has: biases (MiniLM) and RoPE (SmolLM2), never ALiBi, a window or sinks.
+PAGE_ASKS = {"run": ("tokens", "words", "overview"), "decoder": ("next_tokens",),
+             "head": ("kv_head", "causal", "model_causal", "counterfactual", "positional",
+                      "rope_base", "d_k", "scale", "K", "V", "mask", "weights",
+                      "strongest_keys")}
+MODEL_VARIANTS = frozenset({"b_Q", "b_K", "b_V", "rope"})
 MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
 _KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))
 

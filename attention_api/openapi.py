@@ -13,6 +13,7 @@ import sys
 
 from attention_core.presets import default_request
 
+from .answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
@@ -24,13 +25,9 @@ MASKABLE = {"type": ["number", "null"]}  # −∞ (masked) or +∞ (overflowed e
 WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
 BOOL = {"type": "boolean"}
 TEXT = {"type": "string"}
-# Parts of a single-head answer that a multi-head answer has only inside each head.
-ONE_HEAD_ONLY = ("d_k", "scale", "kv_head", "Q", "K", "V", "Q_unrotated", "K_unrotated",
-                 "scores", "scaled_scores", "bias", "alibi_slope", "mask", "weights",
-                 "weights_u8", "strongest_keys", "working")
-
-# Parts of a head's answer present only when their variant is on (response.head_body).
-VARIANT_PARTS = ("kv_head", "Q_unrotated", "K_unrotated", "bias", "alibi_slope")
+HEAD_NAMES = frozenset(f.name for f in HEAD)
+# A single head's parts that a multi-head answer has only inside each head.
+ONE_HEAD_ONLY = names(f for f in HEAD if f.name not in {s.name for s in SEVERAL})
 
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
@@ -215,114 +212,85 @@ def _v(cell: dict, n: int, what: str = "") -> dict:
     return _array(_vector(cell, n), what)
 
 
+def _cell(field: Field, limits: Limits) -> dict:
+    """The schema of one number (or flag, or label) of ``field``, as its values say."""
+    n, d, H = limits.max_tokens, limits.max_dim, limits.max_heads
+    integer = {"type": "integer"}
+    return {
+        "number": {"": NUMBER, "masked is null": MASKABLE, "≥ 0": {**NUMBER, "minimum": 0},
+                   "≥ 0 or null": {"type": ["number", "null"], "minimum": 0}, "0 … 1": WEIGHT,
+                   "−1 … 1": {**NUMBER, "minimum": -1, "maximum": 1}},
+        "int": {"≥ 0": {**integer, "minimum": 0}, "≥ 1": {**integer, "minimum": 1},
+                "0 … n − 1": {**integer, "minimum": 0, "maximum": n - 1},
+                "1 … d_k": {**integer, "minimum": 1, "maximum": d},
+                "0 … heads − 1": {**integer, "minimum": 0, "maximum": H - 1}},
+        "bool": {"": BOOL}, "uint8": {"": {**integer, "minimum": 0, "maximum": 255}},
+        "text": {"": TEXT},
+    }[field.kind][field.values]
+
+
+def _field_schema(field: Field, limits: Limits) -> dict:
+    """The schema of one answer field or working part, from its row of answer_fields."""
+    n, d, H = limits.max_tokens, limits.max_dim, limits.max_heads
+    most = {"n": n, "m": n, "d_k": d, "d_v": d, "d_model": limits.max_model_dim,
+            "pairs": d // 2, "concat": d * H, "d_out": d}  # each shape symbol at most
+    if field.kind == "working":
+        return _ref("Working")
+    if field.kind == "heads":
+        return {"type": "array", "minItems": 1, "maxItems": H, "items": _ref("HeadAnswer")}
+    if field.kind == "pairs":  # strongest_keys
+        return {"type": "array", "maxItems": n, "description": field.about,
+                "items": {"type": "array", "maxItems": STRONGEST, "items": {
+                    "type": "array", "minItems": 2, "maxItems": 2,
+                    "prefixItems": [{"type": "integer", "minimum": 0, "maximum": n - 1},
+                                    WEIGHT]}}}
+    cell = _cell(field, limits)
+    if field.kind == "text" and field.shape:  # labels, or warnings (of any number)
+        return _vector(TEXT, most[field.shape[0]]) if field.shape != ("*",) \
+            else {"type": "array", "items": TEXT}
+    if not field.shape:
+        return {**cell, "description": field.about} if field.about else cell
+    dims = [most[s] for s in field.shape]
+    return _array(_vector(cell, *dims) if len(dims) == 1 else _matrix(cell, *dims), field.about)
+
+
 def answer_schemas(limits: Limits) -> dict:
-    """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes."""
-    n, d, D = limits.max_tokens, limits.max_dim, limits.max_model_dim  # D: d_model
-    H = limits.max_heads
-    matrix = _m(NUMBER, n, d)  # (tokens, width)
+    """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes,
+    each field's from its row of answer_fields."""
+    def properties(fields) -> dict:
+        return {f.name: _field_schema(f, limits) for f in fields}
+
     working = {
         "type": "object", "required": ["row"], "additionalProperties": False,
         "description": "The hand calculation of one query row; j runs over the m keys.",
-        "properties": {
-            "row": {"type": "integer", "minimum": 0, "maximum": n - 1}, "token": TEXT,
-            "q": _v(NUMBER, d), "k": matrix, "v": matrix, "products": matrix,
-            "dots": _v(NUMBER, n), "scale": NUMBER,
-            "scaled": _v(MASKABLE, n, "scale·dots + ALiBi's bias; null where masked"),
-            "allowed": _v(BOOL, n),
-            "exp": _v({"type": ["number", "null"], "minimum": 0}, n,
-                      "e^scaled_j; null where it overflows float64"),
-            "exp_sum": {"type": ["number", "null"], "minimum": 0}, "exp_overflow": BOOL,
-            "shift": NUMBER, "exp_shifted": _v({**NUMBER, "minimum": 0}, n),
-            "exp_shifted_sum": {**NUMBER, "minimum": 0}, "weights": _v(WEIGHT, n),
-            "entropy": {**NUMBER, "minimum": 0, "description": "nats"},
-            "jacobian_norm": {**NUMBER, "minimum": 0}, "terms": matrix,
-            "z": _v(NUMBER, d),
-            # The steps of the newer variants, present only when theirs is on.
-            "q_unbiased": _v(NUMBER, d, "x_i·W_Q, before b_Q"), "b_Q": _v(NUMBER, d),
-            "k_unbiased": _m(NUMBER, n, d, "x_j·W_K, before b_K"), "b_K": _v(NUMBER, d),
-            "v_unbiased": _m(NUMBER, n, d, "x_j·W_V, before b_V"), "b_V": _v(NUMBER, d),
-            "q_unrotated": _v(NUMBER, d, "q_i before RoPE; q is after"),
-            "k_unrotated": _m(NUMBER, n, d, "the keys before RoPE; k is after"),
-            "position": {"type": "integer", "minimum": 0, "description": "p_i"},
-            "positions_k": _v({"type": "integer", "minimum": 0}, n),
-            "frequencies": _v({**NUMBER, "minimum": 0}, d // 2, "θ^(−2c/d_k), radians per "
-                              "position of pair c"),
-            "angles": _v(NUMBER, d // 2, "p_i·frequencies"),
-            "angles_k": _m(NUMBER, n, d // 2, "each key's p_j·frequencies"),
-            "bias": _v(NUMBER, n, "ALiBi's −slope·|i − j|, already in scaled"),
-            "alibi_slope": {**NUMBER, "minimum": 0},
-            "window": {"type": "integer", "minimum": 1},
-            "in_window": _v(BOOL, n, "|i − j| < window"),
-            "sinks": {"type": "integer", "minimum": 1},
-            "sink": _v(BOOL, n, "j < sinks"),
-        },
+        "properties": properties(WORKING),
     }
-    head = {
-        "type": "object", "additionalProperties": False,
-        "properties": {
-            "d_k": {"type": "integer", "minimum": 1, "maximum": d}, "scale": NUMBER,
-            "kv_head": {"type": "integer", "minimum": 0, "maximum": H - 1,
-                        "description": "the key/value head this query head reads (0-based); "
-                                       "only with kv_heads"},
-            "Q": _m(NUMBER, n, d, "X·W_Q + b_Q, turned by RoPE when on"),
-            "K": _m(NUMBER, n, d, "X_kv·W_K + b_K (X without X_kv), turned by RoPE when on"),
-            "V": _m(NUMBER, n, d, "X_kv·W_V + b_V (X without X_kv)"),
-            "Q_unrotated": _m(NUMBER, n, d, "Q before RoPE; only with rope"),
-            "K_unrotated": _m(NUMBER, n, d, "K before RoPE; only with rope"),
-            "scores": _m(NUMBER, n, n),
-            "scaled_scores": _m(MASKABLE, n, n, "scale·scores + ALiBi's bias; null where "
-                                "masked (−∞)"),
-            "bias": _m(NUMBER, n, n, "ALiBi's −slope·|i − j|; only with alibi"),
-            "alibi_slope": {**NUMBER, "minimum": 0},
-            "mask": _m(BOOL, n, n, "true where query i may read key j: causal AND mask AND "
-                       "(in the window OR a sink)"),
-            "weights": _m(WEIGHT, n, n, "rows sum to 1 or 0"),
-            "weights_u8": _m({"type": "integer", "minimum": 0, "maximum": 255}, n, n,
-                             "round(255 · weights); only when fields names it"),
-            "strongest_keys": {
-                "type": "array", "maxItems": n, "description":
-                    "per query, its (up to) 3 permitted keys with the largest weights, "
-                    "largest first, equal weights in key order, as [key j, weight]; only "
-                    "when fields names it",
-                "items": {"type": "array", "maxItems": 3, "items": {
-                    "type": "array", "minItems": 2, "maxItems": 2,
-                    "prefixItems": [{"type": "integer", "minimum": 0, "maximum": n - 1},
-                                    WEIGHT]}}},
-            "output": matrix, "warnings": {"type": "array", "items": TEXT},
-            "working": _ref("Working"),
-        },
-    }
-    labels = _vector(TEXT, n)
+    head = {"type": "object", "additionalProperties": False, "properties": properties(HEAD)}
+    # The labels and flags, then the arrays; beside heads the combination's output and
+    # warnings, whose schemas are a head's.
+    whole = sorted(WHOLE, key=lambda f: f.kind == "number")
     answer = {
         "type": "object", "additionalProperties": False,
         "description": "Every part is present unless the request's fields leaves it out; "
                        "several heads put each head's parts under heads.",
-        "properties": {
-            **head["properties"], "tokens": labels, "tokens_kv": labels, "causal": BOOL,
-            "positional_encoding": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, D,
-                                      "added to X; only with sinusoidal"),
-            "positional_encoding_kv": _m({**NUMBER, "minimum": -1, "maximum": 1}, n, D,
-                                         "added to X_kv; only with sinusoidal and X_kv"),
-            "heads": {"type": "array", "minItems": 1, "maxItems": H,
-                      "items": _ref("HeadAnswer")},
-            "concat": _m(NUMBER, n, d * H),
-        },
+        "properties": {**head["properties"], **properties(whole), **properties(SEVERAL)},
         # A multi-head answer keeps one head's parts under heads only, whatever is selected.
         "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
-                             for key in ("heads", "concat")},
+                             for key in names(f for f in SEVERAL if f.name not in HEAD_NAMES)},
     }
-    # working needs a row; weights_u8 and strongest_keys are sent only when asked for
-    per_head = sorted(head["properties"].keys() - {"working", "weights_u8", "strongest_keys",
-                                                   *VARIANT_PARTS})
+    # The parts always sent: not those of a variant, of a row's working or named in fields.
+    per_head = sorted(names(f for f in HEAD if not f.when))
+    whole_always = names(f for f in WHOLE if not f.when)
+    beside = names(f for f in SEVERAL if not f.when)
     return {
         "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
         "EncodedArray": ENCODED_ARRAY,
         "OneHeadAnswer": {
-            "allOf": [_ref("AttentionAnswer"), {"required": [*per_head, "causal", "tokens"]}],
+            "allOf": [_ref("AttentionAnswer"), {"required": [*per_head, *sorted(whole_always)]}],
             "description": "The answer to one head without fields."},
         "SeveralHeadsAnswer": {
             "allOf": [_ref("AttentionAnswer"),
-                      {"required": ["causal", "concat", "heads", "output", "tokens", "warnings"],
+                      {"required": sorted({*whole_always, *beside}),
                        "properties": {"heads": {"items": {"required": per_head}}}}],
             "description": "The answer to several heads without fields."},
     }

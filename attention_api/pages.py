@@ -12,10 +12,12 @@ from attention_core import __version__, default_request, presets
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
+from . import answer_fields
 from .api import limits
 from .assets import asset_url, modules
 from .compression import gzip_page
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
+from .model_request import MODEL_VARIANTS, PAGE_ASKS
 from .model_response import describe_model
 from .request import parse_request
 from .response import compute, response_body
@@ -24,12 +26,23 @@ bp = Blueprint("pages", __name__)
 bp.after_request(gzip_page)
 
 
+def answer_asks() -> dict:
+    """What the editor and the "Real model" view ask of their answers' fields, from the
+    table of the answer's fields (answer_fields) and the model view's own (PAGE_ASKS)."""
+    model_working = [f.name for f in answer_fields.WORKING
+                     if f.page == "ask" and set(f.when) <= MODEL_VARIANTS]
+    return {**answer_fields.page_config(),
+            "model": {**{k: list(v) for k, v in PAGE_ASKS.items()}, "working": model_working}}
+
+
 def page_config() -> dict:
-    """The server's limits and the API's URLs, for the page (static/js/lib/config.js reads them).
+    """The server's limits, the API's URLs and the answer's fields each page asks for, for
+    the page (static/js/lib/config.js reads them).
 
     Each value comes from its one Python source (the app's config, Limits, the
-    lab's constants) and each URL from url_for, so it carries the app's prefix. The
-    templates render it as one JSON block and take their own min and max from it.
+    lab's constants, the table of the answer's fields) and each URL from url_for, so it
+    carries the app's prefix. The templates render it as one JSON block and take their own
+    min and max from it.
     """
     allowed = limits()
     return {
@@ -50,6 +63,7 @@ def page_config() -> dict:
                  "model_attention": url_for("models.model_attention"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
+        "answer": answer_asks(),
     }
 
 

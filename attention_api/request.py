@@ -16,6 +16,7 @@ import numpy as np
 from attention_core.errors import AttentionInputError, counted, page_name
 from attention_core.positions import ROPE_BASE, alibi_slopes
 
+from . import answer_fields
 from .values import (
     bool_matrix,
     describe,
@@ -39,28 +40,21 @@ QUERY_HEAD = ("W_Q", "b_Q")  # a query head's fields when kv_heads gives the key
 KV_HEAD = ("W_K", "W_V", "b_K", "b_V")
 ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response.encode_arrays
 
-# What a response may hold, for the optional "fields" selection of a request.
-RESPONSE_FIELDS = ("tokens", "tokens_kv", "positional_encoding", "positional_encoding_kv",
-                   "d_k", "scale", "causal", "kv_head", "Q", "K", "V", "Q_unrotated",
-                   "K_unrotated", "scores", "scaled_scores", "bias", "alibi_slope", "mask",
-                   "weights", "output", "warnings", "working", "heads", "concat",
-                   "weights_u8", "strongest_keys")  # the last two only when named (response.py)
+# What a response may hold, for the optional "fields" selection of a request: the answer's
+# fields (answer_fields.ANSWER), those sent only when named last (response.select).
+RESPONSE_FIELDS = (*answer_fields.names(f for f in answer_fields.ANSWER
+                                        if f not in answer_fields.NAMED),
+                   *answer_fields.names(answer_fields.NAMED))
 # The matrices a field name may take a corner of: "Q[:16,:16]", "heads[1].weights[:8]".
-CORNERED = ("Q", "K", "V", "Q_unrotated", "K_unrotated", "scores", "scaled_scores", "bias",
-            "mask", "weights", "weights_u8", "output", "concat", "positional_encoding",
-            "positional_encoding_kv")
-# The working's parts; those after "z" only when their variant is on (RowWorking).
-WORKING_FIELDS = ("row", "token", "q", "k", "v", "products", "dots", "scale", "scaled",
-                  "allowed", "exp", "exp_sum", "exp_overflow", "shift", "exp_shifted",
-                  "exp_shifted_sum", "weights", "entropy", "jacobian_norm", "terms", "z",
-                  "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
-                  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies",
-                  "angles", "angles_k", "bias", "alibi_slope", "window", "in_window", "sinks",
-                  "sink")
+CORNERED = answer_fields.CORNERED
+# The working's parts; those of a variant only when it is on (RowWorking).
+WORKING_FIELDS = answer_fields.names(answer_fields.WORKING)
 # The names "fields" accepts: a response field, a part of the working, and (as "heads.x"
 # for every head, "heads[k].x" for head k) any of those that one head's answer holds.
 WORKING_PARTS = tuple(f"working.{f}" for f in WORKING_FIELDS)
-HEAD_FIELDS = (*(f for f in RESPONSE_FIELDS if f not in ("heads", "concat")), *WORKING_PARTS)
+_SEVERAL_ONLY = {f.name for f in answer_fields.SEVERAL} - {f.name for f in answer_fields.ANSWER
+                                                          if f.where != "heads"}
+HEAD_FIELDS = (*(f for f in RESPONSE_FIELDS if f not in _SEVERAL_ONLY), *WORKING_PARTS)
 FIELD_NAMES = (*RESPONSE_FIELDS, *WORKING_PARTS, *(f"heads.{f}" for f in HEAD_FIELDS))
 
 
@@ -386,8 +380,8 @@ def _fields(value, heads: int, known=None, listed=RESPONSE_FIELDS, cornered=CORN
             if k >= heads:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but the request has "
-                    + (f"{heads} heads, so k in heads[k] runs from 0 to {heads - 1} (0-based, "
-                       f"heads 1 to {heads})" if heads else
+                    + (f"{counted(heads, 'head')}, so k in heads[k] runs from 0 to "
+                       f"{heads - 1} (0-based, heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
                     f"fields[{i}]")
         # isinstance first: a list or object is unhashable.

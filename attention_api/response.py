@@ -23,6 +23,7 @@ from attention_core.multihead import MultiHeadResult, multi_head_attention
 from attention_core.positions import sinusoidal
 from attention_core.working import RowWorking, working
 
+from .answer_fields import HEAD, NAMED, STRONGEST, WHOLE_SENT, WORKING
 from .request import AttentionRequest
 
 
@@ -69,47 +70,33 @@ def compute(request: AttentionRequest) -> Computed:
                     positional_encoding_kv=pe_kv)
 
 
-# The working's steps of the newer variants, sent when their variant is on (not None).
-VARIANT_STEPS = ("q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V", "q_unrotated",
-                 "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k",
-                 "bias", "alibi_slope", "window", "in_window", "sinks", "sink")
-
-
 def working_body(w: RowWorking, tokens: list[str]) -> dict:
-    """The hand calculation of one row (see RowWorking for each field)."""
-    body = {
-        "row": w.row, "token": tokens[w.row], "q": w.q, "k": w.k, "v": w.v,
-        "products": w.products, "dots": w.dots, "scale": w.scale, "scaled": w.scaled,
-        "allowed": w.allowed, "exp": w.exp,
-        "exp_sum": w.exp_sum, "exp_overflow": w.exp_overflow, "shift": w.shift,
-        "exp_shifted": w.exp_shifted, "exp_shifted_sum": w.exp_shifted_sum,
-        "weights": w.weights, "entropy": w.entropy, "jacobian_norm": w.jacobian_norm,
-        "terms": w.terms, "z": w.z,
-    }
-    for name in VARIANT_STEPS:
-        value = getattr(w, name)
-        if value is not None:
-            body[name] = value
+    """The hand calculation of one row (see RowWorking for each field), its parts in the
+    order of answer_fields.WORKING, a variant's steps only when it is on (not None)."""
+    body = {}
+    for part in WORKING:
+        value = tokens[w.row] if part.name == "token" else getattr(w, part.name)
+        if value is not None or not part.when:
+            body[part.name] = value
     return body
+
+
+# A head's fields as head_body writes them: those response.select derives aside.
+_HEAD_SENT = tuple(f for f in HEAD if f not in NAMED)
 
 
 def head_body(result: AttentionResult, row: RowWorking | None, keys: list[str],
               kv_head: int | None = None) -> dict:
-    """One head's matrices (and working), as in a single-head answer; ``kv_head`` is the
-    key/value head it reads, when they are shared."""
-    body = {"d_k": result.d_k, "scale": result.scale}
-    if kv_head is not None:
-        body["kv_head"] = kv_head
-    body.update(Q=result.Q, K=result.K, V=result.V)
-    if result.Q_unrotated is not None:
-        body.update(Q_unrotated=result.Q_unrotated, K_unrotated=result.K_unrotated)
-    body.update(scores=result.scores, scaled_scores=result.scaled_scores)
-    if result.bias is not None:
-        body.update(bias=result.bias, alibi_slope=result.alibi_slope)
-    body.update(mask=result.mask, weights=result.weights, output=result.output,
-                warnings=list(result.warnings))
-    if row is not None:
-        body["working"] = working_body(row, keys)
+    """One head's matrices (and working), as in a single-head answer, in the order of
+    answer_fields.HEAD; ``kv_head`` is the key/value head it reads, when they are shared.
+    A variant's fields come only when it is on (not None)."""
+    own = {"kv_head": kv_head, "warnings": list(result.warnings),
+           "working": None if row is None else working_body(row, keys)}
+    body = {}
+    for field in _HEAD_SENT:
+        value = own[field.name] if field.name in own else getattr(result, field.name)
+        if value is not None or not field.when:
+            body[field.name] = value
     return body
 
 
@@ -119,13 +106,11 @@ def response_body(request: AttentionRequest, computed: Computed) -> dict:
     One head: its matrices at the top level. Several: ``heads`` (one such body each),
     ``concat`` and ``output``.
     """
-    body = {"tokens": request.tokens, "causal": request.causal}
-    if request.tokens_kv is not None:
-        body["tokens_kv"] = request.tokens_kv
-    if computed.positional_encoding is not None:
-        body["positional_encoding"] = computed.positional_encoding
-    if computed.positional_encoding_kv is not None:
-        body["positional_encoding_kv"] = computed.positional_encoding_kv
+    whole = {"tokens": request.tokens, "causal": request.causal, "tokens_kv": request.tokens_kv,
+             "positional_encoding": computed.positional_encoding,
+             "positional_encoding_kv": computed.positional_encoding_kv}
+    body = {f.name: whole[f.name] for f in WHOLE_SENT
+            if whole[f.name] is not None or not f.when}
     shared = computed.multi is not None and request.kv_heads is not None
     heads = [head_body(r, w, request.tokens, computed.multi.kv_heads[h] if shared else None)
              for h, (r, w) in enumerate(zip(computed.results, computed.rows, strict=True))]
@@ -207,9 +192,6 @@ def select(body: dict, fields: frozenset[str], corners: dict | None = None) -> d
         out["heads"] = [select(head, each | mine, {**each_corners, **mine_corners})
                         for head, (mine, mine_corners) in zip(body["heads"], own, strict=True)]
     return out
-
-
-STRONGEST = 3  # keys per query in strongest_keys
 
 
 def strongest_keys(weights: np.ndarray, mask: np.ndarray) -> list[list[list]]:

@@ -5,6 +5,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from werkzeug.exceptions import NotFound
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
@@ -154,3 +155,46 @@ def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(
     for absent in ("model/main.js", 'id="models-data"', 'href="#grid-start"', 'id="text"'):
         assert absent not in page, absent
     assert '<a href="/">The editable example</a> works without them.' in page
+
+
+# What the two pages asked of the answer when their lists were typed in their scripts
+# (static/js/editor/results.js and static/js/model/request.js): the config block must say
+# exactly this, so the pages' requests stay what they were.
+EDITOR_WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
+                  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z",
+                  "entropy", "jacobian_norm", "q_unbiased", "b_Q", "k_unbiased", "b_K",
+                  "v_unbiased", "b_V", "q_unrotated", "k_unrotated", "position", "positions_k",
+                  "frequencies", "angles", "angles_k", "bias", "alibi_slope", "window",
+                  "in_window", "sinks", "sink"]
+
+
+@pytest.mark.parametrize("page", ["/", "/model"])
+def test_the_config_block_says_what_the_pages_ask_of_the_answer(client, page):
+    answer = config_block(client.get(page).get_data(as_text=True))["answer"]
+    assert {k: set(v) for k, v in answer["whole"].items()} == {
+        "ask": {"tokens", "tokens_kv", "causal"},
+        "corner": {"positional_encoding", "positional_encoding_kv"}}
+    assert {k: set(v) for k, v in answer["head"].items()} == {
+        "ask": {"d_k", "scale", "alibi_slope", "K", "V", "mask"}, "corner": {"Q", "output"},
+        "small": {"scores", "scaled_scores"}, "heatmap": {"weights"},
+        "heatmap_big": {"weights_u8"}, "readout_big": {"strongest_keys"},
+        "every_head": {"kv_head"}}
+    assert {k: set(v) for k, v in answer["beside"].items()} == {"corner": {"concat", "output"}}
+    # The order of a request's fields changes nothing in its answer (response.select keeps
+    # the answer's own order).
+    assert sorted(answer["working"]) == sorted(EDITOR_WORKING)
+    model = answer["model"]
+    assert {k: v for k, v in model.items() if k != "working"} == {
+        "run": ["tokens", "words", "overview"], "decoder": ["next_tokens"],
+        "head": ["kv_head", "causal", "model_causal", "counterfactual", "positional",
+                 "rope_base", "d_k", "scale", "K", "V", "mask", "weights", "strongest_keys"]}
+    # A real model's head has biases and RoPE, never ALiBi, a window or sinks.
+    assert sorted(model["working"]) == sorted(p for p in EDITOR_WORKING if p not in (
+        "bias", "alibi_slope", "window", "in_window", "sinks", "sink"))
+
+
+def test_the_pages_unit_tests_read_the_config_block_the_server_sends(client):
+    """tests/js reads tests/data/page_answer.json as the config block's "answer": it must be
+    the server's."""
+    fixture = json.loads((Path(__file__).parent / "data" / "page_answer.json").read_text())
+    assert fixture["config"] == config_block(client.get("/").get_data(as_text=True))["answer"]

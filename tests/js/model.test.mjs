@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { cellName, fits, gridMove } from "../../static/js/model/grid.js";
-import { decodeAnswer, headKey, keptFor, merged, nothingKept, overviewMap, requestFor, rowKey, runKey, WORKING } from "../../static/js/model/request.js";
+import { readFileSync } from "node:fs";
+
+import { answer } from "../../static/js/lib/config.js";
+import { decodeAnswer, headKey, keptFor, merged, nothingKept, overviewMap, requestFor, rowKey, runKey, workingFields } from "../../static/js/model/request.js";
 import { appended, DEFAULT_TEXT, editorHref, fragmentOf, initialState, parseFragment, rowOf, withModel } from "../../static/js/model/state.js";
 import { percent, shareText, visibleToken } from "../../static/js/model/tokens.js";
 import { explainX } from "../../static/js/model/words.js";
@@ -73,6 +76,14 @@ test("tokens and shares are written to be read at a glance", () => {
 
 const S = { model: "smollm2-135m", text: "The cat", layer: 1, head: 2, row: 1, causal: true };
 
+// The config block's answer as the server sends it (tests/test_pages.py checks the file).
+const PAGE = JSON.parse(readFileSync(new URL("../data/page_answer.json", import.meta.url)));
+Object.assign(answer, PAGE.config);
+
+test("a row's working asks the parts it asked when they were typed here", () => {
+  assert.deepEqual([...workingFields()].sort(), [...PAGE.model_working_before].sort());
+});
+
 test("a request asks only what the kept answers lack", () => {
   const none = nothingKept();
   const first = requestFor(S, none, true);
@@ -91,14 +102,14 @@ test("a request asks only what the kept answers lack", () => {
   assert.equal(head.fields.includes("overview"), false);
   assert.ok(head.fields.includes("weights") && head.fields.includes("working.row"));
   // Another row: its working alone (and the tokens every answer names).
-  assert.deepEqual(requestFor({ ...S, row: 0 }, all, true).fields, ["tokens", ...WORKING]);
+  assert.deepEqual(requestFor({ ...S, row: 0 }, all, true).fields, ["tokens", ...workingFields()]);
   // The counterfactual mask: the head again, not the run.
   assert.equal(requestFor({ ...S, causal: false }, all, true).fields.includes("overview"), false);
   // No row chosen, or one past the text's 2 tokens: the last token's, row 1.
   for (const row of [null, 2, 40]) {
     const asked = requestFor({ ...S, row }, { ...all, row: null }, true);
     assert.equal(asked.row, 1);
-    assert.deepEqual(asked.fields, ["tokens", ...WORKING]);
+    assert.deepEqual(asked.fields, ["tokens", ...workingFields()]);
   }
 });
 

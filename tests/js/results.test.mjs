@@ -1,6 +1,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { alibiCaption, crossWords, fieldsFor, maskWords, noKeyWords } from "../../static/js/editor/results.js";
+import { answer } from "../../static/js/lib/config.js";
+
+// The config block's answer as the server sends it (tests/test_pages.py checks the file).
+const PAGE = JSON.parse(readFileSync(new URL("../data/page_answer.json", import.meta.url)));
+Object.assign(answer, PAGE.config);
+
+test("the fields asked come from the config block, the same as when they were typed here", () => {
+  const sorted = (a) => [...a].sort();
+  assert.equal(PAGE.editor_before.length, 6);
+  for (const [args, before] of PAGE.editor_before) {
+    assert.deepEqual(sorted(fieldsFor(...args)), sorted(before), JSON.stringify(args));
+  }
+});
 
 test("a small view asks for every weight and score, and the 16 × 16 corners it prints", () => {
   const f = fieldsFor(3, false);

@@ -15,6 +15,7 @@ import { typeset, typesetWhenNear } from "../draw/tex.js";
 import { enteringRow } from "./walk.js";
 import { renderWorking, scaleWords } from "../draw/working.js";
 import { andList, count, numbered } from "../lib/words.js";
+import { answer as asks } from "../lib/config.js";
 
 const $ = (id) => document.getElementById(id);
 let workingTicket = 0;  // the newest drawing's turn to typeset the working
@@ -36,29 +37,28 @@ export const drawWaiting = () => near.flush();
 // read out from strongest_keys. Exports fetch a whole matrix when they need it.
 // At 512 tokens with 4 heads this cuts the answer from 7.4 MB to 2.5 MB.
 const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
-// The working's parts for biases, RoPE, ALiBi, a window and sinks come only when the
-// request has them on, so they cost a plain request nothing.
-const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
-  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
-  "jacobian_norm", "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
-  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k",
-  "bias", "alibi_slope", "window", "in_window", "sinks", "sink"].map((f) => `working.${f}`);
-const SHARED = ["tokens", "tokens_kv", "causal", corner("positional_encoding"), corner("positional_encoding_kv")];  // not per head
+// Which fields come whole, as a corner, only while the scores are printed, or as the
+// heatmap's bytes, is said for each field by the server (config.js's answer, from
+// attention_api/answer_fields.py). The working's parts for biases, RoPE, ALiBi, a window and
+// sinks come only when the request has them on, so they cost a plain request nothing.
+const of = (group, how) => asks[group]?.[how] ?? [];
+const asked = (group) => [...of(group, "ask"), ...of(group, "corner").map(corner)];
+const workingFields = () => (asks.working ?? []).map((f) => `working.${f}`);
 
 /** The fields a head's blocks draw (its heatmap's apart, see fieldsFor). */
-const headFields = (n) => ["d_k", "scale", "alibi_slope", corner("Q"), "K", "V", "mask", corner("output"),
-  ...WORKING, ...(n > SHOWN ? [] : ["scores", "scaled_scores"])];
+const headFields = (n) => [...asked("head"), ...workingFields(), ...(n > SHOWN ? [] : of("head", "small"))];
 
 /** The fields to ask of POST /api/attention for n queries and m keys: with several heads
  *  (``multi``), every head's heatmap and the shown ``head``'s blocks. */
 export function fieldsFor(n, multi, head = 0, m = n) {
   const big = Math.max(n, m) > TABLE_MAX;
-  const map = big ? ["weights_u8", "strongest_keys"] : ["weights"];
-  if (!multi) return [...SHARED, ...headFields(n), ...map];
+  const map = of("head", big ? "heatmap_big" : "heatmap");
+  const readout = big ? of("head", "readout_big") : [];
+  if (!multi) return [...asked("whole"), ...headFields(n), ...map, ...readout];
   // Every head's key/value head (with kv_heads only): the working says which share one.
-  const each = [...(big ? ["heads.weights_u8"] : ["heads.weights"]), "heads.kv_head"];
-  const shown = [...headFields(n), ...(big ? ["strongest_keys"] : [])].map((f) => `heads[${head}].${f}`);
-  return [...SHARED, corner("concat"), corner("output"), ...each, ...shown];
+  const each = [...map, ...of("head", "every_head")].map((f) => `heads.${f}`);
+  const shown = [...headFields(n), ...readout].map((f) => `heads[${head}].${f}`);
+  return [...asked("whole"), ...asked("beside"), ...each, ...shown];
 }
 
 /** The head an answer can show: ``head`` when the answer holds its matrices, else (until
@@ -73,8 +73,8 @@ export function drawableHead(answer, head) {
 export function shownHead(answer, head) {
   if (!answer.heads) return answer;
   const k = drawableHead(answer, head);
-  const { tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv } = answer;
-  return { ...answer.heads[k], tokens, tokens_kv, causal, positional_encoding, positional_encoding_kv, head: k };
+  const whole = [...of("whole", "ask"), ...of("whole", "corner")].map((f) => [f, answer[f]]);
+  return { ...answer.heads[k], ...Object.fromEntries(whole), head: k };
 }
 
 /** Draw every block of an answer of POST /api/attention (asked with fieldsFor's fields).

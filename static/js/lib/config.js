@@ -1,8 +1,9 @@
-// The server's limits and the API's URLs, as the page was sent them: the JSON block
+// The server's limits, the API's URLs and the answer's fields the page asks for, as the
+// page was sent them: the JSON block
 // <script id="config"> of templates/index.html, built by attention_api/pages.py
 // (page_config) from the app's configuration and url_for. This module is the one place the
 // page learns them, so nothing here has a value of its own: outside a page (node's unit
-// tests) the three objects are empty, and a test fills in the values it means to test.
+// tests) the four objects are empty, and a test fills in the values it means to test.
 //
 // limits = {tokens: n and m at most, model_dim: d_model at most, dim: d_k, d_v and W_O's
 //           width at most, label: characters
@@ -14,6 +15,12 @@
 // urls   = {attention, scaling, scaling_sample, models, model_attention, model (the
 //           real-model view's page), …}: the API's routes and pages, with the app's prefix,
 //           and katex: KaTeX's build (tex.js loads it)
+// answer = {whole, head, beside: the editor's asks of the whole answer's fields, of each
+//           head's and of those beside heads, grouped by how it asks them (ask, corner,
+//           small, heatmap, heatmap_big, readout_big, every_head: see
+//           attention_api/answer_fields.py, Field.page); working: the working's parts the
+//           page's working draws; model: {run, decoder, head, working}, the Real model
+//           view's asks}. Read when a request is made, so a test may fill it in after import.
 
 const block = globalThis.document?.getElementById("config");
 const sent = block ? JSON.parse(block.textContent) : {};
@@ -21,3 +28,4 @@ const sent = block ? JSON.parse(block.textContent) : {};
 export const limits = { ...sent.limits };
 export const lab = { ...sent.lab };
 export const urls = { ...sent.urls };
+export const answer = { ...sent.answer };

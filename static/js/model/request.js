@@ -8,19 +8,18 @@
 // when the row does. Every array comes in base64 (float64 bytes): no number parsed from text.
 
 import { decodeArray, decodeArrays } from "../lib/arrays.js";
+import { answer } from "../lib/config.js";
 import { rowOf } from "./state.js";
 
-// The parts of a row's working that renderWorking (working.js) writes, as in the editor's
-// request (results.js): the products and terms of every component are not among them.
-export const WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
-  "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z", "entropy",
-  "jacobian_norm", "q_unbiased", "b_Q", "k_unbiased", "b_K", "v_unbiased", "b_V",
-  "q_unrotated", "k_unrotated", "position", "positions_k", "frequencies", "angles", "angles_k"]
-  .map((f) => `working.${f}`);
-const RUN = ["tokens", "words", "overview"];          // per (model, text)
-const DECODER = ["next_tokens"];                      // per (model, text), a decoder's only
-const HEAD = ["kv_head", "causal", "model_causal", "counterfactual", "positional", "rope_base",
-  "d_k", "scale", "K", "V", "mask", "weights", "strongest_keys"];  // per head and mask
+// What the view asks of each answer, as the server says (config.js's answer.model, from
+// attention_api/model_request.py and the table of the answer's fields): the run's fields
+// per (model, text), a decoder's next tokens, the head's per head and mask, and the parts
+// of a row's working that renderWorking (working.js) writes, of the variants a model has.
+// Read at each request, so a test may fill them in after import.
+const asks = (part) => answer.model?.[part] ?? [];
+
+/** The fields that ask for a row's working. */
+export const workingFields = () => asks("working").map((f) => `working.${f}`);
 
 /** The keys of what an answer holds: the run's (model, text), the head's, the row's. */
 export const runKey = (s) => `${s.model}\n${s.text}`;
@@ -45,9 +44,9 @@ export function requestFor(s, have, decoder) {
   const fields = [];
   const known = have.run === runKey(s);
   const row = known ? rowOf(s, have.n) : null;
-  if (!known) fields.push(...RUN, ...(decoder ? DECODER : []));
-  if (have.head !== headKey(s)) fields.push(...HEAD);
-  if (row !== null && have.row !== rowKey({ ...s, row })) fields.push(...WORKING);
+  if (!known) fields.push(...asks("run"), ...(decoder ? asks("decoder") : []));
+  if (have.head !== headKey(s)) fields.push(...asks("head"));
+  if (row !== null && have.row !== rowKey({ ...s, row })) fields.push(...workingFields());
   if (!fields.length) return null;
   // Every answer names its tokens, so the merged answer's are always those of the last.
   if (!fields.includes("tokens")) fields.unshift("tokens");
