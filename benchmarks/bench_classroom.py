@@ -5,7 +5,8 @@ Run: .venv/bin/python benchmarks/bench_classroom.py [--students 30] [--switches 
 
 Each student has a sentence of their own (8–40 words, drawn from --seed) and one keep-alive
 connection. All start at the same moment and send what the page sends (model/main.js asks
-what model/request.js's requestFor says, on the page's first model):
+what model/request.js's requestFor says, with the fields the page's config block lists, on
+the page's first model):
   first view: GET /model; POST /api/model/attention for the run and the first head (its
     tokens, words, overview, next tokens and the head's blocks); then POST for the last
     row's working, whose row the first answer's tokens give (the figure: from the GET
@@ -53,7 +54,6 @@ from benchmarks.bench_load import client_cpu
 from benchmarks.loadgen import REQUEST_TIMEOUT, Connection, Record, percentile_ms
 from benchmarks.server import Gunicorn
 
-REQUEST_JS = ROOT / "static/js/model/request.js"
 HEALTH_EVERY = 0.1  # seconds between the ends of two /health polls
 RETRY_WAITS = (0.5, 1, 2, 4)  # lib/api.js's RETRY_MS, for a lost connection
 TRIES = 1 + len(RETRY_WAITS)  # the page tries for ever; a benchmark has to stop
@@ -108,21 +108,25 @@ def texts(count: int, seed: int) -> list[str]:
     return seen
 
 
-def page_fields() -> dict[str, list[str]]:
-    """The lists of fields of model/request.js (RUN, DECODER, HEAD, WORKING), read from the
-    file itself: a copy here would drift from what the page asks."""
-    source = REQUEST_JS.read_text(encoding="utf-8")
-    lists = {}
-    for name in ("RUN", "DECODER", "HEAD", "WORKING"):
-        found = re.search(rf"const {name} = \[(.*?)\]", source, re.S)
-        if found is None:
-            raise SystemExit(f"{REQUEST_JS} no longer has a list {name}; "
-                             "bench_classroom.page_fields must learn where it went")
-        lists[name] = re.findall(r'"([^"]+)"', found.group(1))
-    if ".map((f) => `working.${f}`)" not in source:
-        raise SystemExit(f"{REQUEST_JS} no longer prefixes WORKING with 'working.'")
+def page_fields(page: str) -> dict[str, list[str]]:
+    """What the real-model view asks of each answer (run, decoder, head, working), read
+    from the config block the page is sent (lib/config.js's answer.model), as the page
+    reads it."""
+    block = re.search(r'<script type="application/json" id="config">(.*?)</script>', page,
+                      re.S)
+    asks = json.loads(block.group(1)).get("answer", {}).get("model") if block else None
+    if not asks:
+        raise SystemExit("GET /model sent no config block with answer.model")
+    lists = {part.upper(): list(asks.get(part, [])) for part in ("run", "decoder", "head",
+                                                                   "working")}
     lists["WORKING"] = [f"working.{f}" for f in lists["WORKING"]]
     return lists
+
+
+def asked(*parts: list[str]) -> list[str]:
+    """requestFor's fields: the parts in order, "tokens" first if none of them has it."""
+    fields = [f for part in parts for f in part]
+    return fields if "tokens" in fields else ["tokens", *fields]
 
 
 @dataclass
@@ -199,7 +203,7 @@ class Student:
             return
         # A new text: the run's parts and the first head's, no row until the tokens are known.
         decoder = fields["DECODER"] if model["kind"] == "decoder" else []
-        first = request(self.text, model, 0, 0, None, [*fields["RUN"], *decoder, *fields["HEAD"]])
+        first = request(self.text, model, 0, 0, None, asked(fields["RUN"], decoder, fields["HEAD"]))
         body = await ask(self.conn, target.post(first), RUN, record)
         try:
             self.tokens = len(json.loads(body)["tokens"]) if body is not None else None
@@ -208,7 +212,7 @@ class Student:
         if self.tokens is None:
             return
         row = self.tokens - 1  # the state's row is null: the text's last token (rowOf)
-        working = request(self.text, model, 0, 0, row, ["tokens", *fields["WORKING"]])
+        working = request(self.text, model, 0, 0, row, asked(fields["WORKING"]))
         if await ask(self.conn, target.post(working), ROW, record) is None:
             return
         record.latencies[FIRST_VIEW].append(time.perf_counter() - start)
@@ -216,7 +220,7 @@ class Student:
         for _ in range(switches):
             layer, head = self.other_head(model, layer, head)
             switch = request(self.text, model, layer, head, row,
-                             ["tokens", *fields["HEAD"], *fields["WORKING"]])
+                             asked(fields["HEAD"], fields["WORKING"]))
             await ask(self.conn, target.post(switch), SWITCH, record)
 
     def other_head(self, model: dict, layer: int, head: int) -> tuple[int, int]:
@@ -236,9 +240,9 @@ async def poll_health(target: Target, record: Record, done: asyncio.Event):
     conn.close()
 
 
-async def first_model(target: Target) -> dict | None:
-    """The page's first model as GET /model describes it, or None (saying why) when the
-    server has no real models."""
+async def first_model(target: Target) -> tuple[dict, dict[str, list[str]]] | None:
+    """The page's first model as GET /model describes it and the fields the page asks, or
+    None (saying why) when the server has no real models."""
     conn = Connection(target.port, target.host)
     try:
         status, body = await asyncio.wait_for(conn.send(target.get("/model")), REQUEST_TIMEOUT)
@@ -258,7 +262,7 @@ async def first_model(target: Target) -> dict | None:
                      re.S)
     if status != 200 or data is None:
         raise SystemExit(f"GET /model answered {status} without the models' description")
-    return json.loads(data.group(1))["models"][0]
+    return json.loads(data.group(1))["models"][0], page_fields(page)
 
 
 async def warm_up(target: Target, model: dict, fields: dict[str, list[str]]):
@@ -266,7 +270,7 @@ async def warm_up(target: Target, model: dict, fields: dict[str, list[str]]):
     figures: a worker's first of each pays for imports and the template's compiling, and
     the kernel spreads connections over the workers (gunicorn.conf.py's reuse_port): six
     leave one of two workers cold once in 32 runs."""
-    body = request("Warm up.", model, 0, 0, None, [*fields["RUN"], *fields["HEAD"]])
+    body = request("Warm up.", model, 0, 0, None, asked(fields["RUN"], fields["HEAD"]))
 
     async def warm(conn: Connection) -> bool:
         ok = all([await ask(conn, target.get("/model"), PAGE, Record()) is not None,
@@ -298,10 +302,10 @@ async def session(target: Target, model: dict, fields: dict[str, list[str]],
 
 
 async def lessons(target: Target, args) -> int:
-    model = await first_model(target)
-    if model is None:
+    found = await first_model(target)
+    if found is None:
         return 0
-    fields = page_fields()
+    model, fields = found
     await warm_up(target, model, fields)
     *own, spare = texts(args.students + 1, args.seed)
     students = [Student(text, random.Random(args.seed * 1000 + i),
