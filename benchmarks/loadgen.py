@@ -88,14 +88,14 @@ def load_mix(kinds: dict[str, Kind]) -> list[tuple[Kind, float]]:
 class Connection:
     """One keep-alive connection; ``in_flight`` is true while a request awaits its answer."""
 
-    def __init__(self, port: int):
-        self.port = port
+    def __init__(self, port: int, host: str = "127.0.0.1"):
+        self.host, self.port = host, port
         self.reader = self.writer = None
         self.local_port = None
         self.in_flight = False
 
     async def _open(self):
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         self.local_port = self.writer.get_extra_info("sockname")[1]
 
     def close(self):
