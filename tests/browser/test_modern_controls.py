@@ -271,6 +271,8 @@ def test_the_key_value_heads_stepper_goes_through_the_divisors(page, server):
         "— X, WQ of each of 4 heads, WK, WV of the one key/value head they share, WO")
     page.get_by_role("button", name="Increase key/value heads").click()
     expect(kv).to_have_value("2")
+    # A reload loads the URL written after the edit's frame (history.js), not before it.
+    expect_url(page, "&kv_heads=2&")
     page.reload()
     wait_settled(page)
     expect(kv).to_have_value("2")
