@@ -212,7 +212,9 @@ TYPESET = """() => ![...document.querySelectorAll('#working [data-tex]')].some((
 # One click on /model (a head of the grid, a row of the heatmap): ms until the new numbers
 # are painted (aria-busy cleared, which the view does once it has drawn them, then a
 # frame), and until the working names the new head or row (``says``), its maths on screen
-# typeset, and a frame painted. The click sets aria-busy at once: its request has left.
+# typeset, and a frame painted: the numbers' frame, if it was so as they were drawn (maths
+# under the screen may be typeset in the frames after it). The click sets aria-busy at
+# once: its request has left.
 SWITCH_JS = """async ([selector, says]) => {
   """ + AFTER_PAINT + """
   const typeset = """ + TYPESET + """;
@@ -224,10 +226,15 @@ SWITCH_JS = """async ([selector, says]) => {
   const page = document.getElementById('page');
   const t0 = performance.now();
   document.querySelector(selector).click();
-  const numbers = await when(page, { attributes: true },
-    () => page.getAttribute('aria-busy') === 'false').then(afterPaint);
-  const all = { subtree: true, childList: true, characterData: true, attributes: true };
   const says_it = () => document.getElementById('working-sym').textContent.includes(says);
+  let withNumbers = false;  // the working, ready as the numbers are: painted in their frame
+  const numbers = await when(page, { attributes: true }, () => {
+    const drawn = page.getAttribute('aria-busy') === 'false';
+    withNumbers = drawn && says_it() && typeset();
+    return drawn;
+  }).then(afterPaint);
+  if (withNumbers) return [numbers - t0, numbers - t0];
+  const all = { subtree: true, childList: true, characterData: true, attributes: true };
   const working = await when(document.getElementById('working-block'), all,
     () => says_it() && typeset()).then(afterPaint);
   return [numbers - t0, working - t0];

@@ -98,6 +98,10 @@ def test_side_by_side_a_row_switch_paints_its_working_typeset_and_the_rest_as_it
     page.wait_for_function("() => window.atDone")
     done = page.evaluate("window.atDone")
     assert "query 41," in done["sym"] and done["blank"] == 0, done
+    # Those within half a screen under it are typeset in the frames after, unscrolled.
+    page.wait_for_function("""() => [...document.querySelectorAll('#working [data-tex]')]
+      .filter((s) => s.getClientRects().length && s.getBoundingClientRect().top < 1.5 * innerHeight)
+      .every((s) => s.firstChild)""")
     # The spans more than half a screen under it wait; scrolled to, they are typeset. (One
     # whose TeX the last row's working had typeset, a "+" of z's sum, is kept as it was:
     # morph.js leaves a span whose TeX is unchanged.)

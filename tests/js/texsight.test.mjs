@@ -1,4 +1,4 @@
-// texsight.js: the maths spans near the screen are typeset at once, the others when they
+// texsight.js: the maths spans on the screen are typeset at once, the others when they
 // come near, and none that a newer drawing replaced. Layout, KaTeX and the observer are
 // stand-ins: a span's place is given by hand.
 
@@ -31,31 +31,37 @@ function span(tex, top) {
 const host = (spans) => ({ querySelectorAll: (sel) => (sel === "[data-tex]" ? spans : []) });
 const come = (...targets) => observed.callback(targets.map((target) => ({ target, isIntersecting: true })));
 
-test("a span is near within half a screen of the viewport, above or below, and laid out", () => {
+test("a span is on the screen, or within ``ahead`` screens of it, above or below, and laid out", () => {
   assert.equal(AHEAD, 0.5);
   assert.equal(isNear(span("a", 0), HEIGHT), true);
-  assert.equal(isNear(span("b", 1199), HEIGHT), true);   // its top 1.5 screens down, less 1 px
-  assert.equal(isNear(span("c", 1201), HEIGHT), false);
-  assert.equal(isNear(span("d", -419), HEIGHT), true);   // its bottom 399 px above the top
-  assert.equal(isNear(span("e", -421), HEIGHT), false);  // 401 px above
-  assert.equal(isNear(span("f", null), HEIGHT), false);
+  assert.equal(isNear(span("b", 799), HEIGHT), true);    // its top 1 px above the bottom
+  assert.equal(isNear(span("c", 801), HEIGHT), false);
+  assert.equal(isNear(span("d", -19), HEIGHT), true);    // its bottom 1 px under the top
+  assert.equal(isNear(span("e", -21), HEIGHT), false);
+  assert.equal(isNear(span("f", 1199), HEIGHT, AHEAD), true);   // 1.5 screens down, less 1 px
+  assert.equal(isNear(span("g", 1201), HEIGHT, AHEAD), false);
+  assert.equal(isNear(span("h", -419), HEIGHT, AHEAD), true);   // its bottom 399 px above the top
+  assert.equal(isNear(span("i", -421), HEIGHT, AHEAD), false);  // 401 px above
+  assert.equal(isNear(span("j", null), HEIGHT), false);
 });
 
-test("the spans near the screen are typeset at once, the others as they come near", () => {
+test("the spans on the screen are typeset at once, the others as they come near", () => {
   typeset.length = 0;
-  const [top, below, folded, done] = [span("q", 100), span("z", 2400), span("r", null), span("k", 50)];
+  const [top, under, below, folded, done] = [span("q", 100), span("s", 900), span("z", 2400), span("r", null), span("k", 50)];
   done.firstChild = { tex: "k" };  // typeset by an earlier drawing: left alone
-  typesetInSight(host([top, below, folded, done]));
+  typesetInSight(host([top, under, below, folded, done]));
   assert.deepEqual(typeset, ["q"]);
   assert.equal(observed.options.rootMargin, "50% 0px");
-  assert.deepEqual([...observed.targets].map((s) => s.tex), ["z", "r"]);
+  assert.deepEqual([...observed.targets].map((s) => s.tex), ["s", "z", "r"]);
+  come(under);  // within half a screen: reported once the frame that paints "q" is laid out
+  assert.deepEqual(typeset, ["q", "s"]);
   come(folded);  // its <details> opened
-  assert.deepEqual(typeset, ["q", "r"]);
+  assert.deepEqual(typeset, ["q", "s", "r"]);
   assert.deepEqual([...observed.targets].map((s) => s.tex), ["z"]);
   observed.callback([{ target: below, isIntersecting: false }]);  // not yet
-  assert.deepEqual(typeset, ["q", "r"]);
+  assert.deepEqual(typeset, ["q", "s", "r"]);
   come(below);  // scrolled to
-  assert.deepEqual(typeset, ["q", "r", "z"]);
+  assert.deepEqual(typeset, ["q", "s", "r", "z"]);
   assert.equal(observed.targets.size, 0);
 });
 

@@ -148,8 +148,8 @@ function drawWorking(state, info, answer, n, { expanded, opened }) {
       d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
       dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened });
     setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
-    // Its maths on and near the screen now, the rest (the folded steps, what is under the
-    // first screen) as it comes into view (texsight.js).
+    // Its maths on the screen now, the rest (the folded steps, what is under the first
+    // screen) as it comes near (texsight.js).
     typesetInSight(host);
   }
 }
