@@ -1,4 +1,5 @@
-# Attention Explorer, served by gunicorn; every serving setting is in gunicorn.conf.py.
+# Attention Explorer, served by nginx in front of gunicorn (attention_server/serve.py starts
+# both; attention_server/nginx.conf and gunicorn.conf.py hold every serving setting).
 # Build: docker build -t attention-explorer .   Run: docker run -p 8000:8000 attention-explorer
 FROM python:3.11-slim
 
@@ -10,6 +11,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PORT=8000
 
 WORKDIR /app
+
+# nginx from Debian, as the run command and the tests install it. Unpinned: the version is
+# the base image's release's, with its security updates. Its own service is never started.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends nginx \
+    && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first: this layer is rebuilt only when a requirements file changes. The
 # app's packages and the pretrained models', installed by the script the run command uses.
@@ -34,6 +42,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('PORT', '8000') + os.environ.get('SCRIPT_NAME', '') + '/health', timeout=4)"]
 
-# The heartbeat file in /dev/shm (RAM): on an overlay filesystem a worker's heartbeat
-# write can block and get a healthy worker killed.
-CMD ["gunicorn", "-c", "gunicorn.conf.py", "--worker-tmp-dir", "/dev/shm", "--access-logfile", "-", "app:create_app()"]
+# nginx on PORT, gunicorn on a unix socket in a private folder under /tmp (writable by the
+# unprivileged user, as nginx's pid and temporary files need); both stop on SIGTERM.
+CMD ["python", "-m", "attention_server.serve"]

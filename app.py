@@ -2,7 +2,7 @@
 
 All maths lives in attention_core; the request format and the app's parts (Flask
 blueprints) live in attention_api. Run: ``python app.py`` (Flask's server, HOST and PORT)
-or gunicorn -c gunicorn.conf.py "app:create_app()".
+or, in production, python -m attention_server.serve (nginx in front of gunicorn).
 """
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ def _env_int(name: str, default: int) -> int:
     return default if raw is None or raw == "" else int(raw)
 
 
+def max_body_bytes() -> int:
+    """The body limit the app answers 413 past, and nginx's client_max_body_size too
+    (attention_server/serve.py): one source for both."""
+    return _env_int("ATTENTION_MAX_BODY_BYTES", MAX_BODY_BYTES)
+
+
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app; ``test_config`` overrides the settings read from the environment."""
     # No static folder given to Flask: its /static/ route would serve the page's files a
@@ -53,7 +59,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.json = NumpyJSONProvider(app)
     app.config.from_mapping(
-        MAX_CONTENT_LENGTH=_env_int("ATTENTION_MAX_BODY_BYTES", MAX_BODY_BYTES),
+        MAX_CONTENT_LENGTH=max_body_bytes(),
         MAX_TOKENS=_env_int("ATTENTION_MAX_TOKENS", Limits.max_tokens),
         MAX_DIM=_env_int("ATTENTION_MAX_DIM", Limits.max_dim),
         MAX_MODEL_DIM=_env_int("ATTENTION_MAX_MODEL_DIM", Limits.max_model_dim),

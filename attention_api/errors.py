@@ -33,9 +33,9 @@ def bad_input(exc: AttentionInputError):
 @bp.app_errorhandler(ClientDisconnected)
 def body_not_received(exc: ClientDisconnected):
     """408: the body stopped arriving (werkzeug's own answer is a bare 400)."""
-    # The client went away mid-body. Under gunicorn.conf.py's server this never reaches
-    # the app: the server reads every body whole first, and answers a silent client 408
-    # itself (attention_server/worker.py).
+    # The client went away mid-body. In production this never reaches the app: nginx
+    # reads every body whole first, and closes a client that stops sending
+    # (attention_server/nginx.conf).
     return error(408, "The request body stopped arriving before it was complete; "
                       "nothing was computed. Send it again.")
 

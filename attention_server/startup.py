@@ -1,14 +1,12 @@
-"""Starting: refuse an address that is already taken, and say where the server listens.
+"""Starting: refuse an address that is already taken, and load the models before the fork.
 
-With ``reuse_port`` every worker binds its own socket and the master binds none, so
-gunicorn neither notices a port that is taken (a worker fails to bind, and is restarted
-for ever) nor names the address in its log; and a second copy of the server binds the
-same port beside the first and silently takes half of its connections. The master
-therefore tries the address once itself, without SO_REUSEPORT, before any worker starts:
-that bind fails if anything at all listens there.
+``check_free`` tries the address once before anything starts, so that a port in use
+stops the server at once with a sentence naming it (attention_server/serve.py), rather
+than with nginx's own bind error after gunicorn has spent seconds loading the models.
 
-The master also loads the real models before forking (``load_models``): the workers then
-share their 0.6 GB of weights page for page, instead of holding a copy each.
+gunicorn's master loads the real models before forking (``load_models``, from
+gunicorn.conf.py): the workers then share their 0.6 GB of weights page for page, instead
+of holding a copy each.
 """
 
 from __future__ import annotations

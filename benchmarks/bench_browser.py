@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright
 from werkzeug.serving import make_server
 
-from benchmarks.server import BASELINE_PATH, Gunicorn, create_app_with_baseline
+from benchmarks.server import BASELINE_PATH, Production, create_app_with_baseline
 from tests.browser.conftest import ARGS, CHROMIUM
 
 EDITS = 50
@@ -389,7 +389,7 @@ def model_view(browser, url, frag):
 def serving(kind: str):
     """The app's base URL, served by gunicorn (as in production) or werkzeug in a thread."""
     if kind == "gunicorn":
-        with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs), baseline=True) as server:
+        with tempfile.TemporaryDirectory() as logs, Production(Path(logs), baseline=True) as server:
             yield f"http://127.0.0.1:{server.port}/"
         return
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one log line per request is noise here

@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.bench_load import client_cpu
 from benchmarks.loadgen import REQUEST_TIMEOUT, Connection, Record, percentile_ms
-from benchmarks.server import Gunicorn
+from benchmarks.server import Production
 
 HEALTH_EVERY = 0.1  # seconds between the ends of two /health polls
 RETRY_WAITS = (0.5, 1, 2, 4)  # lib/api.js's RETRY_MS, for a lost connection
@@ -377,7 +377,7 @@ def main() -> int:
         target = target_of(args.url)
         print(f"server: {args.url}")
         return asyncio.run(lessons(target, args))
-    with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs)) as server:
+    with tempfile.TemporaryDirectory() as logs, Production(Path(logs)) as server:
         print(f"server: the production server on 127.0.0.1:{server.port}, "
               f"workers {server.workers()}")
         return asyncio.run(lessons(Target("127.0.0.1", server.port), args))

@@ -2,17 +2,18 @@
 
 Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 
-(a) One worker gets SIGKILL halfway through a run of bench_load's mix. Goals: the master
-    starts a replacement, and no request fails beyond those in flight on that worker.
+(a) One gunicorn worker gets SIGKILL halfway through a run of bench_load's mix. Goals: the
+    master starts a replacement, and no more requests fail (nginx answers them 502) than
+    the worker's threads could hold in flight (ATTENTION_THREADS, 8).
 (b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
     a shared machine shows), then beside more hostile ones. The hostile ones: S clients
     each announcing a 100 000-byte body and sending one byte of it every 2 s; S that
     send half a request line and then nothing; one client that sends part of a body and
-    then nothing (the server's 10 s client timeout should answer it with 408); and a
-    loop hanging up mid-body, mid-response and before sending. Goal, for S = 48: the
-    normal clients see no failure and no request slower than 2 s. Larger S are reported
-    to show how many slow connections the server survives (each worker holds at most
-    4096 connections: gunicorn.conf.py's worker_connections).
+    then nothing (nginx's 10 s client timeout closes it); and a loop hanging up mid-body,
+    mid-response and before sending. Goal, for S = 48: the normal clients see no failure
+    and no request slower than 2 s. Larger S are reported to show how many slow
+    connections the server survives (nginx holds them all: 4096 connections, a proxied
+    request counting two, attention_server/nginx.conf's worker_connections).
 Normal clients there send 70% the default example and 30% 64-token requests.
 """
 
@@ -34,7 +35,7 @@ from benchmarks.loadgen import (
     request_kinds,
     run,
 )
-from benchmarks.server import Gunicorn, client_ports, is_gone
+from benchmarks.server import Production, is_gone
 
 SLOW_BODY = 100_000  # bytes announced by each slow client
 SLOW_GAP = 2.0  # seconds between two of its bytes
@@ -50,15 +51,15 @@ def summary(record) -> str:
             f"failed {record.total_failures()}" + (f" {reasons}" if reasons else ""))
 
 
-async def kill_a_worker(server: Gunicorn, mix, clients: int, seconds: float) -> bool:
+async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -> bool:
     connections = [Connection(server.port) for _ in range(clients)]
     load = asyncio.create_task(run(connections, mix, seconds))
     await asyncio.sleep(seconds / 2)
     before = server.workers()
     victim = before[0]
-    ports = client_ports(victim, server.port)
-    waiting = [c for c in connections if c.in_flight and c.local_port in ports]
-    silent = sum(not c.answer_started() for c in waiting)
+    # nginx holds every client's connection: which requests the victim was computing does
+    # not show from here, only how many were in flight on both workers.
+    in_flight = sum(c.in_flight for c in connections)
     os.kill(victim, signal.SIGKILL)
     # Hold the event loop until the kernel has closed the victim's sockets, so no client
     # starts a new request on one of them unseen. A request counts as in flight when its
@@ -67,7 +68,6 @@ async def kill_a_worker(server: Gunicorn, mix, clients: int, seconds: float) -> 
     while not is_gone(victim) and time.monotonic() < deadline:
         time.sleep(0.001)
     killed = time.monotonic()
-    in_flight = len(waiting)
     replaced_after = None
     while not load.done():
         now = server.workers()
@@ -77,20 +77,17 @@ async def kill_a_worker(server: Gunicorn, mix, clients: int, seconds: float) -> 
     record = await load
     for c in connections:
         c.close()
-    on_victim = sum(port in ports for port in record.failed_ports)
-    elsewhere = record.total_failures() - on_victim
-    print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s; it held "
-          f"{len(ports)} of {clients} connections, {in_flight} with a request in flight "
-          f"({silent} of them without a byte of the answer yet)")
+    threads = int(server.env.get("ATTENTION_THREADS") or 8)
+    print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s, with "
+          f"{in_flight} of {clients} clients' requests in flight on both workers")
     print(f"    {summary(record)}")
-    print(f"    failed on its connections: {on_victim}; elsewhere: {elsewhere}; "
-          f"reasons {sorted(set(r for v in record.failures.values() for r in v))}")
+    print(f"    reasons {sorted(set(r for v in record.failures.values() for r in v))}")
     replaced = replaced_after is not None
     print(f"    workers before {before}, after {server.workers()}; replacement up "
           f"{replaced_after:.2f} s after the kill" if replaced else "    never replaced")
-    ok = replaced and elsewhere == 0 and on_victim <= in_flight
+    ok = replaced and record.total_failures() <= min(threads, in_flight)
     print(f"{'MEETS' if ok else 'MISSES'}  worker replaced and failures ({record.total_failures()}"
-          f") no more than the requests in flight on it ({in_flight})")
+          f") no more than the requests its {threads} threads could hold")
     return ok
 
 
@@ -156,7 +153,7 @@ async def hang_ups(port: int, until: float, heavy: bytes) -> int:
     return done
 
 
-async def normal_beside_faults(server: Gunicorn, mix, clients: int, seconds: float,
+async def normal_beside_faults(server: Production, mix, clients: int, seconds: float,
                                slow: int, heavy: bytes):
     connections = [Connection(server.port) for _ in range(clients)]
     until = time.monotonic() + seconds
@@ -181,13 +178,13 @@ async def main_async(args) -> int:
     mix = [(kinds["default"], 70), (kinds["n64"], 30)]
     heavy = kinds["n256"].variants[0][0]
     with tempfile.TemporaryDirectory() as logs:
-        with Gunicorn(Path(logs)) as server:
+        with Production(Path(logs)) as server:
             await run([Connection(server.port)], mix, 1)  # warm-up
             killed_ok = await kill_a_worker(server, load_mix(kinds), args.clients,
                                             args.seconds)
         print(f"\n(b) {args.clients} normal clients for {args.seconds:.0f} s per phase")
         verdicts = []
-        with Gunicorn(Path(logs)) as server:
+        with Production(Path(logs)) as server:
             await run([Connection(server.port)], mix, 1)
             phases = [("alone", 0), (f"beside 2 × {SLOW_COUNTS[0]} slow", SLOW_COUNTS[0]),
                       ("alone again", 0)]

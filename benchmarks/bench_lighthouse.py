@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.server import Gunicorn
+from benchmarks.server import Production
 from tests.browser.conftest import ARGS, CHROMIUM
 
 HERE = Path(__file__).resolve().parent / "lighthouse"
@@ -73,7 +73,7 @@ def main() -> int:
     args = parser.parse_args()
     install()
     page, docs = [], []
-    with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs)) as server:
+    with tempfile.TemporaryDirectory() as logs, Production(Path(logs)) as server:
         base = f"http://127.0.0.1:{server.port}/"
         for _ in range(args.runs):  # alternately, so a noisy neighbour slows both alike
             page.append(audit(base))

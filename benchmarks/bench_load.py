@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.loadgen import Connection, Record, cli, load_mix, percentile_ms, request_kinds, run
-from benchmarks.server import Gunicorn, cpu_seconds, rss_bytes
+from benchmarks.server import Production, cpu_seconds, rss_bytes
 
 MIB = 1024 * 1024
 ROUNDS, ROUND_SECONDS = 5, 1.0  # /health alone and the default example alone, alternating
@@ -35,7 +35,7 @@ def client_cpu() -> float:
     return t.user + t.system
 
 
-async def sample_memory(server: Gunicorn, samples: list, stop: asyncio.Event):
+async def sample_memory(server: Production, samples: list, stop: asyncio.Event):
     """Append (seconds since start, {worker pid: RSS bytes}) every second until ``stop``."""
     start = time.monotonic()
     while not stop.is_set():
@@ -68,7 +68,7 @@ async def alternate(connections, kinds, rounds: int, seconds: float) -> list[Rec
     return [merge(r) for r in records]
 
 
-async def measured(server: Gunicorn, label: str, work):
+async def measured(server: Production, label: str, work):
     """Await ``work`` and print the CPU time the server and this client spent on it."""
     pids = [server.process.pid, *server.workers()]
     server_cpu, own_cpu, start = sum(map(cpu_seconds, pids)), client_cpu(), time.monotonic()
@@ -106,7 +106,7 @@ def memory_verdict(samples, seconds: float) -> tuple[bool, str]:
 async def main_async(args) -> int:
     kinds = request_kinds()
     mix = load_mix(kinds)
-    with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs)) as server:
+    with tempfile.TemporaryDirectory() as logs, Production(Path(logs)) as server:
         print(f"gunicorn on 127.0.0.1:{server.port}, workers {server.workers()}, "
               f"{args.clients} clients")
         probe = Connection(server.port)

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_models import registry  # noqa: E402
 from attention_models.base import package_dir  # noqa: E402
-from benchmarks.server import Gunicorn, pss_bytes  # noqa: E402
+from benchmarks.server import Production, pss_bytes  # noqa: E402
 
 WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "seven",
          "wise", "owls", "watch", "from", "an", "old", "oak", "tree", "by", "the", "river"]
@@ -105,7 +105,7 @@ def main() -> int:
 
     models = {m.info.id: m for m in registry.load_all()}
     salt = iter(range(10_000))
-    with tempfile.TemporaryDirectory() as logs, Gunicorn(Path(logs)) as server:
+    with tempfile.TemporaryDirectory() as logs, Production(Path(logs)) as server:
         port = server.port
         post(port, {"model": "smollm2-135m", "text": "warm up", "layer": 0, "head": 0})
         post(port, {"model": "minilm-l6", "text": "warm up", "layer": 0, "head": 0})

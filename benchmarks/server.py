@@ -1,10 +1,10 @@
-"""The production server for the benchmarks: the Dockerfile's CMD on a loopback port.
+"""The production server for the benchmarks: the Dockerfile's CMD (nginx in front of
+gunicorn, attention_server/serve.py) on a loopback port.
 
 With ``baseline=True`` it serves, beside the app, the browser benchmark's baseline page
 (benchmarks/baseline/) under BASELINE_PATH: the same command and settings, with the app
 wrapped by ``create_app_with_baseline``. Also reads what the benchmarks report about its
-processes from /proc: worker pids, resident memory, CPU time, and which client ports each
-worker holds.
+processes from /proc: gunicorn's worker pids, resident memory, CPU time.
 """
 
 import os
@@ -66,17 +66,17 @@ def create_app_with_baseline():
     return serve
 
 
-class Gunicorn:
-    """``with Gunicorn(log_dir) as server:`` runs the server until the block ends."""
+class Production:
+    """``with Production(log_dir) as server:`` runs the server until the block ends."""
 
     def __init__(self, log_dir: Path, env: dict[str, str] | None = None, baseline: bool = False):
         self.port = free_port()
-        self.log_path = log_dir / "gunicorn.log"  # access log and error log together
+        self.log_path = log_dir / "server.log"  # nginx's and gunicorn's output together
         self.env = {**os.environ, **(env or {}), "HOST": "127.0.0.1", "PORT": str(self.port)}
         cmd = dockerfile_cmd()
         if baseline:
-            assert cmd[-1] == "app:create_app()", f"the Dockerfile's CMD ends {cmd[-1]!r}"
-            cmd = [*cmd[:-1], "benchmarks.server:create_app_with_baseline()"]
+            assert cmd[-2:] == ["-m", "attention_server.serve"], f"the Dockerfile's CMD: {cmd}"
+            cmd = [*cmd, "benchmarks.server:create_app_with_baseline()"]
         self.command = [str(Path(sys.executable).parent / cmd[0]), *cmd[1:]]
         self.process = None
 
@@ -94,7 +94,7 @@ class Gunicorn:
                 pass
             time.sleep(0.2)
         self.__exit__()
-        raise RuntimeError(f"gunicorn did not come up on port {self.port} within 30 s; "
+        raise RuntimeError(f"the server did not come up on port {self.port} within 30 s; "
                            f"see {self.log_path}")
 
     def __exit__(self, *exc):
@@ -109,9 +109,22 @@ class Gunicorn:
     def expected_workers(self) -> int:
         return int(self.env.get("ATTENTION_WORKERS") or 2)
 
+    def gunicorn(self) -> int:
+        """The pid of gunicorn's master (nginx's master is the start script's other child)."""
+        for pid in children(self.process.pid):
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"gunicorn" in f.read():
+                    return pid
+        raise RuntimeError("the server has no gunicorn process")
+
     def workers(self) -> list[int]:
-        """Pids of the master's live children (a killed worker not yet reaped is left out)."""
-        return children(self.process.pid)
+        """Pids of gunicorn's live workers (a killed worker not yet reaped is left out)."""
+        return children(self.gunicorn())
+
+    def nginx(self) -> list[int]:
+        """Pids of nginx's master and its workers."""
+        masters = [pid for pid in children(self.process.pid) if pid != self.gunicorn()]
+        return masters + [pid for m in masters for pid in children(m)]
 
 
 def _stat(pid: int) -> list[str]:
@@ -168,25 +181,3 @@ def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of the process so far."""
     fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime: fields 14 and 15
-
-
-def client_ports(pid: int, server_port: int) -> set[int]:
-    """Remote ports of the TCP connections to ``server_port`` whose socket ``pid`` holds."""
-    inodes = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            inodes.add(target[len("socket:["):-1])
-    ports = set()
-    with open("/proc/net/tcp") as f:
-        next(f)  # header
-        for line in f:
-            fields = line.split()
-            local, remote, inode = fields[1], fields[2], fields[9]  # addresses as HEXIP:HEXPORT
-            port = int(remote.split(":")[1], 16)
-            if inode in inodes and int(local.split(":")[1], 16) == server_port and port:
-                ports.add(port)  # port 0 is the listening socket itself
-    return ports

@@ -23,6 +23,14 @@ ensure_venv() {
   fi
 }
 
+ensure_nginx() {
+  # The production server's front (attention_server/serve.py): Debian's nginx, as the
+  # image installs it. Only the binary is used; its own service is never started.
+  if [ ! -x /usr/sbin/nginx ] && ! command -v nginx >/dev/null; then
+    apt_install nginx
+  fi
+}
+
 install_app() {
   # The app's requirements and the real models, as the image installs them; pip skips
   # what is already installed at these versions.

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from attention_api.request import Limits
-from benchmarks.server import Gunicorn, pss_bytes
+from benchmarks.server import Production, pss_bytes
 
 N = M = 512  # tokens, the most ATTENTION_MAX_TOKENS allows
 HEADS, D = 16, 256  # the most heads, each with d_k = d_v = ATTENTION_MAX_DIM
@@ -95,7 +95,7 @@ def server(tmp_path_factory):
     # it likes (5 and 1 in about 1 run of 5, if at random), and with the default 4 turns the
     # fifth on one worker was a 503. The turns are the sixteen-request test's subject, on a
     # server of its own.
-    with Gunicorn(tmp_path_factory.mktemp("gunicorn"),
+    with Production(tmp_path_factory.mktemp("gunicorn"),
                   env={"ATTENTION_LARGE_REQUESTS": str(IN_FLIGHT)}) as running:
         yield running
 
@@ -175,7 +175,7 @@ def test_sixteen_of_the_largest_at_once_are_computed_in_turns_or_refused_503(
 
     A server of its own: after the tests above, glibc's heap keeps ~0.4 GB of their
     answers in the workers, and the same run peaked at 2.53 to 2.59 GB."""
-    with Gunicorn(tmp_path) as server:
+    with Production(tmp_path) as server:
         sixteen_at_once(server, capsys)
 
 

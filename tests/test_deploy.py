@@ -132,6 +132,11 @@ def fresh_venv(app_dir, tmp_path_factory):
     env = {**os.environ, "PATH": f"{venv / 'bin'}:/usr/bin:/bin"}
     env.pop("VIRTUAL_ENV", None)
     for command in arguments("RUN"):
+        if command.startswith("apt-get update"):
+            # The system's nginx, which the test command installs with apt-get as this
+            # line does; only the line itself is checked (test_dockerfile_installs…).
+            assert shutil.which("nginx", path="/usr/sbin:/usr/bin"), "nginx is not installed"
+            continue
         subprocess.run(["sh", "-c", command.replace(" --no-cache-dir", "")], cwd=app_dir,
                        env=env, check=True, timeout=600, stdout=subprocess.DEVNULL)
     return venv
@@ -183,7 +188,11 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
     copies = [args for word, args in steps if word == "COPY"]
     assert copies[:2] == ["requirements.txt requirements-models.txt ./",
                           "scripts/install.sh scripts/"]
-    (install,) = [i for i, (word, _) in enumerate(steps) if word == "RUN"]
+    apt, install = [i for i, (word, _) in enumerate(steps) if word == "RUN"]
+    assert " ".join(steps[apt][1].split()) == (
+        "apt-get update && apt-get install -y --no-install-recommends nginx "
+        "&& rm -rf /var/lib/apt/lists/*")
+    assert apt < install
     assert steps[install][1] == "sh scripts/install.sh python --no-cache-dir"
     assert words.index("COPY") < install < len(words) - 1 - words[::-1].index("COPY")
     (user,) = arguments("USER")
@@ -191,9 +200,7 @@ def test_dockerfile_installs_dependencies_before_the_code_and_runs_unprivileged(
     assert uid.isdigit() and int(uid) != 0, f"USER {user} should be a non-root number"
     env = dockerfile_env()
     assert env["PYTHONDONTWRITEBYTECODE"] == "1" and env["PYTHONUNBUFFERED"] == "1"
-    cmd = exec_form(arguments("CMD")[-1])
-    assert cmd[:3] == ["gunicorn", "-c", "gunicorn.conf.py"] and cmd[-1] == "app:create_app()"
-    assert "--worker-tmp-dir" in cmd and cmd[cmd.index("--worker-tmp-dir") + 1] == "/dev/shm"
+    assert exec_form(arguments("CMD")[-1]) == ["python", "-m", "attention_server.serve"]
     assert healthcheck_command()[0] == "python"
 
 
@@ -238,9 +245,8 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
 
 def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
     script = ("import json, runpy, sys; c = runpy.run_path('gunicorn.conf.py'); "
-              "print(json.dumps({k: c[k] for k in ('bind', 'workers', 'threads', "
-              "'worker_class', 'client_timeout', 'request_timeout', 'buffer_bytes', "
-              "'accesslog')} | {'numpy': 'numpy' in "
+              "print(json.dumps({k: c[k] for k in ('workers', 'threads', 'worker_class', "
+              "'limit_request_line', 'accesslog', 'worker_tmp_dir')} | {'numpy': 'numpy' in "
               "sys.modules, 'omp': c['os'].environ['OMP_NUM_THREADS'], "
               "'openblas': c['os'].environ['OPENBLAS_NUM_THREADS']}))")
     clean = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "4"}
@@ -251,21 +257,49 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
-    assert settings() == {"bind": "0.0.0.0:8000", "workers": 2, "threads": 8,
-                          "worker_class": "attention_server.worker.BufferingWorker",
-                          "client_timeout": 10.0, "request_timeout": 30.0,
-                          "buffer_bytes": 64 * 1024 * 1024,
-                          "accesslog": "-", "numpy": False, "omp": "1", "openblas": "1"}
-    chosen = settings(HOST="127.0.0.1", PORT="9001", ATTENTION_WORKERS="3",
-                      ATTENTION_THREADS="4", ATTENTION_CLIENT_TIMEOUT="2.5",
-                      ATTENTION_REQUEST_TIMEOUT="20", ATTENTION_BUFFER_BYTES="1000000")
-    assert (chosen["bind"], chosen["workers"], chosen["threads"], chosen["client_timeout"],
-            chosen["request_timeout"], chosen["buffer_bytes"]) \
-        == ("127.0.0.1:9001", 3, 4, 2.5, 20.0, 1_000_000)
+    assert settings() == {"workers": 2, "threads": 8, "worker_class": "gthread",
+                          "limit_request_line": 0, "accesslog": None,
+                          "worker_tmp_dir": "/dev/shm",
+                          "numpy": False, "omp": "1", "openblas": "1"}
+    chosen = settings(ATTENTION_WORKERS="3", ATTENTION_THREADS="4")
+    assert (chosen["workers"], chosen["threads"]) == (3, 4)
     bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
                          env={**clean, "ATTENTION_WORKERS": "0"}, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode != 0 and "ATTENTION_WORKERS must be at least 1, got '0'" in bad.stderr
+
+
+def test_the_nginx_config_is_filled_from_the_environment_and_the_apps_own_limits(tmp_path):
+    """attention_server/nginx.conf as serve.py fills it: the address, the client timeout in
+    every wait, the app's body limit (ATTENTION_MAX_BODY_BYTES, as app.py reads it) and
+    each of the app's security headers on nginx's own answers; and nginx accepts it."""
+    script = ("import json, os; from attention_server import serve; "
+              "print(json.dumps(serve.settings(os.environ)))")
+    env = {"PATH": os.environ["PATH"], "HOST": "127.0.0.1", "PORT": "9001",
+           "ATTENTION_CLIENT_TIMEOUT": "2.5", "ATTENTION_MAX_BODY_BYTES": "123456",
+           "SCRIPT_NAME": "/explorer/"}
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    values = json.loads(out.stdout)
+    from attention_server.serve import TEMPLATE, render
+    conf = render(TEMPLATE.read_text(), {**values, "DIR": str(tmp_path)})
+    assert "listen 127.0.0.1:9001;" in conf and "client_max_body_size 123456;" in conf
+    for wait in ("client_header_timeout", "client_body_timeout", "send_timeout"):
+        assert f"{wait} 2500ms;" in conf
+    assert "limit of 123456 bytes." in conf and "if ($uri !~ '^/explorer(/|$)')" in conf
+    from attention_api.headers import SECURITY_HEADERS
+    error_pages = conf.count("internal;")
+    assert error_pages == 9
+    for name, value in SECURITY_HEADERS.items():
+        assert conf.count(f'add_header {name} "{value}" always;') == error_pages + 1, name
+    (tmp_path / "nginx.conf").write_text(conf.replace("listen 127.0.0.1:9001",
+                                                      f"listen 127.0.0.1:{free_port()}"))
+    nginx = shutil.which("nginx", path="/usr/sbin:/usr/bin")
+    checked = subprocess.run([nginx, "-t", "-p", str(tmp_path), "-e", "stderr", "-c",
+                              str(tmp_path / "nginx.conf")], capture_output=True, text=True,
+                             timeout=30)
+    assert checked.returncode == 0 and "syntax is ok" in checked.stderr, checked.stderr
 
 
 # --- The image's command, run from a fresh environment -----------------------------------

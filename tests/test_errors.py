@@ -50,8 +50,8 @@ def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_
 
 
 class SilentClient(io.RawIOBase):
-    """A request body socket: five bytes, then the timeout of a client gone silent (as
-    gunicorn.conf.py's per-read timeout raises it)."""
+    """A request body socket: five bytes, then the timeout of a client gone silent (as a
+    socket's read timeout raises it)."""
 
     def __init__(self):
         self.sent = False

@@ -96,7 +96,7 @@ ARROWS = {
     "attention_core": set(),  # its __main__ apart: see the test above
     "attention_models": {"attention_core"},
     "attention_api": {"attention_core", "attention_models", "app"},
-    "attention_server": {"attention_api", "attention_models"},
+    "attention_server": {"attention_api", "attention_models", "app"},
     "app": {"attention_api", "attention_models"},
     "gunicorn.conf": {"attention_server"},
 }
