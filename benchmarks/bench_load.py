@@ -1,4 +1,5 @@
-"""Load on the production server (gunicorn.conf.py, the Dockerfile's CMD) over loopback.
+"""Load on the production server (the Dockerfile's CMD: nginx in front of gunicorn) over
+loopback.
 
 Run: .venv/bin/python benchmarks/bench_load.py [--seconds 30] [--clients 50]
 
@@ -70,7 +71,8 @@ async def alternate(connections, kinds, rounds: int, seconds: float) -> list[Rec
 
 async def measured(server: Production, label: str, work):
     """Await ``work`` and print the CPU time the server and this client spent on it."""
-    pids = [server.process.pid, *server.workers()]
+    # The start script, nginx's master and worker, gunicorn's master and workers.
+    pids = [server.process.pid, *server.nginx(), server.gunicorn(), *server.workers()]
     server_cpu, own_cpu, start = sum(map(cpu_seconds, pids)), client_cpu(), time.monotonic()
     result = await work
     wall = time.monotonic() - start
@@ -107,7 +109,7 @@ async def main_async(args) -> int:
     kinds = request_kinds()
     mix = load_mix(kinds)
     with tempfile.TemporaryDirectory() as logs, Production(Path(logs)) as server:
-        print(f"gunicorn on 127.0.0.1:{server.port}, workers {server.workers()}, "
+        print(f"nginx and gunicorn on 127.0.0.1:{server.port}, workers {server.workers()}, "
               f"{args.clients} clients")
         probe = Connection(server.port)
         kinds["default"].body = (await probe.send(kinds["default"].variants[0][0]))[1]

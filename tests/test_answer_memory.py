@@ -73,8 +73,10 @@ def post(port: int, body: bytes, keep: int = 64, timeout: float = 120) -> tuple[
 
 
 def held(server) -> int:
-    """The bytes the master and its workers hold together (their PSS)."""
-    return sum(pss_bytes(pid) for pid in (server.process.pid, *server.workers()))
+    """The bytes gunicorn's master and its workers hold together (their PSS). nginx's are
+    not counted: it holds an answer on its way to the client in a temporary file, on
+    disk, past its few 4 KiB buffers."""
+    return sum(pss_bytes(pid) for pid in (server.gunicorn(), *server.workers()))
 
 
 def health_seconds(port: int) -> float:
