@@ -268,8 +268,8 @@ async def first_model(target: Target) -> tuple[dict, dict[str, list[str]]] | Non
 async def warm_up(target: Target, model: dict, fields: dict[str, list[str]]):
     """The page and a short forward on WARM_CONNECTIONS connections at once, outside the
     figures: a worker's first of each pays for imports and the template's compiling, and
-    the kernel spreads connections over the workers (gunicorn.conf.py's reuse_port): six
-    leave one of two workers cold once in 32 runs."""
+    which worker takes which request is the kernel's (both accept on gunicorn's socket,
+    which nginx's kept connections reach): six may leave one of two workers cold."""
     body = request("Warm up.", model, 0, 0, None, asked(fields["RUN"], fields["HEAD"]))
 
     async def warm(conn: Connection) -> bool:

@@ -93,10 +93,10 @@ def health_seconds(port: int) -> float:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    # Six turns a worker: the kernel spreads the six connections over the two workers as
-    # it likes (5 and 1 in about 1 run of 5, if at random), and with the default 4 turns the
-    # fifth on one worker was a 503. The turns are the sixteen-request test's subject, on a
-    # server of its own.
+    # Six turns a worker: the six requests reach the two workers as they happen to accept
+    # nginx's connections (5 and 1 in about 1 run of 5, if at random), and with the
+    # default 4 turns the fifth on one worker was a 503. The turns are the sixteen-request
+    # test's subject, on a server of its own.
     with Production(tmp_path_factory.mktemp("gunicorn"),
                   env={"ATTENTION_LARGE_REQUESTS": str(IN_FLIGHT)}) as running:
         yield running
@@ -199,8 +199,9 @@ def sixteen_at_once(server, capsys):
         if len(healths) < 200:
             healths.append(health_seconds(server.port))
     assert sorted(set(statuses)) in ([200, 503], [200])
-    # Each worker computes 4 at once; how the kernel spreads 16 connections over the two
-    # (reuse_port) varies, so at least one worker's 4 are answered.
+    # Each worker computes 4 at once; how the requests nginx passes on are spread over the
+    # two (whichever worker accepts its connection first) varies, so at least one
+    # worker's 4 are answered.
     assert len(statuses) == 16 and statuses.count(200) >= 4
     assert server.workers() == workers, "a worker died and was replaced"
     with capsys.disabled():
