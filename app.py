@@ -16,6 +16,7 @@ from flask import Flask
 
 from attention_api import api, assets, errors, model_api, pages
 from attention_api.headers import security_headers
+from attention_api.model_runs import RUNS_MB
 from attention_api.provider import NumpyJSONProvider
 from attention_api.request import Limits
 from attention_models import registry
@@ -68,6 +69,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Large requests computed at once per process (admission.py): half of gunicorn's
         # 8 threads, so the others always serve everything else.
         LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
+        # Megabytes of the real models' runs each process keeps (model_runs.py).
+        RUNS_MB=_env_int("ATTENTION_RUNS_MB", RUNS_MB),
     )
     if test_config:
         app.config.from_mapping(test_config)

@@ -18,7 +18,7 @@ bp = Blueprint("models", __name__)
 
 @bp.record_once
 def _keep_runs(state) -> None:
-    state.app.extensions["model_runs"] = Runs()
+    state.app.extensions["model_runs"] = Runs(state.app.config["RUNS_MB"] * 2**20)
 
 
 @bp.errorhandler(ModelUnavailable)

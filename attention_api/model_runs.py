@@ -20,9 +20,13 @@ from attention_models.heads import first_token_share
 from .next_tokens import next_tokens
 from .response import weights_u8
 
-# Runs kept per process. One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32,
-# the overview: 30 × 9 × 128 × 128 bytes), so 8 keep a worker within ~100 MB more.
-KEPT = 8
+# Megabytes of runs kept per process (ATTENTION_RUNS_MB), the least recently asked let go
+# first. One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32, the overview:
+# 30 × 9 × 128 × 128 bytes); a class's sentences of 9–42 tokens ~1–4 MB each. Each worker
+# sees every student's text, since connections are spread over the workers: kept 8 at a
+# time, a class of 30 evicted each other's runs, and a head switch ran the model again
+# (benchmarks/bench_classroom.py: head switch p95 5.5–6.4 s; 64 kept: 0.23–0.51 s).
+RUNS_MB = 256
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,11 @@ class Run:
     first_token_share: np.ndarray  # (L, H) float64: mean weight on token 0, over queries
     next_tokens: list[dict] | None  # a decoder's most likely (next_tokens.py), else None
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its arrays, what keeping it costs (its tokens are a few KB more)."""
+        return self.X.nbytes + self.overview_u8.nbytes + self.first_token_share.nbytes
+
 
 def run(model: Model, text: str, tokenized: Tokenized) -> Run:
     """Run the model on a text's tokens and keep what answers need."""
@@ -46,10 +55,11 @@ def run(model: Model, text: str, tokenized: Tokenized) -> Run:
 
 
 class Runs:
-    """The last KEPT runs, most recent last; thread-safe (a worker serves 8 threads)."""
+    """The runs most recently asked for, within ``budget`` bytes (the newest is kept even
+    when it alone is larger), most recent last; thread-safe (a worker serves 8 threads)."""
 
-    def __init__(self, kept: int = KEPT):
-        self.kept = kept
+    def __init__(self, budget: int = RUNS_MB * 2**20):
+        self.budget = budget
         self._runs: OrderedDict[tuple[str, str], Run] = OrderedDict()
         self._lock = threading.Lock()
         self.computed = 0  # forward passes run, for tests and benchmarks
@@ -68,6 +78,12 @@ class Runs:
             self.computed += 1
             self._runs[key] = fresh
             self._runs.move_to_end(key)
-            while len(self._runs) > self.kept:
-                self._runs.popitem(last=False)
+            self._let_go()
         return fresh
+
+    def _let_go(self) -> None:
+        """Drop the least recent runs until the rest fit the budget (the newest stays)."""
+        held = sum(r.nbytes for r in self._runs.values())
+        while held > self.budget and len(self._runs) > 1:
+            _, old = self._runs.popitem(last=False)
+            held -= old.nbytes

@@ -59,7 +59,7 @@ class FastReader(gguf.GGUFReader):
     microseconds of Python (memmap's __array_finalize__), ~3 s in all. A plain ndarray view
     of the same mapping slices in a fraction of that: the reader takes ~0.8 s instead of ~3 s.
     Overrides the private ``_get`` (gguf 0.19: offset, dtype, count, override_order);
-    tests/test_decoder_tiny.py checks the parts equal gguf.GGUFReader's."""
+    tests/models/test_llama.py checks the parts equal gguf.GGUFReader's."""
 
     def _get(self, offset, dtype, count=1, override_order=None):
         plain = self.__dict__.get("_plain")

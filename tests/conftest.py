@@ -1,5 +1,7 @@
 """Shared fixtures: the app built by the factory, its test client, the default request, and
-a server without one of the real models."""
+a server without one of the real models; and each test's markers from its folder."""
+
+from pathlib import Path
 
 import pytest
 
@@ -35,3 +37,19 @@ def minilm_missing(monkeypatch):
     (the process's other models stay as they are)."""
     monkeypatch.setitem(registry.MODULES, "minilm-l6", "no_such_reader_for_tests")
     monkeypatch.delitem(registry._loaded, "minilm-l6", raising=False)
+
+
+# A folder's tests carry its marker (pytest.ini), so that none is left out of a quick loop's
+# "not browser and not serving" by a file that forgot to say so.
+FOLDER_MARKERS = {"browser": pytest.mark.browser, "serving": pytest.mark.serving}
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        path = Path(item.path).resolve()
+        if TESTS not in path.parents:
+            continue  # the doctests of the packages and the docs
+        marker = FOLDER_MARKERS.get(path.relative_to(TESTS).parts[0])
+        if marker is not None:
+            item.add_marker(marker)

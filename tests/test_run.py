@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.api.test_model_api import FRANCE, reference
 from tests.served import Served, free_port, get, post
-from tests.test_api_models import FRANCE, reference
 
 ROOT = Path(__file__).resolve().parents[1]
 # The first run installs ~200 MB of wheels (from pip's cache once the test command has run)

@@ -418,7 +418,7 @@ def test_64_emoji_are_one_label_as_the_server_counts_it(page, server):
 
 
 def test_scale_switch_shows_the_effect_of_dividing_by_root_dk(page, server):
-    # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/test_scaling.py).
+    # Raw scores of the last query are 1, 1, 2 with d_k = 2 (see tests/core/test_scaling.py).
     loaded(page, server.url + "#tokens=a|b|c&X=1,0;1,0;1,1&W_Q=1,0;0,1&W_K=1,0;0,1&W_V=1,0;0,1"
                               "&row=2")
     assert heatmap(page)[2] == [0.248, 0.248, 0.503]

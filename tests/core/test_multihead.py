@@ -1,4 +1,6 @@
-"""attention_core.multihead: several heads and W_O against plain loops, errors naming the head."""
+"""attention_core.multihead: several heads and W_O against plain loops, errors naming the head;
+grouped-query heads (query heads sharing key/value heads) against tests/reference_modern."""
+
 
 import numpy as np
 import pytest
@@ -7,7 +9,16 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attention_core import AttentionInputError, multi_head_attention
+from tests.core.helpers import (
+    agree,
+    close,
+    gqa_problem,
+    lists,
+)
 from tests.reference import reference_multi_head
+from tests.reference_modern import (
+    reference_grouped,
+)
 
 
 @st.composite
@@ -67,3 +78,56 @@ def test_the_library_takes_any_number_of_heads():
     e = np.exp(np.array([1, 0, 1]) / np.sqrt(2))
     assert np.allclose(r.output[0], (e / e.sum()) @ np.array(X), atol=1e-12)
     assert r.concat.shape == (3, 34)
+
+
+# ---- grouped-query heads ----
+
+
+@pytest.mark.parametrize("H, G, expected", [(4, 1, (0, 0, 0, 0)), (4, 2, (0, 0, 1, 1)),
+                                            (6, 3, (0, 0, 1, 1, 2, 2)), (4, 4, (0, 1, 2, 3))])
+def test_query_head_h_reads_kv_head_floor_h_g_over_h(H, G, expected):
+    r = multi_head_attention(**gqa_problem(H, H, G))
+    assert r.kv_heads == expected
+    for h, head in enumerate(r.heads):  # heads that share a key/value head share K and V
+        first = r.heads[expected.index(expected[h])]
+        assert head.K.tolist() == first.K.tolist() and head.V.tolist() == first.V.tolist()
+
+
+def test_without_kv_heads_each_head_is_its_own_kv_head():
+    p = gqa_problem(0, 3, 3)
+    heads = [(q["W_Q"], kv["W_K"], kv["W_V"]) for q, kv in zip(p["heads"], p["kv_heads"],
+                                                                strict=True)]
+    assert multi_head_attention(p["X"], heads, p["W_O"]).kv_heads == (0, 1, 2)
+
+
+@pytest.mark.parametrize("H, G, m, biases", [(4, 1, None, False), (4, 2, None, True),
+                                             (4, 2, 5, True), (3, 3, None, True),
+                                             (6, 2, 2, False)])
+def test_grouped_query_matches_repeating_k_and_v(H, G, m, biases):
+    p = gqa_problem(10 * H + G, H, G, m=m, biases=biases)
+    r = multi_head_attention(**p, causal=True)
+    ref = reference_grouped(lists(p["X"]), lists(p["heads"]), lists(p["kv_heads"]),
+                            lists(p["W_O"]), X_kv=lists(p["X_kv"]), causal=True)
+    close(r.concat, ref["concat"])
+    close(r.output, ref["output"])
+    for got, want in zip(r.heads, ref["heads"], strict=True):
+        agree(got, want)
+
+
+def test_heads_may_be_bare_w_q_matrices_and_kv_heads_pairs():
+    p = gqa_problem(5, 4, 2)
+    bare = multi_head_attention(p["X"], [q["W_Q"] for q in p["heads"]], p["W_O"],
+                                kv_heads=[(g["W_K"], g["W_V"]) for g in p["kv_heads"]])
+    np.testing.assert_array_equal(bare.output, multi_head_attention(**p).output)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_g_equal_to_h_is_ordinary_multi_head_attention(H, seed, biases, cross):
+    p = gqa_problem(seed, H, H, m=4 if cross else None, biases=biases)
+    grouped = multi_head_attention(**p, causal=True)
+    ordinary = [{**q, **kv} for q, kv in zip(p["heads"], p["kv_heads"], strict=True)]
+    plain = multi_head_attention(p["X"], ordinary, p["W_O"], X_kv=p["X_kv"], causal=True)
+    np.testing.assert_array_equal(grouped.output, plain.output)
+    for a, b in zip(grouped.heads, plain.heads, strict=True):
+        np.testing.assert_array_equal(a.weights, b.weights)

@@ -13,7 +13,7 @@ import pytest
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Recorder(logging.Handler):

@@ -18,7 +18,7 @@ from attention_api.openapi import answer_schemas
 from attention_api.pages import answer_asks
 from attention_api.request import CORNERED, FIELD_NAMES, FIELDS, Limits, parse_request
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 X = [[1, 0], [0, 1], [1, 1]]
 HEAD_W = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
 W_O = [[1, 0], [0, 1], [0.5, -0.5], [0, 1]]

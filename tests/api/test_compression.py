@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-STATIC = Path(__file__).resolve().parents[1] / "static"
+STATIC = Path(__file__).resolve().parents[2] / "static"
 GZIP = {"Accept-Encoding": "gzip, deflate, br"}
 
 

@@ -9,18 +9,8 @@ import pytest
 
 from app import create_app
 from attention_api.request import Limits
+from tests.api.helpers import decode, post, strict_loads
 from tests.reference import reference_attention
-
-
-def strict_loads(text):
-    def refuse(token):
-        raise AssertionError(f"non-strict JSON token {token} in the response")
-    return json.loads(text, parse_constant=refuse)
-
-
-def post(client, body, content_type="application/json"):
-    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
-    return client.post("/api/attention", data=data, content_type=content_type)
 
 
 def test_default_example_numbers(client, cat_sat):
@@ -281,20 +271,6 @@ def test_fields_selects_parts_of_the_answer(client, cat_sat):
 def test_fields_must_name_response_fields(client, cat_sat, fields, field):
     r = post(client, {**cat_sat, "fields": fields})
     assert r.status_code == 422 and r.get_json()["error"]["field"] == field
-
-
-def decode(obj):
-    """The test's own reading of "encoding": "base64": numpy straight from the bytes."""
-    if isinstance(obj, dict) and set(obj) == {"dtype", "shape", "base64"}:
-        import base64
-        dtype = {"float64": "<f8", "bool": np.uint8}[obj["dtype"]]
-        a = np.frombuffer(base64.b64decode(obj["base64"]), dtype=dtype).reshape(obj["shape"])
-        return a.astype(bool) if obj["dtype"] == "bool" else a
-    if isinstance(obj, dict):
-        return {k: decode(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [decode(v) for v in obj]
-    return obj
 
 
 def test_base64_encoding_sends_the_same_numbers_exactly(client, cat_sat):
@@ -576,3 +552,6 @@ def test_a_term_of_a_score_beyond_float64_is_a_422_never_a_null_product(client):
         assert error["message"].startswith("Q·Kᵀ is too large for float64: the ")
         assert error["message"].endswith(
             "The largest number it is built from is W_Q row 1 column 2 (1e+308); make it smaller.")
+
+
+

@@ -24,7 +24,7 @@ from attention_api.request import (
     parse_request,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ITEM_BYTES = {"float64": 8, "bool": 1, "uint8": 1}
 
 

@@ -3,11 +3,14 @@ door to docs/, every link of them leading somewhere, and the packages importing 
 the README says they may."""
 
 import ast
+import math
 import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.api.helpers import close, docs_requests, guide_requests, ok
+
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("docs/engine-and-cli.md", "docs/http-api.md", "docs/front-end.md", "docs/operations.md")
 
 
@@ -145,3 +148,28 @@ def test_the_guides_name_every_module():
     scripts = sorted(JS.glob("*/*.js"))
     assert len(scripts) > 50
     assert [p for p in scripts if f"`{p.name}`" not in front] == []
+
+
+NEW_FIELDS = ("b_Q", "positional", "kv_heads", "window")  # one in each new example
+
+
+
+def test_the_guide_and_the_docs_page_give_the_same_example_of_each_new_field(client):
+    guide = [b for b in guide_requests() if any(f in b for f in NEW_FIELDS)]
+    docs = [b for b in docs_requests(client) if any(f in b for f in NEW_FIELDS)]
+    assert guide == docs and len(guide) == 5
+    assert [sorted(set(b) & {"b_Q", "positional", "kv_heads", "window", "sinks"})
+            for b in guide] == [["b_Q"], ["positional"], ["positional"], ["kv_heads"],
+                                 ["sinks", "window"]]
+
+
+def test_every_documented_example_computes(client):
+    answers = [ok(client, body) for body in [*guide_requests(), *docs_requests(client)]]
+    assert len(answers) == 6 + 6
+    biases, rope, alibi, kv, window = answers[1:6]
+    assert biases["working"]["q"] == [2, 0]  # x_1·W_Q + b_Q = (1, 0) + (1, 0)
+    close(rope["Q"][0], [math.cos(5), math.sin(5)])  # q_1 = (1, 0) at position 5
+    assert alibi["bias"][2] == [-1, -0.5, 0]
+    assert [h["kv_head"] for h in kv["heads"]] == [0, 0]
+    # Token 4 reads its window (tokens 3, 4) and the sink, token 1.
+    assert window["working"]["allowed"] == [True, False, True, True]

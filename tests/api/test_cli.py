@@ -259,7 +259,7 @@ def test_a_bad_option_exits_the_process_with_status_2():
 def test_the_guides_example_of_the_options(capsys):
     """docs/engine-and-cli.md shows part of this command's output; it must be what it prints."""
     from pathlib import Path
-    guide = (Path(__file__).parent.parent / "docs/engine-and-cli.md").read_text()
+    guide = (Path(__file__).resolve().parents[2] / "docs/engine-and-cli.md").read_text()
     command = ".venv/bin/python -m attention_core --positional rope --window 2 --sinks 1 " \
               "--causal --row 2"
     after = guide[guide.index(command):]

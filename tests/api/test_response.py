@@ -1,83 +1,329 @@
-"""POST /api/attention with today's additions — b_Q, b_K, b_V; positional "rope" (rope_base,
-position_offset), "sinusoidal" with position_offset and "alibi" (alibi_slopes); kv_heads;
-window and sinks — against hand-worked numbers and the independent tests/reference_modern:
-their answers and working, what fields, corners and base64 make of them, every combination,
-and a 422 naming the field for every bad value."""
+"""attention_api.response: the answer to several heads, a second sequence, positions and a
+custom mask, what fields, corners, weights_u8 and strongest_keys keep of it, and the
+working of the selected row."""
 
-import copy
-import html
+import base64
 import json
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.reference import reference_sinusoidal
+from attention_api import working_body
+from attention_api.request import WORKING_FIELDS
+from attention_core import attention, working
+from tests.api.helpers import (
+    COS1,
+    COS2,
+    COS5,
+    H1,
+    I2,
+    SCORES,
+    SIN1,
+    SIN2,
+    SIN5,
+    X,
+    agree,
+    close,
+    decode,
+    grouped,
+    masked,
+    ok,
+    one_head,
+    post,
+    two_heads,
+)
+from tests.reference import (
+    reference_attention,
+    reference_entropy,
+    reference_jacobian_norm,
+    reference_multi_head,
+    reference_sinusoidal,
+)
 from tests.reference_modern import (
     paper_alibi_slopes,
     reference_grouped,
     reference_heads,
     reference_modern,
 )
-from tests.test_api import decode, post, strict_loads
 
-X = [[1, 0], [0, 1], [1, 1]]
-H1 = {"W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
-# With H1: Q = X·W_Q = [[1, 0], [1, 2], [2, 2]], K = [[2, 0], [0, 1], [2, 1]],
-# V = [[1, 0], [0, 2], [1, 2]], and the scores Q·Kᵀ = [[2, 0, 2], [2, 2, 4], [4, 2, 6]].
-SCORES = [[2, 0, 2], [2, 2, 4], [4, 2, 6]]
-I2 = [[1, 0], [0, 1]]
-SIN1, COS1, SIN2, COS2 = math.sin(1), math.cos(1), math.sin(2), math.cos(2)
-SIN5, COS5 = math.sin(5), math.cos(5)
+H2 = {"W_Q": [[0, 1], [1, 0]], "W_K": [[1, 1], [0, 1]], "W_V": [[1], [1]]}
+W_O = [[1, 0], [0, 1], [0.5, -0.5]]
 
 
-def one_head(**changes):
-    return {"tokens": ["the", "cat", "sat"], "X": X, **H1, **changes}
+def test_two_heads_give_each_head_concat_and_output(client):
+    r = post(client, {"tokens": ["the", "cat", "sat"], "X": X, "heads": [H1, H2], "W_O": W_O,
+                      "row": 2})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) >= {"tokens", "heads", "concat", "output", "warnings"}
+    assert "weights" not in body
+    assert len(body["heads"]) == 2
+    # Head 1 is the default example: its numbers are the hand-worked ones.
+    assert np.round(body["heads"][0]["weights"], 3).tolist()[2] == [0.187, 0.045, 0.768]
+    assert np.round(body["heads"][0]["working"]["z"], 3).tolist() == [0.955, 1.627]
+    ref = reference_multi_head(X, [[h["W_Q"], h["W_K"], h["W_V"]] for h in (H1, H2)], W_O)
+    np.testing.assert_allclose(body["concat"], ref["concat"], atol=1e-12)
+    np.testing.assert_allclose(body["output"], ref["output"], atol=1e-12)
+    assert body["heads"][1]["d_k"] == 2 and np.array(body["heads"][1]["V"]).shape == (3, 1)
 
 
-def two_heads(heads=None, **changes):
-    return {"X": X, "heads": heads or [H1, H1], "W_O": [[1, 0], [0, 1], [0, 0], [0, 0]],
-            **changes}
+def test_cross_attention_with_labels_and_top_left_causal_mask(client):
+    X_kv = [[1, 1], [2, 0], [0, 3], [1, -1]]
+    r = post(client, {"X": X, **H1, "X_kv": X_kv, "tokens_kv": ["w", "x", "y", "z"],
+                      "causal": True, "row": 0})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["tokens_kv"] == ["w", "x", "y", "z"]
+    assert body["mask"] == [[True, False, False, False], [True, True, False, False],
+                            [True, True, True, False]]
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"], X_kv=X_kv, causal=True)
+    np.testing.assert_allclose(body["weights"], ref["weights"], atol=1e-12)
+    assert body["working"]["token"] == "t1" and len(body["working"]["weights"]) == 4
+    assert body["scaled_scores"][0][1:] == [None, None, None]
 
 
-def grouped(**changes):
-    """Four query heads on two key/value heads (query heads 1, 2 read key/value head 1)."""
-    return copy.deepcopy({  # no list shared, so that a test may change one cell
-        "X": X, "heads": [{"W_Q": [[1, 0], [1, 2]]}, {"W_Q": [[1, 0], [0, 1]]},
-                          {"W_Q": [[0, 1], [1, 0]]}, {"W_Q": [[1, 1], [0, 1]]}],
-        "kv_heads": [{"W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]},
-                     {"W_K": [[1, 0], [0, 1]], "W_V": [[1], [-1]]}],
-        "W_O": np.eye(6, 2).tolist(), **changes})  # d_v 2 + 2 + 1 + 1
+def test_sinusoidal_positions_are_added_to_x_and_returned(client):
+    r = post(client, {"X": X, **H1, "positional": "sinusoidal"})
+    assert r.status_code == 200
+    body = r.get_json()
+    pe = reference_sinusoidal(3, 2)
+    np.testing.assert_allclose(body["positional_encoding"], pe, atol=1e-15)
+    Xp = (np.array(X) + np.array(pe)).tolist()
+    ref = reference_attention(Xp, H1["W_Q"], H1["W_K"], H1["W_V"])
+    np.testing.assert_allclose(body["weights"], ref["weights"], atol=1e-12)
 
 
-def ok(client, body):
-    """The answer to ``body``, checked to be a 200 of strict JSON."""
+def test_a_padding_mask_leaving_a_row_empty_gives_zeros_and_a_warning(client):
+    mask = [[False, False, False], [True, True, False], [True, True, True]]
+    r = post(client, {"X": X, **H1, "mask": mask})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["weights"][0] == [0, 0, 0] and body["output"][0] == [0, 0]
+    assert body["warnings"] == [
+        "Query 1 has no key it may read, so its weights and output are all 0."]
+
+
+BAD = [
+    ({"X": X, **H1, "heads": [H1], "W_O": W_O}, "heads", "not both"),
+    ({"X": X, **H1, "W_O": W_O}, "W_O", "W_O goes with heads"),
+    ({"X": X, "heads": [H1]}, "W_O", "needs"),
+    ({"X": X, "heads": [], "W_O": W_O}, "heads", "1 to 16"),
+    ({"X": X, "heads": "x", "W_O": W_O}, "heads", "list"),
+    ({"X": X, "heads": [H1, {**H2, "W_q": [[1]]}], "W_O": W_O}, "heads[1].W_q",
+     'did you mean "W_Q"'),
+    ({"X": X, "heads": [H1, {"W_Q": H2["W_Q"], "W_K": H2["W_K"]}], "W_O": W_O}, "heads[1].W_V",
+     "needs"),
+    ({"X": X, "heads": [H1, {**H2, "W_V": [[1], ["a"]]}], "W_O": W_O}, "heads[1].W_V[1][0]",
+     '"a"'),
+    ({"X": X, "heads": [H1, H2], "W_O": [[1, 0]]}, "W_O", "concatenate to 3"),
+    ({"X": X, **H1, "tokens_kv": ["a"]}, "tokens_kv", "no X_kv"),
+    ({"X": X, **H1, "X_kv": [[1, 2]], "tokens_kv": ["a", "b"]}, "tokens_kv",
+     "2 labels but X_kv has 1"),
+    ({"X": X, **H1, "X_kv": [[1, 2, 3]]}, "X_kv", "3 numbers per token but X has 2"),
+    ({"X": X, **H1, "X_kv": [[1, 2]], "mask": [[True]] * 3 + [[True]]}, "mask", "must be 3×1"),
+    ({"X": X, **H1, "positional": "learned"}, "positional", "sinusoidal"),
+]
+
+
+@pytest.mark.parametrize("body, field, words", BAD, ids=[b[1] + ":" + b[2] for b in BAD])
+def test_bad_multi_head_and_cross_requests_are_422_naming_the_field(client, body, field, words):
     r = post(client, body)
-    assert r.status_code == 200, r.get_json()
-    assert r.mimetype == "application/json"
-    return strict_loads(r.get_data(as_text=True))
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == field and words in error["message"], error
 
 
-def masked(rows):
-    """An answer's scaled scores with null (JSON's −∞) back as −∞."""
-    return [[-math.inf if v is None else v for v in row] for row in rows]
+def test_fields_select_parts_of_every_head(client):
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "row": 1,
+                      "fields": ["output", "heads.weights", "heads.working.z"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"output", "heads"}
+    assert [set(h) for h in body["heads"]] == [{"weights", "working"}] * 2
+    assert body["heads"][0]["working"] == {"row": 1, "z": pytest.approx([0.8364, 1.6728], abs=1e-4)}
+    bad = post(client, {"X": X, **H1, "fields": ["heads.nope"]})
+    assert bad.status_code == 422 and bad.get_json()["error"]["field"] == "fields[0]"
 
 
-def close(actual, expected):
-    np.testing.assert_allclose(np.array(actual, dtype=float), np.array(expected, dtype=float),
-                               rtol=1e-12, atol=1e-12)
+def test_fields_select_parts_of_one_head(client):
+    # The page draws every head's heatmap but the matrices and working of one head only.
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "row": 2,
+                      "fields": ["heads.weights", "heads[0].Q", "heads[0].working.z"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert [set(h) for h in heads] == [{"weights", "Q", "working"}, {"weights"}]
+    assert heads[0]["Q"] == [[1.0, 0.0], [1.0, 2.0], [2.0, 2.0]]  # X·W_Q of the hand-worked example
+    assert np.round(heads[0]["working"]["z"], 3).tolist() == [0.955, 1.627]
+    # Head 2's weights, from the plain-loop reference.
+    expected = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["weights"]
+    assert np.allclose(heads[1]["weights"], expected, atol=1e-12)
 
 
-def agree(head, ref):
-    """One head's answer and the reference's agree to 1e-12."""
-    for name in ("Q", "K", "V", "scores", "weights", "output"):
-        close(head[name], ref[name])
-    close(masked(head["scaled_scores"]), ref["scaled_scores"])
-    assert head["mask"] == ref["allowed"]
-    if ref["bias"] is not None:
-        close(head["bias"], ref["bias"])
+@pytest.mark.parametrize("body, words", [
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[2].Q"]},
+     "2 heads, so k in heads[k] runs from 0 to 1 (0-based, heads 1 to 2)"),
+    ({"X": X, **H1, "fields": ["output", "heads[0].Q"]}, "no heads list"),
+    # Every head's field is refused as head 1's is: a single head has no heads list.
+    ({"X": X, **H1, "fields": ["output", "heads.Q"]}, "no heads list"),
+    ({"X": X, **H1, "fields": ["heads.working.z[:1]"]}, "no heads list"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[0].nope"]}, "not a response field"),
+    ({"X": X, "heads": [H1, H2], "W_O": W_O, "fields": ["heads[01].Q"]}, "not a response field"),
+])
+def test_one_head_fields_must_name_a_head_and_a_field(client, body, words):
+    r = post(client, body)
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == f"fields[{len(body['fields']) - 1}]", error
+    assert words in error["message"], error
+
+
+def test_weights_u8_is_the_weights_at_heatmap_precision_only_when_asked(client):
+    body = {"X": X, "heads": [H1, H2], "W_O": W_O}
+    assert "weights_u8" not in post(client, body).get_json()["heads"][0]
+    r = post(client, {**body, "fields": ["heads.weights_u8", "heads[0].weights"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert set(heads[0]) == {"weights", "weights_u8"} and set(heads[1]) == {"weights_u8"}
+    for k, H in enumerate((H1, H2)):
+        A = np.array(reference_attention(X, H["W_Q"], H["W_K"], H["W_V"])["weights"])
+        assert heads[k]["weights_u8"] == np.floor(A * 255 + 0.5).astype(int).tolist()
+    # Row 3 of head 1, by hand: 255 × (0.18657, 0.04535, 0.76808) = 47.6, 11.6, 195.9.
+    assert heads[0]["weights_u8"][2] == [48, 12, 196]
+    packed = post(client, {**body, "fields": ["heads.weights_u8"], "encoding": "base64"}).get_json()
+    assert packed["heads"][1]["weights_u8"]["dtype"] == "uint8"
+    import base64
+    unpacked = base64.b64decode(packed["heads"][1]["weights_u8"]["base64"])
+    assert list(unpacked) == [b for row in heads[1]["weights_u8"] for b in row]
+
+
+def test_a_corner_of_a_matrix_is_its_first_rows_and_columns(client):
+    # Q = X·W_Q of the hand-worked example is [[1, 0], [1, 2], [2, 2]].
+    r = post(client, {"X": X, **H1, "fields": ["Q[:2,:1]", "K[:1]", "V[:16,:16]", "weights"]})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["Q"] == [[1.0], [1.0]]
+    assert body["K"] == [[2.0, 0.0]]  # first row of K = X·W_K
+    assert body["V"] == [[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]], "a corner larger than V is all of V"
+    assert set(body) == {"Q", "K", "V", "weights"}
+    packed = post(client, {"X": X, **H1, "fields": ["Q[:2, :1]"], "encoding": "base64"}).get_json()
+    assert packed["Q"]["shape"] == [2, 1]
+    assert np.frombuffer(base64.b64decode(packed["Q"]["base64"]), "<f8").tolist() == [1.0, 1.0]
+
+
+def test_corners_of_every_head_and_of_one_head(client):
+    fields = ["heads.Q[:2]", "heads[1].Q[:1,:1]", "concat[:1]", "output[:3,:1]"]
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O, "fields": fields})
+    assert r.status_code == 200
+    body = r.get_json()
+    ref = reference_multi_head(X, [(H["W_Q"], H["W_K"], H["W_V"]) for H in (H1, H2)], W_O)
+    q2 = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["Q"]
+    assert body["heads"][0]["Q"] == [[1.0, 0.0], [1.0, 2.0]]
+    assert body["heads"][1]["Q"] == [q2[0][:1]], "a head's own corner wins over every head's"
+    assert np.allclose(body["concat"], ref["concat"][:1], atol=1e-12)
+    assert np.allclose(body["output"], [row[:1] for row in ref["output"]], atol=1e-12)
+
+
+@pytest.mark.parametrize("fields, words", [
+    (["Q[:0]"], "not a response field"),
+    (["Q[:01]"], "not a response field"),
+    (["Q[1:2]"], "not a response field"),
+    (["Q", "Q[:2]"], "already asked for"),
+    (["Q[:2]", "Q"], "already asked for as a corner"),
+    (["Q[:2]", "Q[:3]"], "already asked for"),
+    (["tokens[:2]"], "only a matrix may be cut"),
+    (["working.k[:2]"], "only a matrix may be cut"),
+    (["strongest_keys[:2]"], "only a matrix may be cut"),
+])
+def test_a_bad_corner_is_422_naming_the_field(client, fields, words):
+    r = post(client, {"X": X, **H1, "row": 0, "fields": fields})
+    assert r.status_code == 422
+    error = r.get_json()["error"]
+    assert error["field"] == f"fields[{len(fields) - 1}]" and words in error["message"], error
+    assert json.dumps(fields[-1]) in error["message"], "the message quotes what was sent"
+
+
+def test_strongest_keys_are_each_querys_three_largest_permitted_weights(client):
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"])["weights"]
+    # By hand, A ≈ [[0.446, 0.108, 0.446], [0.164, 0.164, 0.673], [0.187, 0.045, 0.768]]:
+    # equal weights keep key order (row 1: keys 0 and 2; row 2: keys 0 and 1).
+    r = post(client, {"X": X, **H1, "fields": ["strongest_keys"]})
+    assert r.status_code == 200
+    got = r.get_json()["strongest_keys"]
+    assert [[j for j, _ in row] for row in got] == [[0, 2, 1], [2, 0, 1], [2, 0, 1]]
+    for i, row in enumerate(got):
+        assert [a for _, a in row] == pytest.approx([ref[i][j] for j, _ in row], abs=1e-15)
+    assert "strongest_keys" not in post(client, {"X": X, **H1}).get_json(), "only when named"
+    # Causal: query 1 reads key 1 only; a row masked by hand reads none.
+    mask = [[True, True, True], [False, False, False], [True, True, True]]
+    r = post(client, {"X": X, **H1, "causal": True, "mask": mask, "fields": ["strongest_keys"]})
+    got = r.get_json()["strongest_keys"]
+    ref = reference_attention(X, H1["W_Q"], H1["W_K"], H1["W_V"], causal=True, mask=mask)["weights"]
+    assert got[0] == [[0, 1.0]] and got[1] == []
+    assert [j for j, _ in got[2]] == [2, 0, 1]
+    assert got[2][0][1] == pytest.approx(ref[2][2], abs=1e-15)
+
+
+def test_strongest_keys_of_one_head_beside_another_heads_bytes(client):
+    # What the page asks beyond 24 tokens: every head as bytes, the shown head's top keys.
+    r = post(client, {"X": X, "heads": [H1, H2], "W_O": W_O,
+                      "fields": ["heads.weights_u8", "heads[1].strongest_keys"]})
+    assert r.status_code == 200
+    heads = r.get_json()["heads"]
+    assert set(heads[0]) == {"weights_u8"} and set(heads[1]) == {"weights_u8", "strongest_keys"}
+    A2 = reference_attention(X, H2["W_Q"], H2["W_K"], H2["W_V"])["weights"]
+    for i, row in enumerate(heads[1]["strongest_keys"]):
+        want = sorted(range(3), key=lambda j: (-A2[i][j], j))
+        assert [j for j, _ in row] == want
+        assert [a for _, a in row] == pytest.approx([A2[i][j] for j in want], abs=1e-15)
+
+
+# ---- the working of the selected row ----
+
+def test_the_working_of_a_row_carries_its_entropy_and_jacobian_norm(client):
+    a = reference_attention(X, **H1)["weights"][2]
+    r = post(client, {"X": X, **H1, "row": 2})
+    assert r.status_code == 200
+    w = r.get_json()["working"]
+    assert w["entropy"] == pytest.approx(reference_entropy(a), rel=1e-12)
+    assert w["jacobian_norm"] == pytest.approx(reference_jacobian_norm(a), rel=1e-12)
+
+
+def test_fields_can_select_the_workings_entropy_and_jacobian_norm(client):
+    fields = ["working.entropy", "working.jacobian_norm"]
+    r = post(client, {"X": X, **H1, "row": 2, "fields": fields})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert set(body) == {"working"}
+    assert set(body["working"]) == {"row", "entropy", "jacobian_norm"}
+    assert round(body["working"]["entropy"], 4) == 0.6565
+
+
+def test_a_row_with_no_permitted_key_answers_entropy_and_jacobian_norm_zero_not_minus_zero(
+        client):
+    mask = [[False] * 3, [True] * 3, [True] * 3]
+    r = post(client, {"X": X, **H1, "mask": mask, "row": 0})
+    assert r.status_code == 200
+    got = r.get_json()["working"]
+    assert got["entropy"] == 0 and got["jacobian_norm"] == 0
+    assert "-0.0" not in r.get_data(as_text=True)
+
+
+def test_every_working_body_key_can_be_selected_by_fields():
+    w = working(attention(X, **H1), 2)
+    assert list(working_body(w, ["the", "cat", "sat"])) == list(WORKING_FIELDS[:21])
+    # Every variant on at once (ALiBi and RoPE are one choice at the API, not the engine's).
+    every = attention(X, **H1, b_Q=[1, 0], b_K=[0, 1], b_V=[1, 1], rope_base=100,
+                      alibi_slope=0.5, window=2, sinks=1)
+    assert list(working_body(working(every, 2), ["the", "cat", "sat"])) == list(WORKING_FIELDS)
+
+
+def test_each_heads_working_carries_its_entropy_and_jacobian_norm(client):
+    r = post(client, {"X": X, "heads": [H1, H1], "W_O": [[1, 0]] * 4, "row": 2})
+    assert r.status_code == 200
+    for h in r.get_json()["heads"]:
+        assert round(h["working"]["entropy"], 4) == 0.6565
+        assert round(h["working"]["jacobian_norm"], 4) == 0.3168
 
 
 # ---- biases ----
@@ -456,246 +702,3 @@ def test_base64_alibi_and_kv_heads(client):
                                                 [-0.5, -0.25, 0]]
     assert got["heads"][3]["working"]["bias"].tolist() == [0, -2 ** -8, -2 ** -7]
     assert got["heads"][1]["alibi_slope"] == 0.0625
-
-
-# ---- bad input: a 422 naming the field, its value in the message ----
-
-FOUR = grouped()
-
-
-def at(base, path, value):
-    """A copy of ``base`` with the value at ``path`` (keys and indices) set, or deleted
-    when ``value`` is DELETE."""
-    body = copy.deepcopy(base)
-    target = body
-    for key in path[:-1]:
-        target = target[key]
-    if value is DELETE:
-        del target[path[-1]]
-    else:
-        target[path[-1]] = value
-    return body
-
-
-DELETE = object()
-D3 = [[1, 0, 0], [0, 1, 0]]  # d_model 2 × d_k 3: odd, for RoPE
-ROPE_TEXT = ("rotary positions turn the numbers of a query and a key in pairs, so d_k must be "
-             "even; it is 3")
-
-
-def _whole(name, low, meaning, got):
-    return (f"{name} must be a whole number from {low} to 1,000,000 ({meaning}), got {got}")
-
-
-OFFSET, WINDOW = "the position of the first token", "query i reads key j only when |i − j| < window"
-SINKS = "the first keys, readable from every query whatever the window"
-
-BAD = [
-    # biases
-    ("b_K too long", one_head(b_K=[1, 2, 3]), "b_K",
-     "b_K has 3 numbers, but it is added to every row of K, which is d_k = 2 wide; it needs 2 "
-     "numbers"),
-    ("b_V too short", one_head(b_V=[1]), "b_V",
-     "b_V has 1 number, but it is added to every row of V, which is d_v = 2 wide; it needs 2 "
-     "numbers"),
-    ("b_Q of head 2 too long", two_heads([H1, {**H1, "b_Q": [1, 2, 3]}]), "heads[1].b_Q",
-     "Head 2: b_Q has 3 numbers, but it is added to every row of Q, which is d_k = 2 wide; it "
-     "needs 2 numbers"),
-    ("b_V of kv head 2 too long", at(FOUR, ("kv_heads", 1, "b_V"), [1, 2]), "kv_heads[1].b_V",
-     "Key/value head 2: b_V has 2 numbers, but it is added to every row of V, which is d_v = 1 "
-     "wide; it needs 1 number"),
-    ("b_Q a string in it", one_head(b_Q=[1, "a"]), "b_Q[1]",
-     'b_Q column 2 must be a number, got the string "a"'),
-    ("b_K null in it", at(FOUR, ("kv_heads", 1, "b_K"), [None, 1]), "kv_heads[1].b_K[0]",
-     "b_K key/value head 2 column 1 must be a number, got null"),
-    ("b_Q of head 2 a bool in it", two_heads([H1, {**H1, "b_Q": [1, True]}]), "heads[1].b_Q[1]",
-     "b_Q head 2 column 2 must be a number, got true"),
-    ("b_V not a list", one_head(b_V=3), "b_V", "b_V must be a list of numbers, got 3"),
-    ("b_K empty", one_head(b_K=[]), "b_K", "b_K has 0 numbers; it needs 1 to 256"),
-    ("b_Q at the top of several heads", two_heads(b_Q=[1, 0]), "b_Q",
-     "Send either W_Q, W_K and W_V (one head) or heads with W_O, not both; this request has "
-     "heads and b_Q (with heads, each head carries its own weights and biases)"),
-    # kv_heads
-    ("kv_heads with one head", one_head(kv_heads=FOUR["kv_heads"]), "kv_heads",
-     "kv_heads goes with heads; a single head sent as W_Q, W_K and W_V has no kv_heads"),
-    ("kv_heads 3 for 4 heads", {**FOUR, "kv_heads": [FOUR["kv_heads"][0]] * 3}, "kv_heads",
-     "kv_heads has 3 key/value heads but the request has 4 query heads; the query heads share "
-     "them equally, so their number must divide 4 (1, 2, 4)"),
-    ("kv_heads 2 for 1 head", {**FOUR, "heads": FOUR["heads"][:1], "W_O": I2}, "kv_heads",
-     "kv_heads has 2 key/value heads but the request has 1 query head; the query heads share "
-     "them equally, so their number must divide 1 (1)"),
-    ("kv_heads empty", {**FOUR, "kv_heads": []}, "kv_heads",
-     "kv_heads must be a list of 1 to 16 objects with W_K and W_V, got 0 of them"),
-    ("kv_heads not a list", {**FOUR, "kv_heads": {"W_K": I2}}, "kv_heads",
-     "kv_heads must be a list of 1 to 16 objects with W_K and W_V, got an object"),
-    ("a kv head not an object", at(FOUR, ("kv_heads", 1), [I2, I2]), "kv_heads[1]",
-     "Key/value head 2 must be an object with W_K and W_V, got a list"),
-    ("a query head with W_K", at(FOUR, ("heads", 2, "W_K"), I2), "heads[2].W_K",
-     "Head 3 has W_K, but with kv_heads a query head carries only W_Q and b_Q: query head 3 "
-     "reads the keys and values of key/value head 2"),
-    ("a query head with b_V", at(FOUR, ("heads", 1, "b_V"), [1]), "heads[1].b_V",
-     "Head 2 has b_V, but with kv_heads a query head carries only W_Q and b_Q: query head 2 "
-     "reads the keys and values of key/value head 1"),
-    ("a query head without W_Q", at(FOUR, ("heads", 0), {"b_Q": [1, 1]}), "heads[0].W_Q",
-     'Head 1 needs the field "W_Q"'),
-    ("a kv head without W_V", at(FOUR, ("kv_heads", 1, "W_V"), DELETE), "kv_heads[1].W_V",
-     'Key/value head 2 needs the field "W_V"'),
-    ("a kv head with W_Q", at(FOUR, ("kv_heads", 0, "W_Q"), I2), "kv_heads[0].W_Q",
-     'Key/value head 1 has an unknown field "W_Q"; did you mean "W_V"? The fields are W_K, '
-     "W_V, b_K, b_V."),
-    ("a kv head with b_k", at(FOUR, ("kv_heads", 1, "b_k"), [1, 1]), "kv_heads[1].b_k",
-     'Key/value head 2 has an unknown field "b_k"; did you mean "b_K"? The fields are W_K, '
-     "W_V, b_K, b_V."),
-    ("a kv head's W_K cell", at(FOUR, ("kv_heads", 1, "W_K", 0, 1), "x"), "kv_heads[1].W_K[0][1]",
-     'W_K key/value head 2 row 1 column 2 must be a number, got the string "x"'),
-    ("a kv head's W_K too wide", at(FOUR, ("kv_heads", 1, "W_K"), D3), "kv_heads[1].W_K",
-     "Head 3 (reading key/value head 2): W_Q has 2 columns but W_K has 3; queries and keys "
-     "must have the same width d_k to take their dot product"),
-    # positional and rope_base
-    ("positional unknown", one_head(positional="RoPE"), "positional",
-     'positional must be null, "sinusoidal", "rope" or "alibi", got the string "RoPE"'),
-    ("positional true", one_head(positional=True), "positional",
-     'positional must be null, "sinusoidal", "rope" or "alibi", got true'),
-    ("rope with odd d_k", one_head(positional="rope", W_Q=D3, W_K=D3), "positional", ROPE_TEXT),
-    ("rope with odd d_k in head 2", two_heads([H1, {**H1, "W_Q": D3, "W_K": D3}],
-                                              positional="rope"), "positional",
-     f"Head 2: {ROPE_TEXT}"),
-    ("rope with odd d_k in kv head 1", at(at(FOUR, ("kv_heads", 0, "W_K"), D3),
-                                          ("heads",), [{"W_Q": D3}] * 4) | {"positional": "rope"},
-     "positional", f"Key/value head 1: {ROPE_TEXT}"),
-    ("rope_base 0", one_head(positional="rope", rope_base=0), "rope_base",
-     "rope_base (θ) must be a positive number, got 0"),
-    ("rope_base negative", one_head(positional="rope", rope_base=-2.5), "rope_base",
-     "rope_base (θ) must be a positive number, got -2.5"),
-    ("rope_base a string", one_head(positional="rope", rope_base="10000"), "rope_base",
-     'rope_base must be a number, got the string "10000"'),
-    ("rope_base true", one_head(positional="rope", rope_base=True), "rope_base",
-     "rope_base must be a number, got true"),
-    ("rope_base with positional null", one_head(positional=None, rope_base=500), "rope_base",
-     'rope_base goes with "positional": "rope"; this request has no positional'),
-    ("rope_base with sinusoidal", one_head(positional="sinusoidal", rope_base=500), "rope_base",
-     'rope_base goes with "positional": "rope"; this request has "positional": "sinusoidal"'),
-    ("rope_base so small the angles overflow", one_head(
-        positional="rope", rope_base=1e-320, W_Q=np.eye(2, 64).tolist(),
-        W_K=np.eye(2, 64).tolist()), "rope_base",
-     "rope_base (θ) is 1e-320: the last pair of a d_k = 64 query or key at position 2 turns by "
-     "2·θ^(−62/64) radians, beyond float64's range (about ±1.8e308), and a θ below 1 turns the "
-     "later pairs faster; make θ larger (10000 is usual)"),
-    ("rope_base so small the angles overflow, two heads", two_heads(
-        [{**H1, "W_Q": np.eye(2, 64).tolist(), "W_K": np.eye(2, 64).tolist()}] * 2,
-        positional="rope", rope_base=1e-320, W_O=np.eye(4, 2).tolist()), "rope_base",
-     "rope_base (θ) is 1e-320: the last pair of a d_k = 64 query or key at position 2 turns by "
-     "2·θ^(−62/64) radians, beyond float64's range (about ±1.8e308), and a θ below 1 turns the "
-     "later pairs faster; make θ larger (10000 is usual)"),
-    # position_offset
-    *[(f"position_offset {said}", one_head(positional="rope", position_offset=value),
-       "position_offset", _whole("position_offset", 0, OFFSET, said))
-      for value, said in ((-1, "-1"), (1.5, "1.5"), (True, "true"), (1_000_001, "1000001"),
-                          ("3", 'the string "3"'), (2.0, "2.0"))],
-    ("position_offset with alibi", one_head(positional="alibi", position_offset=2),
-     "position_offset", 'position_offset goes with "positional": "sinusoidal" or "rope"; this '
-     'request has "positional": "alibi"'),
-    ("position_offset without positions", one_head(position_offset=2), "position_offset",
-     'position_offset goes with "positional": "sinusoidal" or "rope"; this request has no '
-     "positional"),
-    # alibi_slopes
-    ("alibi_slopes too many", one_head(positional="alibi", alibi_slopes=[0.5, 0.25]),
-     "alibi_slopes", "alibi_slopes has 2 slopes but the request has 1 head; give one slope per "
-     "head"),
-    ("alibi_slopes too few", two_heads(positional="alibi", alibi_slopes=[0.5]), "alibi_slopes",
-     "alibi_slopes has 1 slope but the request has 2 heads; give one slope per head"),
-    ("alibi_slopes for 4 query heads, not 2 kv heads", FOUR | {"positional": "alibi",
-                                                             "alibi_slopes": [1, 1]},
-     "alibi_slopes", "alibi_slopes has 2 slopes but the request has 4 heads; give one slope per "
-     "head"),
-    ("alibi slope negative", two_heads(positional="alibi", alibi_slopes=[0.5, -0.25]),
-     "alibi_slopes[1]", "ALiBi slope head 2 is -0.25; a slope must be 0 or more (the bias "
-     "−slope·|i − j| must push far keys down, not up)"),
-    ("alibi slope a string", two_heads(positional="alibi", alibi_slopes=["1", 1]),
-     "alibi_slopes[0]", 'ALiBi slope head 1 must be a number, got the string "1"'),
-    ("alibi_slopes empty", one_head(positional="alibi", alibi_slopes=[]), "alibi_slopes",
-     "alibi_slopes has 0 numbers; it needs 1 to 16"),
-    ("alibi_slopes without alibi", one_head(positional="rope", alibi_slopes=[1]),
-     "alibi_slopes", 'alibi_slopes goes with "positional": "alibi"; this request has '
-     '"positional": "rope"'),
-    ("alibi slope too large", two_heads(positional="alibi", alibi_slopes=[1, 1e308]),
-     "alibi_slopes[1]", "Head 2: the ALiBi slope 1e+308 times the distance 2 is beyond "
-     "float64's range (about ±1.8e308); make the slope smaller"),
-    # window and sinks
-    *[(f"window {said}", one_head(window=value), "window", _whole("window", 1, WINDOW, said))
-      for value, said in ((0, "0"), (1.5, "1.5"), ("3", 'the string "3"'), (True, "true"),
-                          (-2, "-2"), (1_000_001, "1000001"))],
-    *[(f"sinks {said}", one_head(window=2, sinks=value), "sinks",
-       _whole("sinks", 0, SINKS, said))
-      for value, said in ((-1, "-1"), (0.5, "0.5"), ("1", 'the string "1"'), (False, "false"),
-                          (1_000_001, "1000001"))],
-]
-
-
-@pytest.mark.parametrize("body, field, message", [b[1:] for b in BAD], ids=[b[0] for b in BAD])
-def test_bad_values_of_the_new_fields_are_a_422_naming_them(client, body, field, message):
-    r = post(client, body)
-    assert r.status_code == 422
-    assert r.mimetype == "application/json"
-    assert strict_loads(r.get_data(as_text=True)) == {"error": {"message": message,
-                                                                "field": field}}
-
-
-def test_the_largest_offset_window_and_sinks_are_accepted(client):
-    body = ok(client, one_head(positional="sinusoidal", position_offset=1_000_000,
-                               window=1_000_000, sinks=1_000_000))
-    assert body["mask"] == [[True] * 3] * 3
-    close(body["positional_encoding"][0], [math.sin(1e6), math.cos(1e6)])
-
-
-def test_a_small_rope_base_whose_angles_stay_finite_is_computed(client):
-    # θ = 1e-300 turns pair c by θ^(−2c/64) = 10^(300·2c/64) radians per position: up to
-    # 10^290.6, finite, so the request is computed (its angles are huge but exact numbers).
-    W = np.eye(2, 64).tolist()
-    body = ok(client, one_head(W_Q=W, W_K=W, positional="rope", rope_base=1e-300, row=2))
-    w = body["working"]
-    close(w["frequencies"][:3], [1, 10 ** (600 / 64), 10 ** (1200 / 64)])
-    assert w["angles"][31] == 2 * w["frequencies"][31] and math.isfinite(w["angles"][31])
-
-
-# ---- the documented examples ----
-
-HTTP_API = Path(__file__).resolve().parents[1] / "docs/http-api.md"
-NEW_FIELDS = ("b_Q", "positional", "kv_heads", "window")  # one in each new example
-
-
-def guide_requests(route="/api/attention"):
-    """The request bodies of docs/http-api.md's JSON blocks (some indented under a list item) for
-    ``route``: a body naming a "model" is the real models' (/api/model/attention)."""
-    blocks = re.findall(r"^ *```json\n(.*?)^ *```", HTTP_API.read_text(), re.M | re.S)
-    return [b for b in map(json.loads, blocks) if ("model" in b) == (route != "/api/attention")]
-
-
-def docs_requests(client, route="/api/attention"):
-    r = client.get("/api/docs")
-    assert r.status_code == 200
-    blocks = re.findall(r'<pre tabindex="0"><code>(\{.*?\})</code></pre>',
-                        r.get_data(as_text=True), re.S)
-    bodies = [json.loads(html.unescape(b)) for b in blocks]
-    return [b for b in bodies if ("model" in b) == (route != "/api/attention")]
-
-
-def test_the_guide_and_the_docs_page_give_the_same_example_of_each_new_field(client):
-    guide = [b for b in guide_requests() if any(f in b for f in NEW_FIELDS)]
-    docs = [b for b in docs_requests(client) if any(f in b for f in NEW_FIELDS)]
-    assert guide == docs and len(guide) == 5
-    assert [sorted(set(b) & {"b_Q", "positional", "kv_heads", "window", "sinks"})
-            for b in guide] == [["b_Q"], ["positional"], ["positional"], ["kv_heads"],
-                                 ["sinks", "window"]]
-
-
-def test_every_documented_example_computes(client):
-    answers = [ok(client, body) for body in [*guide_requests(), *docs_requests(client)]]
-    assert len(answers) == 6 + 6
-    biases, rope, alibi, kv, window = answers[1:6]
-    assert biases["working"]["q"] == [2, 0]  # x_1·W_Q + b_Q = (1, 0) + (1, 0)
-    close(rope["Q"][0], [math.cos(5), math.sin(5)])  # q_1 = (1, 0) at position 5
-    assert alibi["bias"][2] == [-1, -0.5, 0]
-    assert [h["kv_head"] for h in kv["heads"]] == [0, 0]
-    # Token 4 reads its window (tokens 3, 4) and the sink, token 1.
-    assert window["working"]["allowed"] == [True, False, True, True]

@@ -4,8 +4,8 @@ byte to what they were before the answer's fields were described in one table
 it sends.
 
 tests/data/answer_pinned.json was written by this module's ``main`` on the code before that
-change (``.venv/bin/python -m tests.test_answer_pinned`` rewrites it: do so only for a change
-meant to change answers, and say so in its commit).
+change (``.venv/bin/python -m tests.api.test_answer_fields_pinned`` rewrites it: do so only
+for a change meant to change answers, and say so in its commit).
 """
 
 import json
@@ -18,7 +18,7 @@ from attention_api.answer_size import answer_cells, check_answer_size
 from attention_api.request import parse_request
 from attention_core.errors import AttentionInputError
 
-DATA = Path(__file__).parent / "data" / "answer_pinned.json"
+DATA = Path(__file__).resolve().parents[1] / "data" / "answer_pinned.json"
 SMALL = {"TESTING": True, "MAX_TOKENS": 8, "MAX_DIM": 8, "MAX_MODEL_DIM": 8, "MAX_HEADS": 4,
          "MAX_CONTENT_LENGTH": 64 * 1024, "MAX_ANSWER_CELLS": 5000}
 CONFIGS = {"default": {"TESTING": True}, "small": SMALL}

@@ -7,7 +7,7 @@ import pytest
 
 from app import MAX_BODY_BYTES
 from attention_api.headers import SECURITY_HEADERS
-from tests.test_errors import SilentClient
+from tests.api.test_errors import SilentClient
 
 # The policy, written out here: the page and its files are for this origin alone.
 EXPECTED = {

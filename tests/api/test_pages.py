@@ -25,7 +25,7 @@ def test_index_serves_a_page(client):
 def test_the_page_preloads_every_module_main_js_can_import(client):
     # Each module main.js reaches by import statements, read here from the files themselves
     # (a module resolved against its importer's folder, as the browser does).
-    static = Path(__file__).resolve().parents[1] / "static"
+    static = Path(__file__).resolve().parents[2] / "static"
     imported, todo = set(), [static / "js/editor/main.js"]
     while todo:
         module = todo.pop()
@@ -87,7 +87,7 @@ def test_the_config_block_holds_the_apps_own_limits():
 
 
 def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
-    static = Path(__file__).resolve().parents[1] / "static" / "js"
+    static = Path(__file__).resolve().parents[2] / "static" / "js"
     sources = sorted(static.rglob("*.js"))
     assert len(sources) > 50  # every folder's modules
     for source in sources:
@@ -196,5 +196,6 @@ def test_the_config_block_says_what_the_pages_ask_of_the_answer(client, page):
 def test_the_pages_unit_tests_read_the_config_block_the_server_sends(client):
     """tests/js reads tests/data/page_answer.json as the config block's "answer": it must be
     the server's."""
-    fixture = json.loads((Path(__file__).parent / "data" / "page_answer.json").read_text())
+    data = Path(__file__).resolve().parents[1] / "data"
+    fixture = json.loads((data / "page_answer.json").read_text())
     assert fixture["config"] == config_block(client.get("/").get_data(as_text=True))["answer"]

@@ -15,10 +15,9 @@ import pytest
 
 from app import create_app
 from attention_models import registry
-from tests.test_api import decode, strict_loads
-from tests.test_api_modern import docs_requests, guide_requests
+from tests.api.helpers import decode, docs_requests, guide_requests, strict_loads
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FRANCE = "The capital of France is"
 
 

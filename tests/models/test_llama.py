@@ -15,7 +15,7 @@ from attention_models.gguf_file import FastReader, GGUFFile
 from attention_models.heads import head_attention
 from tests.reference_models import llama_forward
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "data" / "tiny.gguf"
 
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.api.test_model_api import reference
 from tests.served import Served, free_port, get, post
-from tests.test_api_models import reference
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt",
            "app.py", "attention_core", "attention_api", "attention_models", "templates",
            "static")

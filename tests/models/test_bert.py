@@ -15,7 +15,7 @@ from attention_models.base import ModelUnavailable
 from attention_models.heads import head_attention
 from tests.reference_models import bert_forward
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "data" / "tiny-bert"
 TEXTS = ["The cat sat on the mat.", "unbelievable!", "the dogs, the cats"]
 

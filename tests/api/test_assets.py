@@ -13,7 +13,7 @@ def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):
 
     page = client.get("/").get_data(as_text=True)
     (version,) = set(re.findall(r'href="/assets/([0-9a-f]{12})/css/app.css"', page))
-    static = Path(__file__).resolve().parents[1] / "static"
+    static = Path(__file__).resolve().parents[2] / "static"
     status, data, cache = fetch(f"/assets/{version}/css/app.css")
     assert status == 200 and data == (static / "css" / "app.css").read_bytes()
     assert "max-age=31536000" in cache
@@ -26,7 +26,7 @@ def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):
     assert 'from "../lib/api.js"' in fetch(f"/assets/{version}/js/editor/main.js")[1].decode()
 
 
-STATIC = Path(__file__).resolve().parents[1] / "static"
+STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
 def test_the_page_and_its_stylesheets_name_only_files_that_are_served(client):
