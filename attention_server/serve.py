@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -185,9 +186,12 @@ def serve(app: str = "app:create_app()") -> int:
     processes: dict[str, subprocess.Popen] = {}
     with tempfile.TemporaryDirectory(prefix="attention-explorer-") as name:
         folder = Path(name)
-        # As root, nginx's workers run as nobody: they must reach the socket and the
-        # temporary folders nginx makes (and gives them) here.
-        folder.chmod(0o711)
+        if os.geteuid() == 0:
+            # As root, nginx's workers run as nobody (its default user): the folder is
+            # theirs, so they reach gunicorn's socket and their temporary files, and no
+            # other user reaches gunicorn past nginx.
+            nobody = pwd.getpwnam("nobody")
+            os.chown(folder, nobody.pw_uid, nobody.pw_gid)
         try:
             processes["nginx"] = start_nginx(folder, values)
             processes["gunicorn"] = start_gunicorn(folder, app)
