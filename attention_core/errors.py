@@ -126,8 +126,9 @@ class AttentionInputError(ValueError):
     def in_head(self, head: int | None, kv_head: int | None = None) -> AttentionInputError:
         """This error as it arose in query head ``head``'s step (reading key/value head
         ``kv_head`` when heads share them; ``head`` None for a key/value head's own step):
-        the head's own inputs move into its list, ALiBi's slope is the head's, and the
-        sentence says the head. Inputs every head shares stay where they are."""
+        the head's own inputs move into its list, ALiBi's slope is the head's, any other
+        input (scale, positional) keeps its place, and the sentence says the head. Which
+        inputs every head shares, so no one head is named, multi_head_attention decides."""
         place = self.place
         if place.input in _KEY_SIDE and kv_head is not None:
             place = replace(place, kv_head=kv_head)
