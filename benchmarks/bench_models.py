@@ -27,6 +27,7 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from attention_api.pages import answer_asks  # noqa: E402
 from attention_models import registry  # noqa: E402
 from attention_models.base import package_dir  # noqa: E402
 from benchmarks.server import Gunicorn, pss_bytes  # noqa: E402
@@ -91,10 +92,11 @@ def health(port: int) -> float:
     return time.perf_counter() - start
 
 
-def page_fields(kind: str) -> list[str]:
-    """What the real-model page asks for when only the head changes (no overview)."""
-    extra = ["next_tokens"] if kind == "decoder" else []
-    return ["tokens", "weights", "scaled_scores", "mask", "working", "kv_head", *extra]
+def page_fields() -> list[str]:
+    """What the real-model page asks for when only the head changes: the head's fields and
+    its row's working, as the page's config block lists them (model/request.js)."""
+    asks = answer_asks()["model"]
+    return ["tokens", *asks["head"], *(f"working.{name}" for name in asks["working"])]
 
 
 def main() -> int:
@@ -140,7 +142,7 @@ def main() -> int:
                     switch.append(post(port, {
                         "model": model_id, "text": text, "layer": k % info.layers,
                         "head": k % info.heads, "row": n - 1, "encoding": "base64",
-                        "fields": page_fields(info.kind)}))
+                        "fields": page_fields()}))
                     base.append(health(port))
                 s, b = statistics.median(switch), statistics.median(base)
                 print(f"  {model_id:13s} {n:3d} tokens: {s * 1e3:6.1f} ms (goal ≤ 30 ms)   "

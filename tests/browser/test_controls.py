@@ -134,3 +134,21 @@ def test_the_key_token_count_can_be_typed_in_cross_attention(page, server):
     keys.press("Enter")
     expect(page.get_by_role("status")).to_have_text(
         "Key tokens must be a whole number from 1 to 512; “0” is not.")
+
+
+def test_the_example_names_the_preset_the_numbers_are_and_says_edited_once_they_differ(
+        page, server):
+    loaded(page, server.url)
+    example = page.get_by_label("Example")
+    expect(example).to_have_value("0")
+    x11 = cell(page, "X row 1 column 1")
+    x11.fill("5")
+    expect(example).to_have_value("edited")
+    x11.fill("1")  # typed back: the first example again
+    expect(example).to_have_value("0")
+    example.select_option(label="a causal sentence")
+    expect(example).to_have_value("3")
+    cell(page, "X row 2 column 1").fill("9")
+    expect(example).to_have_value("edited")
+    example.select_option(label="the cat sat")
+    expect(example).to_have_value("0")

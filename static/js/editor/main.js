@@ -272,7 +272,7 @@ function allErrors() {
 function drawInputs({ later = null } = {}) {
   const errors = allErrors();
   const waiting = renderInputs($("inputs"), state, errors, { later, pages });
-  const refused = drawControls(state, errors, presets.findIndex((p) => isPreset(p, state)));
+  const refused = drawControls(state, errors, presetOf(state));
   renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
   drawSource();
   drawMarks();
@@ -297,11 +297,24 @@ function markStale() {
   setText($("stale-note"), `Out of date — ${why}`);
 }
 
-function isPreset(preset, s) {
-  const p = presetState(preset, s.seed);
-  if (JSON.stringify(S.shapes(p)) !== JSON.stringify(S.shapes(s))) return false;
-  const strip = (x) => toHash({ ...x, row: null, seed: 0, present: false });
-  return strip(p) === strip(s);
+// A state as a preset is compared: its URL without the row, the seed and present mode.
+const presetForm = (s) => toHash({ ...s, row: null, seed: 0, present: false });
+const shapesOf = (s) => JSON.stringify(S.shapes(s));
+
+// The presets' shapes and forms at the last seed asked: built again on every redraw, the
+// presets' states and URLs were 1.1 ms of the 3.3 ms an edit's own event took at 3 tokens
+// (benchmarks/bench_browser.py, "3 tokens (default)"), before the frame that echoes the
+// keystroke and so before the numbers' frame.
+let forms = { seed: null, of: [] };
+
+/** The index of the preset that ``s`` shows (whatever its row, seed or present mode), or -1. */
+function presetOf(s) {
+  if (forms.seed !== s.seed) {
+    forms = { seed: s.seed, of: presets.map((preset) => presetState(preset, s.seed)).map((p) => ({ shapes: shapesOf(p), form: presetForm(p) })) };
+  }
+  const shapes = shapesOf(s);
+  let form = null;  // written out only for a preset of the same shapes
+  return forms.of.findIndex((p) => p.shapes === shapes && p.form === (form ??= presetForm(s)));
 }
 
 /** Draw the last answer for the current selection; the walk and the status follow. */
@@ -424,7 +437,7 @@ function start() {
   // The server sent the default view's answer with the page; any other view is fetched,
   // and its request leaves first, to travel while the page draws its inputs.
   const initial = JSON.parse($("initial-data").textContent);
-  const embedded = isPreset(presets[0], state) && state.row === initial.working?.row;
+  const embedded = presetOf(state) === 0 && state.row === initial.working?.row;
   // KaTeX's build (tex.js), at once where the working is on the first screen.
   const stacked = matchMedia(STACKED).matches;
   const katex = stacked ? Promise.resolve() : katexReady().catch(() => {});
