@@ -16,7 +16,7 @@ from flask import Flask
 
 from attention_api import api, assets, errors, model_api, pages
 from attention_api.headers import security_headers
-from attention_api.model_runs import RUNS_MB
+from attention_api.model_runs import FORWARDS, FORWARDS_WAITING, RUNS_MB
 from attention_api.provider import NumpyJSONProvider
 from attention_api.request import Limits
 from attention_models import registry
@@ -69,8 +69,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Large requests computed at once per process (admission.py): half of gunicorn's
         # 8 threads, so the others always serve everything else.
         LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
-        # Megabytes of the real models' runs each process keeps (model_runs.py).
+        # The real models' runs each process keeps, in megabytes, and the forward passes it
+        # runs at once and lets wait (model_runs.py).
         RUNS_MB=_env_int("ATTENTION_RUNS_MB", RUNS_MB),
+        FORWARDS=_env_int("ATTENTION_FORWARDS", FORWARDS),
+        FORWARDS_WAITING=_env_int("ATTENTION_FORWARDS_WAITING", FORWARDS_WAITING),
     )
     if test_config:
         app.config.from_mapping(test_config)

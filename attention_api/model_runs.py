@@ -1,4 +1,4 @@
-"""The forward passes the server has run, kept per (model, text).
+"""The forward passes the server has run, kept per (model, text), and run a few at a time.
 
 Switching the head, the row or the mask of the same text reuses its run, so only the
 first question about a text runs the model (SmolLM2: ~0.2 s at 64 tokens; one head from
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +28,16 @@ from .response import weights_u8
 # time, a class of 30 evicted each other's runs, and a head switch ran the model again
 # (benchmarks/bench_classroom.py: head switch p95 5.5–6.4 s; 64 kept: 0.23–0.51 s).
 RUNS_MB = 256
+# Forward passes at once per process (ATTENTION_FORWARDS), and requests that may wait for
+# one (ATTENTION_FORWARDS_WAITING): a worker's numpy runs on one core, so a second pass at
+# once only shares it. 16 waiting hold a class of 30's first texts (15 a worker) without
+# refusing any, and leave 7 of a worker's 24 threads (gunicorn.conf.py) for the rest.
+# bench_classroom.py, 30 students, 24 threads, under load (load average 5): first view
+# p95 3.9-4.2 s against 4.7-5.2 s with every pass at once, head switch p95 16-18 ms
+# against 85-126 ms, /health at most 19-34 ms against 44-52 ms; refusing beyond 4
+# waiting kept /health within 14 ms but sent 33-38 first texts again after 1 s.
+FORWARDS = 1
+FORWARDS_WAITING = 16
 
 
 @dataclass(frozen=True)
@@ -54,32 +65,82 @@ def run(model: Model, text: str, tokenized: Tokenized) -> Run:
                else next_tokens(model, text, tokenized, forward.next_probabilities))
 
 
+class Busy(Exception):
+    """Every turn to run the model is taken, and as many requests wait for one as may."""
+
+    def __init__(self, computing: int, waiting: int):
+        super().__init__(f"{computing} running, {waiting} waiting")
+        self.computing, self.waiting = computing, waiting
+
+
+class Turns:
+    """At most ``computing`` forward passes at once in this process, and at most ``waiting``
+    more waiting for a turn; any other is refused (Busy). A class of 30 sent its texts at
+    once, and forward passes held every thread of a worker, so that /health and head
+    switches on kept runs waited seconds behind them (benchmarks/bench_classroom.py);
+    refused, a request holds no thread, and the page sends it again (Retry-After)."""
+
+    def __init__(self, computing: int, waiting: int):
+        self.computing, self.waiting = computing, waiting
+        self._changed = threading.Condition()
+        self._running = self._queued = 0
+
+    @contextmanager
+    def turn(self):
+        with self._changed:
+            if self._running >= self.computing:
+                if self._queued >= self.waiting:
+                    raise Busy(self.computing, self.waiting)
+                self._queued += 1
+                try:
+                    self._changed.wait_for(lambda: self._running < self.computing)
+                finally:
+                    self._queued -= 1
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._running -= 1
+                self._changed.notify()
+
+
 class Runs:
     """The runs most recently asked for, within ``budget`` bytes (the newest is kept even
-    when it alone is larger), most recent last; thread-safe (a worker serves 8 threads)."""
+    when it alone is larger), most recent last, computed in ``turns``; thread-safe (a
+    worker serves 8 threads)."""
 
-    def __init__(self, budget: int = RUNS_MB * 2**20):
+    def __init__(self, budget: int = RUNS_MB * 2**20, turns: Turns | None = None):
         self.budget = budget
+        self.turns = turns or Turns(FORWARDS, FORWARDS_WAITING)
         self._runs: OrderedDict[tuple[str, str], Run] = OrderedDict()
         self._lock = threading.Lock()
         self.computed = 0  # forward passes run, for tests and benchmarks
 
     def get(self, model: Model, text: str, tokenized: Tokenized) -> Run:
         key = (model.info.id, text)
-        with self._lock:
-            kept = self._runs.get(key)
+        kept = self._kept(key)
+        if kept is not None:
+            return kept
+        with self.turns.turn():
+            # Asked again once the turn comes: a request for the same text, run meanwhile.
+            kept = self._kept(key)
             if kept is not None:
-                self._runs.move_to_end(key)
                 return kept
-        # Outside the lock: another text's run need not wait for this one. Two requests for
-        # the same new text at once both run it; the second's result replaces the first's.
-        fresh = run(model, text, tokenized)
+            fresh = run(model, text, tokenized)
         with self._lock:
             self.computed += 1
             self._runs[key] = fresh
             self._runs.move_to_end(key)
             self._let_go()
         return fresh
+
+    def _kept(self, key: tuple[str, str]) -> Run | None:
+        with self._lock:
+            kept = self._runs.get(key)
+            if kept is not None:
+                self._runs.move_to_end(key)
+            return kept
 
     def _let_go(self) -> None:
         """Drop the least recent runs until the rest fit the budget (the newest stays)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attention_core.errors import AttentionInputError, counted, page_name
+from attention_core.errors import NAME, AttentionInputError, Place, counted
 from attention_core.positions import ROPE_BASE, alibi_slopes
 
 from . import answer_fields
@@ -125,9 +125,10 @@ class AttentionRequest:
                      for h, head in enumerate(self.heads))
 
 
-def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "") -> None:
-    """Refuse a key not in ``allowed``; ``where`` prefixes the field ("heads[0]."), ``owner``
-    says whose key it is in the message ("Head 1 has an unknown field")."""
+def _check_keys(payload: dict, allowed=FIELDS, where: dict | None = None,
+                owner: str = "") -> None:
+    """Refuse a key not in ``allowed``; ``where`` is the head whose key it is ({"head": 0}
+    for "heads[0]."), ``owner`` says so in the message ("Head 1 has an unknown field")."""
     for key in payload:
         if key not in allowed:
             # The field names the key whole; the sentence quotes its first 40 characters,
@@ -135,13 +136,14 @@ def _check_keys(payload: dict, allowed=FIELDS, where: str = "", owner: str = "")
             hint, said = did_you_mean(key, allowed), quoted(key, 40)
             start = f"{owner} has an unknown field {said}" if owner else f"Unknown field {said}"
             raise AttentionInputError(
-                f'{start}{hint} The fields are {", ".join(allowed)}.', f"{where}{printable(key)}")
+                f'{start}{hint} The fields are {", ".join(allowed)}.', printable(key),
+                **(where or {}))
 
 
-def _require(payload: dict, names, where: str = "", owner: str = "The request") -> None:
+def _require(payload: dict, names, where: dict | None = None, owner: str = "The request") -> None:
     for name in names:
         if name not in payload:
-            raise AttentionInputError(f'{owner} needs the field "{name}"', f"{where}{name}")
+            raise AttentionInputError(f'{owner} needs the field "{name}"', name, **(where or {}))
 
 
 def _heads(payload: dict, limits: Limits):
@@ -156,7 +158,7 @@ def _heads(payload: dict, limits: Limits):
                     f"{name}", name)
         _require(payload, MATRICES)
         head = {p: matrix(payload[p], p, model_dim, dim) for p in PROJECTIONS}
-        return (head | _biases(payload, "", dim),), None, None
+        return (head | _biases(payload, {}, dim),), None, None
     given = [p for p in (*PROJECTIONS, *BIASES) if p in payload]
     if given:
         raise AttentionInputError(
@@ -178,7 +180,7 @@ def _heads(payload: dict, limits: Limits):
             f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
     out = []
     for h, head in enumerate(heads):
-        where, owner = f"heads[{h}].", f"Head {h + 1}"  # the field 0-based, the sentence from 1
+        where, owner = {"head": h}, f"Head {h + 1}"  # the field 0-based, the sentence from 1
         if kv_heads is None:
             out.append(_head(head, where, owner, (*PROJECTIONS, *BIASES), PROJECTIONS, limits))
             continue
@@ -187,21 +189,21 @@ def _heads(payload: dict, limits: Limits):
                 raise AttentionInputError(
                     f"{owner} has {key}, but with kv_heads a query head carries only W_Q "
                     f"and b_Q: query head {h + 1} reads the keys and values of key/value "
-                    f"head {h * len(kv_heads) // len(heads) + 1}", where + key)
+                    f"head {h * len(kv_heads) // len(heads) + 1}", key, head=h)
         out.append(_head(head, where, owner, QUERY_HEAD, QUERY_HEAD[:1], limits))
     shared = None if kv_heads is None else tuple(
-        _head(kv_head, f"kv_heads[{g}].", f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], limits)
+        _head(kv_head, {"kv_head": g}, f"Key/value head {g + 1}", KV_HEAD, KV_HEAD[:2], limits)
         for g, kv_head in enumerate(kv_heads))
     return tuple(out), shared, matrix(payload["W_O"], "W_O", dim * most, dim)
 
 
-def _head(obj: dict, where: str, owner: str, allowed, required, limits: Limits) -> dict:
+def _head(obj: dict, where: dict, owner: str, allowed, required, limits: Limits) -> dict:
     """One head's (or key/value head's) ``required`` matrices and its biases, its keys
-    checked against ``allowed``; ``where`` prefixes its fields ("kv_heads[1].")."""
+    checked against ``allowed``; ``where`` is the head ({"kv_head": 1}: "kv_heads[1].")."""
     _check_keys(obj, allowed, where, owner)
     _require(obj, required, where, owner)
     dim = limits.max_dim
-    return ({p: matrix(obj[p], where + p, limits.max_model_dim, dim) for p in required}
+    return ({p: matrix(obj[p], Place(p, **where), limits.max_model_dim, dim) for p in required}
             | _biases(obj, where, dim))
 
 
@@ -215,14 +217,14 @@ def _objects(value, name: str, owner: str, needs: str, most: int) -> list:
         if not isinstance(item, dict):
             raise AttentionInputError(
                 f"{owner} {k + 1} must be an object with {needs}, got {describe(item)}",
-                f"{name}[{k}]")
+                name, row=k)
     return value
 
 
-def _biases(obj: dict, where: str, max_dim: int) -> dict:
+def _biases(obj: dict, where: dict, max_dim: int) -> dict:
     """The biases of one head (or of the single head) as float64 vectors; their lengths
     are checked against the head's widths by the engine, which names them."""
-    return {b: vector(obj[b], where + b, max_dim)
+    return {b: vector(obj[b], Place(b, **where), max_dim)
             for b in BIASES if obj.get(b) is not None}
 
 
@@ -321,8 +323,9 @@ def _positions(payload: dict, positional: str | None, heads: int, limits: Limits
         if negative.size:
             c = int(negative[0])
             raise AttentionInputError(
-                f"{page_name(f'alibi_slopes[{c}]')} is {slopes[c]:g}; a slope must be 0 or more "
-                "(the bias −slope·|i − j| must push far keys down, not up)", f"alibi_slopes[{c}]")
+                f"{NAME} is {slopes[c]:g}; a slope must be 0 or more "
+                "(the bias −slope·|i − j| must push far keys down, not up)", "alibi_slopes",
+                head=c)
         out["alibi_slopes"] = slopes
     return out
 
@@ -370,7 +373,7 @@ def _fields(value, heads: int, known=None, listed=RESPONSE_FIELDS, cornered=CORN
             f"fields must be a list of response field names, got {describe(value)}", "fields")
     names, corners = [], {}
     for i, given in enumerate(value):
-        said = page_name(f"fields[{i}]")  # "Entry 1 of fields"
+        said, where = NAME, {"row": i}  # "Entry 1 of fields", as the page names it
         name, corner = _corner(given) if isinstance(given, str) else (given, None)
         one = _ONE_HEAD.fullmatch(name) if isinstance(name, str) else None
         every = isinstance(name, str) and name.startswith("heads.") and name[6:] in _HEAD_FIELDS
@@ -383,29 +386,29 @@ def _fields(value, heads: int, known=None, listed=RESPONSE_FIELDS, cornered=CORN
                     + (f"{counted(heads, 'head')}, so k in heads[k] runs from 0 to "
                        f"{heads - 1} (0-based, heads 1 to {heads})" if heads else
                        "no heads list (a single head sent as W_Q, W_K, W_V)"),
-                    f"fields[{i}]")
+                    "fields", **where)
         # isinstance first: a list or object is unhashable.
         elif not isinstance(name, str) or name not in known:
             extra = ", heads.<field> and heads[k].<field>" if known is _FIELD_NAMES else ""
             raise AttentionInputError(
                 f"{said} is {describe(given)}, which is not a response field; the "
                 f"fields are {', '.join(listed)}, working.<part>{extra}",
-                f"fields[{i}]")
+                "fields", **where)
         if corner is not None:
             part = name.rsplit(".", 1)[-1]
             if part not in cornered or name.startswith("working.") or ".working." in name:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but only a matrix may be cut to a "
-                    f"corner: {', '.join(cornered)}", f"fields[{i}]")
+                    f"corner: {', '.join(cornered)}", "fields", **where)
             if name in corners or name in names:
                 raise AttentionInputError(
                     f"{said} is {describe(given)}, but {name} is already asked for: "
-                    "name each field once", f"fields[{i}]")
+                    "name each field once", "fields", **where)
             corners[name] = corner
         elif name in corners:
             raise AttentionInputError(
                 f"{said} is {describe(given)}, but {name} is already asked for as a "
-                "corner: name each field once", f"fields[{i}]")
+                "corner: name each field once", "fields", **where)
         names.append(name)
     return frozenset(names), corners
 

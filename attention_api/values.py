@@ -2,7 +2,9 @@
 
 Each check raises AttentionInputError naming the field as the request spells it
 (``"W_K[0][1]"``, ``"heads[1].W_V"``, 0-based) with a sentence that carries the value and
-names the input as the page does ("W_K row 1 column 2", from 1: see ``page_name``).
+names the input as the page does ("W_K row 1 column 2", from 1: see ``names.page_name``).
+The input of each check is its ``Place`` (``"heads[1].W_V"`` is Place("W_V", head=1)), or the
+name of a whole input ("X"), and the error's place is the cell within it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ import json
 import math
 import re
 import secrets
+from dataclasses import asdict, replace
 
 import numpy as np
 import orjson
 
-from attention_core.errors import AttentionInputError, counted, page_name
+from attention_core.errors import NAME, PER_HEAD, AttentionInputError, Place, counted
+
+from .names import page_name
 
 # How deeply [ and { may nest in a request body. A valid request nests at most 4 deep
 # (heads[k].W_Q[i][j]); orjson's own limit differs between its versions (1024 in some),
@@ -231,7 +236,14 @@ def describe(value) -> str:
     return repr(value)
 
 
-def number(value, field: str) -> float:
+def _place(at: Place | str) -> Place:
+    """A check's input: a Place, or the name of a whole input ("X", "scale")."""
+    return at if isinstance(at, Place) else Place(at)
+
+
+def number(value, at: Place | str) -> float:
+    """``value`` as a finite float64, or the error naming the cell ``at``."""
+    at = _place(at)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             number = float(value)
@@ -243,51 +255,53 @@ def number(value, field: str) -> float:
                            "a number too large for float64, which reads as infinity")
     if isinstance(value, _NonFinite):
         raise AttentionInputError(
-            f"{page_name(field)} is {value.text}; every number must be finite and within "
-            "float64's range (about ±1.8e308)", field)
-    raise AttentionInputError(f"{page_name(field)} must be a number, got {describe(value)}",
-                              field)
+            f"{NAME} is {value.text}; every number must be finite and within "
+            "float64's range (about ±1.8e308)", **asdict(at))
+    raise AttentionInputError(f"{NAME} must be a number, got {describe(value)}", **asdict(at))
 
 
-def table(value, name: str, max_rows: int, max_cols: int) -> list[list]:
+def table(value, at: Place | str, max_rows: int, max_cols: int) -> list[list]:
     """Check that ``value`` is a rectangular, non-empty list of lists within limits."""
+    at = _place(at)
+    name, where = at.field, asdict(at)  # the sentence names a whole input by its field
     if not isinstance(value, list):
         raise AttentionInputError(
-            f"{name} must be a matrix (a list of rows), got {describe(value)}", name)
+            f"{name} must be a matrix (a list of rows), got {describe(value)}", **where)
     if not value:
-        raise AttentionInputError(f"{name} is empty; it needs at least one row", name)
+        raise AttentionInputError(f"{name} is empty; it needs at least one row", **where)
     if len(value) > max_rows:
         raise AttentionInputError(
-            f"{name} has {len(value)} rows; at most {max_rows} are allowed", name)
+            f"{name} has {len(value)} rows; at most {max_rows} are allowed", **where)
     width = len(value[0]) if isinstance(value[0], list) else None
     for i, row in enumerate(value):
         if not isinstance(row, list) or not row or len(row) > max_cols or len(row) != width:
-            _bad_row(row, f"{name}[{i}]", max_cols, width)
+            _bad_row(row, replace(at, row=i), max_cols, width)
     return value
 
 
-def _bad_row(row, field: str, max_cols: int, width: int | None):
-    """Raise the error for a row ``table`` refused (named only then: page_name is a regex)."""
-    said = page_name(field)  # "X[2]" is "X row 3"
+def _bad_row(row, at: Place, max_cols: int, width: int | None):
+    """Raise the error for a row ``table`` refused, ``at`` its place ("X row 3")."""
+    where = asdict(at)
     if not isinstance(row, list):
         raise AttentionInputError(
-            f"{said} must be a row (a list of numbers), got {describe(row)}", field)
+            f"{NAME} must be a row (a list of numbers), got {describe(row)}", **where)
     if not row:
-        raise AttentionInputError(f"{said} is an empty row", field)
+        raise AttentionInputError(f"{NAME} is an empty row", **where)
     if len(row) > max_cols:
         raise AttentionInputError(
-            f"{said} has {len(row)} numbers; at most {max_cols} are allowed", field)
-    first = page_name(field.rsplit("[", 1)[0] + "[0]")
+            f"{NAME} has {len(row)} numbers; at most {max_cols} are allowed", **where)
+    first = page_name(replace(at, row=0))
     raise AttentionInputError(
-        f"{said} has {len(row)} numbers but {first} has {width}; "
-        "every row must be the same length", field)
+        f"{NAME} has {len(row)} numbers but {first} has {width}; "
+        "every row must be the same length", **where)
 
 
 _PLAIN_NUMBERS = {int, float}  # not bool, a subclass of int that JSON keeps apart
 
 
-def matrix(value, name: str, max_rows: int, max_cols: int) -> np.ndarray:
-    rows = table(value, name, max_rows, max_cols)
+def matrix(value, at: Place | str, max_rows: int, max_cols: int) -> np.ndarray:
+    at = _place(at)
+    rows = table(value, at, max_rows, max_cols)
     # Fast path: plain numbers convert in C. Anything else (or an overflow) takes the
     # cell-by-cell path below, whose only job is to name the first bad cell.
     if set(map(type, itertools.chain.from_iterable(rows))) <= _PLAIN_NUMBERS:
@@ -297,19 +311,23 @@ def matrix(value, name: str, max_rows: int, max_cols: int) -> np.ndarray:
             m = None
         if m is not None and np.isfinite(m).all():
             return m
-    return np.array([[number(v, f"{name}[{i}][{j}]") for j, v in enumerate(row)]
+    return np.array([[number(v, replace(at, row=i, column=j)) for j, v in enumerate(row)]
                      for i, row in enumerate(rows)], dtype=np.float64)
 
 
-def vector(value, name: str, max_len: int) -> np.ndarray:
-    """A non-empty list of at most ``max_len`` finite numbers (a bias, ALiBi's slopes)."""
+def vector(value, at: Place | str, max_len: int) -> np.ndarray:
+    """A non-empty list of at most ``max_len`` finite numbers (a bias, ALiBi's slopes):
+    entry c of a bias is its column c, of ALiBi's slopes head c's."""
+    at = _place(at)
     if not isinstance(value, list):
         raise AttentionInputError(
-            f"{name} must be a list of numbers, got {describe(value)}", name)
+            f"{at.field} must be a list of numbers, got {describe(value)}", **asdict(at))
     if not value or len(value) > max_len:
         raise AttentionInputError(
-            f"{name} has {len(value)} numbers; it needs 1 to {max_len}", name)
-    return np.array([number(v, f"{name}[{c}]") for c, v in enumerate(value)], dtype=np.float64)
+            f"{at.field} has {len(value)} numbers; it needs 1 to {max_len}", **asdict(at))
+    entry = (lambda c: replace(at, head=c)) if at.input in PER_HEAD else \
+        (lambda c: replace(at, column=c))
+    return np.array([number(v, entry(c)) for c, v in enumerate(value)], dtype=np.float64)
 
 
 def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.ndarray:
@@ -318,9 +336,8 @@ def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.nda
     for i, row in enumerate(checked):
         for j, v in enumerate(row):
             if not isinstance(v, bool):
-                raise AttentionInputError(
-                    f"{page_name(f'{name}[{i}][{j}]')} must be true or false, got {describe(v)}",
-                    f"{name}[{i}][{j}]")
+                raise AttentionInputError(f"{NAME} must be true or false, got {describe(v)}",
+                                          name, row=i, column=j)
     if len(checked) != rows or len(checked[0]) != cols:
         raise AttentionInputError(
             f"{name} is {len(checked)}×{len(checked[0])} but there are {rows} queries and "
@@ -343,17 +360,15 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
             f"give one label per row of {rows_of}", name)
     for i, label in enumerate(value):
         if not isinstance(label, str):
-            raise AttentionInputError(
-                f"{page_name(f'{name}[{i}]')} must be text, got {describe(label)}",
-                f"{name}[{i}]")
+            raise AttentionInputError(f"{NAME} must be text, got {describe(label)}", name, row=i)
         lone = _SURROGATE.search(label)
         if lone:  # its place and escape: the quoted label may stop before it
             raise AttentionInputError(
-                f"{page_name(f'{name}[{i}]')} is {quoted(label)}: its character "
+                f"{NAME} is {quoted(label)}: its character "
                 f"{lone.start() + 1}, {printable(lone[0])}, is a lone UTF-16 surrogate (half "
-                "of a pair, with no other half), which no text can hold", f"{name}[{i}]")
+                "of a pair, with no other half), which no text can hold", name, row=i)
         if len(label) > max_label:
             raise AttentionInputError(
-                f"{page_name(f'{name}[{i}]')} is {len(label)} characters long; at most "
-                f"{max_label} are allowed", f"{name}[{i}]")
+                f"{NAME} is {len(label)} characters long; at most "
+                f"{max_label} are allowed", name, row=i)
     return list(value)

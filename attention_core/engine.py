@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import masks
-from .errors import AttentionInputError, counted, page_name
+from .errors import NAME, AttentionInputError, counted
 from .masks import check_window
 from .overflow import EVERY, first_bad, overflow_error
 from .positions import alibi_bias, rope_frequencies, rotate
@@ -373,8 +373,7 @@ def _as_bias(b, name: str, width: int) -> np.ndarray | None:
     if not np.isfinite(v).all():
         c = int(np.flatnonzero(~np.isfinite(v))[0])
         raise AttentionInputError(
-            f"{page_name(f'{name}[{c}]')} is {v[c]}; every entry must be a finite number",
-            f"{name}[{c}]")
+            f"{NAME} is {v[c]}; every entry must be a finite number", name, column=c)
     return v
 
 
@@ -417,9 +416,8 @@ def _as_matrix(a, name: str) -> np.ndarray:
             f"{name} must be a non-empty 2-D matrix, got shape {m.shape}", name)
     if not np.isfinite(m).all():
         i, j = np.argwhere(~np.isfinite(m))[0]
-        field = f"{name}[{i}][{j}]"
-        raise AttentionInputError(
-            f"{page_name(field)} is {m[i, j]}; every entry must be a finite number", field)
+        raise AttentionInputError(f"{NAME} is {m[i, j]}; every entry must be a finite number",
+                                  name, row=int(i), column=int(j))
     return m
 
 

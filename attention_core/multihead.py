@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import AttentionResult, _rope, attend, key_values, sequences
-from .errors import AttentionInputError, counted, page_name
+from .errors import AttentionInputError, Place, counted
 from .overflow import EVERY, first_bad, overflow_error
 
 
@@ -98,8 +98,9 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ W_O  # (n, d_out)
     if not np.isfinite(output).all():
-        values = [(f"heads[{h}].W_V", kv.W_V) for h, kv in enumerate(shared)] \
-            if kv_heads is None else [(f"kv_heads[{g}].W_V", kv.W_V) for g, kv in enumerate(shared)]
+        values = [(Place("W_V", head=h), kv.W_V) for h, kv in enumerate(shared)] \
+            if kv_heads is None else [(Place("W_V", kv_head=g), kv.W_V)
+                                      for g, kv in enumerate(shared)]
         raise _output_overflow(output, W_O, X_kv, source, values)
     # Heads are numbered from 1 in what a person reads, as on the page.
     warnings = tuple(f"Head {h + 1}: {w[0].lower()}{w[1:]}" for h, r in enumerate(results)
@@ -147,11 +148,10 @@ def _query_spec(head, h: int, grouped: bool):
                 f"Head {h + 1} has {unknown[0]}, but "
                 + ("with kv_heads a query head has only W_Q and b_Q; its keys and values "
                    "come from its key/value head" if grouped and unknown[0] in _KV else
-                   f"a head has only {', '.join(names)}"), f"heads[{h}].{unknown[0]}")
+                   f"a head has only {', '.join(names)}"), unknown[0], head=h)
         missing = [p for p in names[:1 if grouped else 3] if p not in head]
         if missing:
-            raise AttentionInputError(f"Head {h + 1} needs {missing[0]}",
-                                      f"heads[{h}].{missing[0]}")
+            raise AttentionInputError(f"Head {h + 1} needs {missing[0]}", missing[0], head=h)
         if grouped:
             return head["W_Q"], head.get("b_Q"), None, None, None, None
         return (head["W_Q"], head.get("b_Q"), head["W_K"], head["W_V"], head.get("b_K"),
@@ -169,11 +169,11 @@ def _kv_spec(kv, g: int):
         if unknown:
             raise AttentionInputError(
                 f"Key/value head {g + 1} has {unknown[0]}, but a key/value head has only "
-                "W_K, W_V, b_K and b_V", f"kv_heads[{g}].{unknown[0]}")
+                "W_K, W_V, b_K and b_V", unknown[0], kv_head=g)
         missing = [p for p in _KV[:2] if p not in kv]
         if missing:
-            raise AttentionInputError(f"Key/value head {g + 1} needs {missing[0]}",
-                                      f"kv_heads[{g}].{missing[0]}")
+            raise AttentionInputError(f"Key/value head {g + 1} needs {missing[0]}", missing[0],
+                                      kv_head=g)
         return kv["W_K"], kv["W_V"], kv.get("b_K"), kv.get("b_V")
     W_K, W_V = kv
     return W_K, W_V, None, None
@@ -190,32 +190,15 @@ def _named(h: int | None, g: int | None, compute, *args, **kwargs):
     try:
         return compute(*args, **kwargs)
     except AttentionInputError as exc:
-        field = exc.field or ""
-        base = field.split("[", 1)[0]
-        if base in _SHARED or (h is None and g is None):
+        if exc.input in _SHARED or (h is None and g is None):
             raise
-        key_side = base in _KV
-        if g is not None and (key_side or h is None):
-            where, who = f"kv_heads[{g}].", f"Key/value head {g + 1}"
-            if h is not None:  # query head h's own step, with the keys it shares
-                who = f"Head {h + 1} (reading key/value head {g + 1})"
-        elif base == "alibi_slopes":
-            where, who = None, f"Head {h + 1}"
-            field = f"alibi_slopes[{h}]"
-        else:
-            where, who = f"heads[{h}].", f"Head {h + 1}"
-        if where is not None and base in _OWN:
-            field = where + field
-        message = exc.message
-        if "[" in (exc.field or "") and where is not None:  # "W_Q row 1 …" -> "W_Q head 2 row 1 …"
-            message = message.replace(page_name(exc.field), page_name(field))
-        raise AttentionInputError(f"{who}: {message}", field) from None
+        raise exc.in_head(h, g) from None
 
 
 def _output_overflow(output, W_O, X_kv, source: str, values) -> AttentionInputError:
     """The error for an entry (i, c) of Concat·W_O beyond float64: built from column c of
     W_O and from what Concat is (each head's A·V): X_kv and every W_V, ``values`` of
-    (field, W_V)."""
+    (Place, W_V)."""
     i, c = first_bad(output)
     blocks = [("W_O", W_O, EVERY, c), (source, X_kv, EVERY, EVERY)]
     blocks += [(name, W_V, EVERY, EVERY) for name, W_V in values]

@@ -21,9 +21,11 @@ page can outline it. What each product is computed from:
 
 from __future__ import annotations
 
+from dataclasses import asdict, replace
+
 import numpy as np
 
-from .errors import AttentionInputError, page_name
+from .errors import NAME, AttentionInputError, Place
 
 EVERY = slice(None)
 
@@ -34,38 +36,42 @@ def first_bad(product: np.ndarray) -> tuple[int, int]:
     return int(i), int(j)
 
 
-def largest_cell(blocks) -> tuple[str, float]:
-    """(field, value) of the largest |cell| in ``blocks`` of (name, matrix, rows, cols).
+def largest_cell(blocks) -> tuple[Place, float]:
+    """(place, value) of the largest |cell| in ``blocks`` of (input, matrix, rows, cols).
 
-    ``rows`` and ``cols`` are an index or ``EVERY``; the field is spelt as the request
-    spells it, "X[0][1]", with the indices of the whole matrix. A bias is a vector: its
-    ``rows`` are ignored and its field is "b_Q[2]".
+    ``input`` is its name ("X") or a Place naming its head (Place("W_V", head=1));
+    ``rows`` and ``cols`` are an index or ``EVERY``; the place has the indices of the whole
+    matrix, 0-based. A bias is a vector: its ``rows`` are ignored and its place has only a
+    column ("b_Q[2]").
     """
     best = None
     for name, m, rows, cols in blocks:
+        at = name if isinstance(name, Place) else Place(name)
         if m.ndim == 1:
             c = np.arange(m.shape[0])[cols].reshape(-1)
             b = int(np.argmax(np.abs(m[c])))
             if best is None or abs(m[c[b]]) > best[2]:
-                best = (f"{name}[{c[b]}]", float(m[c[b]]), abs(m[c[b]]))
+                best = (replace(at, column=int(c[b])), float(m[c[b]]), abs(m[c[b]]))
             continue
         r = np.arange(m.shape[0])[rows].reshape(-1)  # the whole matrix's row indices
         c = np.arange(m.shape[1])[cols].reshape(-1)
         size = np.abs(m[np.ix_(r, c)])
         a, b = np.unravel_index(np.argmax(size), size.shape)
         if best is None or size[a, b] > best[2]:  # strictly larger: the first wins a tie
-            best = (f"{name}[{r[a]}][{c[b]}]", float(m[r[a], c[b]]), size[a, b])
+            best = (replace(at, row=int(r[a]), column=int(c[b])), float(m[r[a], c[b]]),
+                    size[a, b])
     return best[0], best[1]
 
 
 def overflow_error(what: str, entry: str, blocks=None, *, field: str | None = None,
                    why: str = "") -> AttentionInputError:
     """The error for a product ``what`` ("Q = X·W_Q") whose ``entry`` ("row 1 column 2 of Q")
-    overflows: its field is the largest cell of ``blocks``, or ``field`` with the reason ``why``."""
+    overflows: its place is the largest cell of ``blocks``, or the input ``field`` (a whole
+    input such as "scale") with the reason ``why``."""
+    at = Place(field)
     if blocks is not None:
-        field, value = largest_cell(blocks)
-        why = (f"The largest number it is built from is {page_name(field)} ({value:.4g}); "
-               "make it smaller.")
+        at, value = largest_cell(blocks)
+        why = f"The largest number it is built from is {NAME} ({value:.4g}); make it smaller."
     return AttentionInputError(
         f"{what} is too large for float64: {entry} comes out beyond ±1.8e308, the largest "
-        f"number a float64 can hold. {why}", field)
+        f"number a float64 can hold. {why}", **asdict(at))

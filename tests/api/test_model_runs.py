@@ -1,6 +1,8 @@
 """attention_api.model_runs: the runs kept within a budget of bytes, the least recently asked
-let go first, with the model stood in for by runs of known sizes."""
+let go first (the model stood in for by runs of known sizes); forward passes run a few at
+a time, the others waiting or refused, while a head of a kept run is answered at once."""
 
+import threading
 from types import SimpleNamespace
 
 import numpy as np
@@ -8,7 +10,7 @@ import pytest
 
 from app import create_app
 from attention_api import model_runs
-from attention_api.model_runs import Run, Runs
+from attention_api.model_runs import Busy, Run, Runs, Turns
 
 MB = 2**20
 
@@ -70,3 +72,104 @@ def test_the_budget_is_attention_runs_mb(monkeypatch):
     assert create_app().extensions["model_runs"].budget == 12 * MB
     monkeypatch.delenv("ATTENTION_RUNS_MB")
     assert create_app().extensions["model_runs"].budget == 256 * MB
+
+
+# ---- turns: forward passes a few at a time ----
+
+WAIT = 10  # seconds a test waits for a thread before it fails
+
+
+def hold(turns, entered, go, done):
+    """A thread that takes a turn, says so, and gives it back once ``go`` is set."""
+    def work():
+        with turns.turn():
+            entered.set()
+            assert go.wait(WAIT)
+        done.append(True)
+    thread = threading.Thread(target=work)
+    thread.start()
+    return thread
+
+
+def test_a_turn_is_waited_for_while_one_may_wait_and_refused_beyond():
+    turns = Turns(computing=1, waiting=1)
+    first, second, go, done = threading.Event(), threading.Event(), threading.Event(), []
+    a = hold(turns, first, go, done)
+    assert first.wait(WAIT)
+    b = hold(turns, second, go, done)  # waits for a's turn
+    with turns._changed:  # b is counted as waiting before a third comes
+        assert turns._changed.wait_for(lambda: turns._queued == 1, WAIT)
+    assert not second.is_set()
+    with pytest.raises(Busy) as refused, turns.turn():
+        pass
+    assert (refused.value.computing, refused.value.waiting) == (1, 1)
+    go.set()
+    a.join(WAIT)
+    b.join(WAIT)
+    assert second.is_set() and done == [True, True]
+    with turns.turn():  # every turn given back
+        assert turns._running == 1
+
+
+def test_two_requests_for_one_new_text_run_it_once(monkeypatch):
+    entered, go = threading.Event(), threading.Event()
+
+    def slow(model, text, tokenized):
+        entered.set()
+        assert go.wait(WAIT)
+        return sized(1)
+    monkeypatch.setattr(model_runs, "run", slow)
+    runs = Runs(budget=10 * MB, turns=Turns(computing=1, waiting=1))
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(runs.get(MODEL, "same", None)))
+               for _ in range(2)]
+    threads[0].start()
+    assert entered.wait(WAIT)
+    threads[1].start()  # waits for the turn, then finds the run kept
+    with runs.turns._changed:
+        assert runs.turns._changed.wait_for(lambda: runs.turns._queued == 1, WAIT)
+    go.set()
+    for thread in threads:
+        thread.join(WAIT)
+    assert runs.computed == 1 and got[0] is got[1]
+
+
+def test_while_the_model_runs_a_kept_head_is_answered_and_a_new_text_is_a_503(monkeypatch):
+    app = create_app({"TESTING": True, "FORWARDS": 1, "FORWARDS_WAITING": 0})
+    body = {"model": "minilm-l6", "text": "one two three", "layer": 0, "head": 0}
+    assert app.test_client().post("/api/model/attention", json=body).status_code == 200
+    entered, go, real = threading.Event(), threading.Event(), model_runs.run
+
+    def slow(*args):
+        entered.set()
+        assert go.wait(WAIT)
+        return real(*args)
+    monkeypatch.setattr(model_runs, "run", slow)
+    statuses = []
+    running = threading.Thread(target=lambda: statuses.append(app.test_client().post(
+        "/api/model/attention", json={**body, "text": "a text of its own"}).status_code))
+    running.start()
+    assert entered.wait(WAIT)
+    client = app.test_client()
+    switch = client.post("/api/model/attention", json={**body, "layer": 5, "head": 11})
+    assert switch.status_code == 200 and switch.get_json()["tokens"][1] == "one"
+    refused = client.post("/api/model/attention", json={**body, "text": "and another"})
+    assert refused.status_code == 503 and refused.headers["Retry-After"] == "1"
+    assert refused.get_json()["error"] == {
+        "message": "This server is running the model on 1 text with 0 more waiting, as many "
+                   "as it takes at once; nothing was computed. Send it again in a moment (the "
+                   "page does so on its own).", "field": None}
+    go.set()
+    running.join(WAIT)
+    assert statuses == [200]
+
+
+def test_the_turns_are_attention_forwards_and_forwards_waiting(monkeypatch):
+    monkeypatch.setenv("ATTENTION_FORWARDS", "2")
+    monkeypatch.setenv("ATTENTION_FORWARDS_WAITING", "5")
+    turns = create_app().extensions["model_runs"].turns
+    assert (turns.computing, turns.waiting) == (2, 5)
+    monkeypatch.delenv("ATTENTION_FORWARDS")
+    monkeypatch.delenv("ATTENTION_FORWARDS_WAITING")
+    turns = create_app().extensions["model_runs"].turns
+    assert (turns.computing, turns.waiting) == (1, 16)
