@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -67,9 +68,14 @@ def chunked(body: bytes, size: int) -> bytes:
     return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
 
 
+# Bytes received on a socket past the answer read from it: the start of the next answer
+# to a pipelined request, which can arrive in the same read.
+LEFT_OVER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def read_answer(sock) -> tuple[int, dict[str, str], bytes]:
     """One whole answer from ``sock``: status, headers (lower-case names), body."""
-    data = b""
+    data = LEFT_OVER.pop(sock, b"")
     while b"\r\n\r\n" not in data:
         more = sock.recv(65536)
         assert more, f"the connection closed before an answer's head: {data!r}"
@@ -82,7 +88,8 @@ def read_answer(sock) -> tuple[int, dict[str, str], bytes]:
         more = sock.recv(65536)
         assert more, f"the connection closed after {len(body)} of {length} body bytes"
         body += more
-    return int(status_line.split()[1]), headers, body
+    LEFT_OVER[sock] = body[length:]
+    return int(status_line.split()[1]), headers, body[:length]
 
 
 def exchange(port: int, data: bytes, half_close: bool = False, timeout: float = 10):
