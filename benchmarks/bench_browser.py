@@ -63,7 +63,7 @@ AFTER_PAINT = """const afterPaint = () => new Promise((resolve) => requestAnimat
 # One edit: type into X row 1 column 1; measure until the weights and outputs have changed
 # and a frame has been painted, and (``working``: the app, not the baseline) the same for
 # the working, which is typeset after the frame of the numbers.
-EDIT_JS = """async ([value, working]) => {
+EDIT_JS = """async ([values, working]) => {
   """ + AFTER_PAINT + """
   const input = document.querySelector('[aria-label="X row 1 column 1"]');
   const painted = (targets, t0) => new Promise((resolve) => {
@@ -78,7 +78,7 @@ EDIT_JS = """async ([value, working]) => {
   const byId = (id) => document.getElementById(id);
   const numbers = painted([byId('heatmap'), byId('output')], t0);
   const typeset = working ? painted([byId('working')], t0) : null;
-  input.value = value;
+  input.value = values.find((v) => v !== input.value);  // a value that changes the numbers
   input.dispatchEvent(new Event('input', { bubbles: true }));
   return [await numbers, working ? await typeset : null];
 }"""
@@ -136,8 +136,9 @@ def settle(page):
 
 
 def edit(page, k, working):
-    """One edit, alternating between two values so that every edit changes the numbers."""
-    return page.evaluate(EDIT_JS, ["0.3" if k % 2 else "1.7", working])
+    """One edit, alternating between two values so that every edit changes the numbers (the
+    other one where the cell holds it already: a view may start with either)."""
+    return page.evaluate(EDIT_JS, [["0.3", "1.7"] if k % 2 else ["1.7", "0.3"], working])
 
 
 def baseline_for(app, baseline, url):
