@@ -66,8 +66,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_MODEL_DIM=_env_int("ATTENTION_MAX_MODEL_DIM", Limits.max_model_dim),
         MAX_HEADS=_env_int("ATTENTION_MAX_HEADS", Limits.max_heads),
         MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
-        # Large requests computed at once per process (admission.py): half of gunicorn's
-        # 8 threads, so the others always serve everything else.
+        # Large requests computed at once per process (admission.py): 4, with which two
+        # workers stayed within 2.2 GB (docs/operations.md); the other threads serve the rest.
         LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
         # The real models' runs each process keeps, in megabytes, and the forward passes it
         # runs at once and lets wait (model_runs.py).

@@ -108,7 +108,7 @@ class Turns:
 class Runs:
     """The runs most recently asked for, within ``budget`` bytes (the newest is kept even
     when it alone is larger), most recent last, computed in ``turns``; thread-safe (a
-    worker serves 8 threads)."""
+    worker serves 24 threads)."""
 
     def __init__(self, budget: int = RUNS_MB * 2**20, turns: Turns | None = None):
         self.budget = budget

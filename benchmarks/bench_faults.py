@@ -4,7 +4,7 @@ Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 
 (a) One gunicorn worker gets SIGKILL halfway through a run of bench_load's mix. Goals: the
     master starts a replacement, and no more requests fail (nginx answers them 502) than
-    the worker's threads could hold in flight (ATTENTION_THREADS, 8).
+    the worker's threads could hold in flight (ATTENTION_THREADS, 24).
 (b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
     a shared machine shows), then beside more hostile ones. The hostile ones: S clients
     each announcing a 100 000-byte body and sending one byte of it every 2 s; S that
@@ -77,7 +77,7 @@ async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -
     record = await load
     for c in connections:
         c.close()
-    threads = int(server.env.get("ATTENTION_THREADS") or 8)
+    threads = int(server.env.get("ATTENTION_THREADS") or 24)
     print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s, with "
           f"{in_flight} of {clients} clients' requests in flight on both workers")
     print(f"    {summary(record)}")

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 # The Dockerfile is read by the deployment tests' parser, so the two cannot disagree.
 from tests.served import free_port
-from tests.test_deploy import arguments, exec_form
+from tests.serving.test_deploy import arguments, exec_form
 
 BASELINE_DIR = Path(__file__).resolve().parent / "baseline"
 BASELINE_PATH = "/benchmark-baseline/"  # no path of the app's starts so

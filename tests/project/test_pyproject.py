@@ -27,6 +27,9 @@ from tests.api.test_model_api import reference
 from tests.served import Served, free_port, get, post
 
 ROOT = Path(__file__).resolve().parents[2]
+# It builds and installs the package into a fresh venv, as tests/serving/ builds the run's:
+# left out of the quick loop with them.
+pytestmark = pytest.mark.serving
 SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt",
            "app.py", "attention_core", "attention_api", "attention_models", "templates",
            "static")

