@@ -1,4 +1,5 @@
-"""Serve Attention Explorer in production: nginx on HOST:PORT in front of gunicorn.
+"""Serve Attention Explorer in production: nginx on HOST:PORT in front of gunicorn; or,
+with ATTENTION_UPSTREAMS, nginx alone, balancing requests over app servers started so.
 
 Run: python -m attention_server.serve [APP]     (APP defaults to "app:create_app()")
 
@@ -64,11 +65,29 @@ def settings(env) -> dict[str, str]:
     prefix = env.get("SCRIPT_NAME", "").rstrip("/")
     if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)*", prefix):
         raise CannotStart(f"SCRIPT_NAME must be a path such as /explorer, got {prefix!r}")
+    upstreams = upstreams_of(env)
+    # This server's own gunicorn: @DIR@ is filled after this (start_nginx adds it last).
+    servers = (" ".join(f"server {u} max_fails=1 fail_timeout=10s;" for u in upstreams)
+               or "server unix:@DIR@/gunicorn.sock;")
     return {"HOST": host, "PORT": str(port), "PREFIX": prefix,
             "LISTEN": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             "CLIENT_TIMEOUT": f"{timeout:g}", "CLIENT_TIMEOUT_MS": str(round(timeout * 1000)),
             "MAX_BODY_BYTES": str(max_body_bytes()),
-            "SECURITY_HEADERS": headers}
+            "SECURITY_HEADERS": headers,
+            "UPSTREAM_SERVERS": servers, "UPSTREAM_TRIES": str(max(1, len(upstreams)))}
+
+
+def upstreams_of(env) -> list[str]:
+    """ATTENTION_UPSTREAMS: the app servers a balancer spreads requests over, "host:port"
+    separated by commas (a name may stand for several, as a compose service's does), or
+    none: this server computes, with its own gunicorn."""
+    raw = env.get("ATTENTION_UPSTREAMS", "")
+    upstreams = [u.strip() for u in raw.split(",") if u.strip()]
+    for u in upstreams:
+        if not re.fullmatch(r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}", u):
+            raise CannotStart(f"ATTENTION_UPSTREAMS must be host:port, separated by commas, "
+                              f"such as app:8000,10.0.0.7:8000; got {u!r} in {raw!r}")
+    return upstreams
 
 
 def render(template: str, values: dict[str, str]) -> str:
@@ -194,9 +213,12 @@ def serve(app: str = "app:create_app()") -> int:
             os.chown(folder, nobody.pw_uid, nobody.pw_gid)
         try:
             processes["nginx"] = start_nginx(folder, values)
-            processes["gunicorn"] = start_gunicorn(folder, app)
-            print(f"Attention Explorer listening at {url} (nginx, in front of gunicorn)",
-                  file=sys.stderr, flush=True)
+            balancing = upstreams_of(os.environ)
+            if not balancing:
+                processes["gunicorn"] = start_gunicorn(folder, app)
+            how = (f"balancing over {', '.join(balancing)}" if balancing
+                   else "nginx, in front of gunicorn")
+            print(f"Attention Explorer listening at {url} ({how})", file=sys.stderr, flush=True)
             status = supervise(processes)
         except CannotStart as e:
             print(f"Attention Explorer cannot start at {url}: {e}", file=sys.stderr, flush=True)

@@ -88,7 +88,8 @@ class Production:
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
                 up = health(self.port, prefix=self.env.get("SCRIPT_NAME", "")) == 200
-                if up and len(self.workers()) >= self.expected_workers():
+                expected = self.expected_workers()
+                if up and (not expected or len(self.workers()) >= expected):
                     return self
             except OSError:
                 pass
@@ -107,6 +108,9 @@ class Production:
             self.process.wait()
 
     def expected_workers(self) -> int:
+        """gunicorn's workers; none for a balancer (ATTENTION_UPSTREAMS), nginx alone."""
+        if self.env.get("ATTENTION_UPSTREAMS"):
+            return 0
         return int(self.env.get("ATTENTION_WORKERS") or 2)
 
     def gunicorn(self) -> int:
