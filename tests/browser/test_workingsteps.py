@@ -1,6 +1,6 @@
-"""The working's steps and the lessons for biases, RoPE, ALiBi, grouped-query heads, a
-sliding window and its sinks, in a real browser against the real server, each checked
-against an independent numpy computation written here."""
+"""draw/workingsteps.js: the working's steps (and the lessons) for biases, RoPE, ALiBi,
+grouped-query heads, a sliding window and its sinks, in a real browser against the real
+server, each checked against an independent numpy computation written here."""
 
 import json
 import re
