@@ -72,6 +72,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         # The real models' runs each process keeps, in megabytes, and the forward passes it
         # runs at once and lets wait (model_runs.py).
         RUNS_MB=_env_int("ATTENTION_RUNS_MB", RUNS_MB),
+        # The folder a server's workers share their runs in (gunicorn.conf.py makes it);
+        # without one each process keeps its own.
+        RUNS_DIR=os.environ.get("ATTENTION_RUNS_DIR") or None,
         FORWARDS=_env_int("ATTENTION_FORWARDS", FORWARDS),
         FORWARDS_WAITING=_env_int("ATTENTION_FORWARDS_WAITING", FORWARDS_WAITING),
     )

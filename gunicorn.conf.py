@@ -55,8 +55,14 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 
 def on_starting(server):
-    """Load the real models, once, before any worker is forked."""
+    """Load the real models, once, before any worker is forked, and make the folder the
+    workers share their runs of them in (attention_api/shared_runs.py)."""
     startup.load_models(server.log)
+    os.environ["ATTENTION_RUNS_DIR"] = startup.make_runs_folder()
+
+
+def on_exit(server):
+    startup.remove_runs_folder(os.environ.get("ATTENTION_RUNS_DIR"))
 
 
 # A gthread worker's main loop sends its heartbeat whatever its threads are doing, so this

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask import Blueprint, current_app, jsonify
 
 from attention_core.errors import counted
@@ -20,8 +22,10 @@ bp = Blueprint("models", __name__)
 @bp.record_once
 def _keep_runs(state) -> None:
     config = state.app.config
+    folder = config.get("RUNS_DIR")
     state.app.extensions["model_runs"] = Runs(
-        config["RUNS_MB"] * 2**20, Turns(config["FORWARDS"], config["FORWARDS_WAITING"]))
+        config["RUNS_MB"] * 2**20, Turns(config["FORWARDS"], config["FORWARDS_WAITING"]),
+        Path(folder) if folder else None)
 
 
 @bp.errorhandler(ModelUnavailable)

@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -20,11 +21,12 @@ from attention_models.heads import first_token_share
 
 from .next_tokens import next_tokens
 from .response import weights_u8
+from .shared_runs import Folder, key_of
 
-# Megabytes of runs kept per process (ATTENTION_RUNS_MB), the least recently asked let go
-# first. One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32, the overview:
-# 30 × 9 × 128 × 128 bytes); a class's sentences of 9–42 tokens ~1–4 MB each. Each worker
-# sees every student's text, since connections are spread over the workers: kept 8 at a
+# Megabytes of runs kept (ATTENTION_RUNS_MB) by a server, in the folder its workers share
+# (shared_runs.py), or by a process of its own, the least recently asked let go first.
+# One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32, the overview:
+# 30 × 9 × 128 × 128 bytes); a class's sentences of 9–42 tokens ~1–4 MB each. Kept 8 at a
 # time, a class of 30 evicted each other's runs, and a head switch ran the model again
 # (benchmarks/bench_classroom.py: head switch p95 5.5–6.4 s; 64 kept: 0.23–0.51 s).
 RUNS_MB = 256
@@ -38,6 +40,7 @@ RUNS_MB = 256
 # waiting kept /health within 14 ms but sent 33-38 first texts again after 1 s.
 FORWARDS = 1
 FORWARDS_WAITING = 16
+CLAIM_WAIT = 60  # seconds a request waits for another worker's run of its text, at a time
 
 
 @dataclass(frozen=True)
@@ -107,12 +110,15 @@ class Turns:
 
 class Runs:
     """The runs most recently asked for, within ``budget`` bytes (the newest is kept even
-    when it alone is larger), most recent last, computed in ``turns``; thread-safe (a
-    worker serves 24 threads)."""
+    when it alone is larger), computed in ``turns``; thread-safe (a worker serves 24
+    threads). Kept in this process's memory, or, given ``folder``, in that folder, shared
+    with the server's other workers (shared_runs.py)."""
 
-    def __init__(self, budget: int = RUNS_MB * 2**20, turns: Turns | None = None):
+    def __init__(self, budget: int = RUNS_MB * 2**20, turns: Turns | None = None,
+                 folder: Path | None = None):
         self.budget = budget
         self.turns = turns or Turns(FORWARDS, FORWARDS_WAITING)
+        self.shared = None if folder is None else Folder(folder, budget)
         self._runs: OrderedDict[tuple[str, str], Run] = OrderedDict()
         self._lock = threading.Lock()
         self.computed = 0  # forward passes run, for tests and benchmarks
@@ -122,6 +128,21 @@ class Runs:
         kept = self._kept(key)
         if kept is not None:
             return kept
+        if self.shared is None:
+            return self._run(key, model, text, tokenized)
+        name = key_of(*key)
+        # Another thread or worker running this text: its run, once saved (or, if it gave
+        # up, the claim for this one).
+        while not self.shared.claim(name):
+            kept = self.shared.wait(name, CLAIM_WAIT)
+            if kept is not None:
+                return kept
+        try:
+            return self._run(key, model, text, tokenized)
+        finally:
+            self.shared.release(name)
+
+    def _run(self, key: tuple[str, str], model: Model, text: str, tokenized: Tokenized) -> Run:
         with self.turns.turn():
             # Asked again once the turn comes: a request for the same text, run meanwhile.
             kept = self._kept(key)
@@ -130,12 +151,18 @@ class Runs:
             fresh = run(model, text, tokenized)
         with self._lock:
             self.computed += 1
+        if self.shared is not None:
+            self.shared.save(key_of(*key), fresh)
+            return fresh
+        with self._lock:
             self._runs[key] = fresh
             self._runs.move_to_end(key)
             self._let_go()
         return fresh
 
     def _kept(self, key: tuple[str, str]) -> Run | None:
+        if self.shared is not None:
+            return self.shared.load(key_of(*key))
         with self._lock:
             kept = self._runs.get(key)
             if kept is not None:

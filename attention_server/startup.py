@@ -6,14 +6,18 @@ than with nginx's own bind error after gunicorn has spent seconds loading the mo
 
 gunicorn's master loads the real models before forking (``load_models``, from
 gunicorn.conf.py): the workers then share their 0.6 GB of weights page for page, instead
-of holding a copy each.
+of holding a copy each. It also makes the folder in which the workers share the runs of
+those models (``make_runs_folder``, attention_api/shared_runs.py), removed on exit.
 """
 
 from __future__ import annotations
 
 import errno
 import gc
+import os
+import shutil
 import socket
+import tempfile
 
 
 class AddressInUse(Exception):
@@ -41,6 +45,18 @@ def check_free(address: tuple[str, int]) -> None:
             raise AddressInUse(url(address)) from None
         raise
     probe.close()
+
+
+def make_runs_folder() -> str:
+    """A new folder for the workers' shared runs, named for this process (gunicorn's
+    master): in RAM (/dev/shm) where there is one, readable by this user alone."""
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    return tempfile.mkdtemp(prefix=f"attention-runs-{os.getpid()}-", dir=shm)
+
+
+def remove_runs_folder(path: str | None) -> None:
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def load_models(log) -> None:

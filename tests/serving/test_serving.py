@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from attention_api.headers import SECURITY_HEADERS
+from attention_api.shared_runs import key_of
 from benchmarks.server import ROOT, Production, dockerfile_cmd, health, is_gone
 from tests.served import free_port
 from tests.serving.test_deploy import healthcheck_command
@@ -584,3 +585,19 @@ def test_under_a_prefix_the_health_check_passes_and_other_paths_are_404(tmp_path
                "SCRIPT_NAME": "/explorer"}
         assert subprocess.run(healthcheck_command(), env=env, timeout=20).returncode == 0
         assert "Traceback" not in log_of(running)
+
+
+def test_the_workers_share_their_runs_in_one_folder_removed_when_the_server_stops(tmp_path):
+    with Production(tmp_path) as running:
+        (folder,) = Path("/dev/shm").glob(f"attention-runs-{running.gunicorn()}-*")
+        assert len(running.workers()) == 2 and list(folder.iterdir()) == []
+        body = json.dumps({"model": "minilm-l6", "text": "shared by both workers",
+                           "layer": 0, "head": 0}).encode()
+        for _ in range(4):  # whichever worker each reaches
+            request = urllib.request.Request(f"http://127.0.0.1:{running.port}/api/model/"
+                                             "attention", body,
+                                             {"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                assert answer.status == 200
+        assert [p.name for p in folder.iterdir()] == [key_of("minilm-l6", "shared by both workers")]
+    assert not folder.exists()

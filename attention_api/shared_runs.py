@@ -1,0 +1,139 @@
+"""The real models' runs one server's worker processes share: files in a folder of shared
+memory (/dev/shm), read back memory-mapped, so that each text is run once per server.
+
+nginx hands each request to whichever gunicorn worker takes it first, not to the worker
+that ran the student's text: kept in each worker's own memory, a class's texts were run
+twice, and a head switch that reached the other worker waited its turn for a forward pass
+(benchmarks/bench_classroom.py, head switch p95 1.15 s in one of four runs). Here a worker
+finds a run another has made, and one about to run a text first claims it, so that a
+worker asked for the same text meanwhile waits for that run instead of making its own.
+
+A run is a folder named for its key: X.npy, overview_u8.npy, first_token_share.npy and
+meta.json (the tokens, the next tokens, its bytes), written under another name and renamed
+into place whole. A claim is a folder KEY.claim holding a file named for its process id.
+The runs are kept within a budget of bytes, the least recently read let go first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from attention_models.base import Tokenized
+
+ARRAYS = ("X", "overview_u8", "first_token_share")
+POLL = 0.02  # seconds between two looks at a claimed run
+
+
+def key_of(model_id: str, text: str) -> str:
+    """A file name for a (model, text): the text may hold anything, the name must not."""
+    return hashlib.sha256(f"{model_id}\0{text}".encode()).hexdigest()[:40]
+
+
+class Folder:
+    """Runs in ``path``, kept within ``budget`` bytes (the newest even when larger)."""
+
+    def __init__(self, path: Path, budget: int):
+        self.path, self.budget = Path(path), budget
+
+    def load(self, key: str):
+        """The run saved under ``key``, its arrays memory-mapped (read-only), or None."""
+        from .model_runs import Run  # model_runs imports this module: Run when first used
+
+        place = self.path / key
+        try:
+            meta = json.loads((place / "meta.json").read_text())
+            # Plain arrays over the mapped file (a memmap is not an array orjson writes).
+            arrays = {name: np.load(place / f"{name}.npy", mmap_mode="r").view(np.ndarray)
+                      for name in ARRAYS}
+            os.utime(place)  # read now: the last to be let go
+        except (FileNotFoundError, NotADirectoryError):  # not there, or let go meanwhile
+            return None
+        return Run(tokenized=Tokenized(**meta["tokenized"]), next_tokens=meta["next_tokens"],
+                   **arrays)
+
+    def save(self, key: str, run) -> None:
+        """Save ``run`` under ``key``, whole or not at all, then keep within the budget."""
+        draft = self.path / f".draft-{os.getpid()}-{key}"
+        draft.mkdir()
+        for name in ARRAYS:
+            np.save(draft / f"{name}.npy", getattr(run, name))
+        meta = {"tokenized": asdict(run.tokenized), "next_tokens": run.next_tokens,
+                "nbytes": run.nbytes}
+        (draft / "meta.json").write_text(json.dumps(meta))
+        try:
+            draft.rename(self.path / key)
+        except OSError:  # saved meanwhile by another process: theirs stays
+            shutil.rmtree(draft, ignore_errors=True)
+        self._let_go()
+
+    def claim(self, key: str) -> bool:
+        """Claim the running of ``key`` for this process: False when another holds it."""
+        claim = self.path / f"{key}.claim"
+        try:
+            claim.mkdir()
+        except FileExistsError:
+            return False
+        (claim / str(os.getpid())).touch()
+        return True
+
+    def release(self, key: str) -> None:
+        shutil.rmtree(self.path / f"{key}.claim", ignore_errors=True)
+
+    def wait(self, key: str, seconds: float):
+        """The run of ``key`` once the process that claimed it has saved it; None when the
+        claim is gone without it (its process refused or failed), its process has died, or
+        ``seconds`` have passed: the caller then runs the text itself."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            run = self.load(key)
+            if run is not None:
+                return run
+            holder = self._holder(key)
+            if holder is None:
+                return self.load(key)  # saved just before the claim was let go, or never
+            if not _alive(holder):
+                self.release(key)
+                return None
+            time.sleep(POLL)
+        return None
+
+    def _holder(self, key: str) -> int | None:
+        with contextlib.suppress(FileNotFoundError, ValueError, IndexError):
+            return int(next((self.path / f"{key}.claim").iterdir()).name)
+        return None
+
+    def _let_go(self) -> None:
+        """Remove the least recently read runs until the rest fit the budget."""
+        runs = []
+        for place in self.path.iterdir():
+            if place.name.startswith(".") or place.name.endswith(".claim"):
+                continue
+            with contextlib.suppress(FileNotFoundError, ValueError, KeyError):
+                nbytes = json.loads((place / "meta.json").read_text())["nbytes"]
+                runs.append((place.stat().st_mtime, nbytes, place))
+        runs.sort()
+        held = sum(nbytes for _, nbytes, _ in runs)
+        for _, nbytes, place in runs[:-1]:
+            if held <= self.budget:
+                break
+            shutil.rmtree(place, ignore_errors=True)
+            held -= nbytes
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's: alive
+        return True
+    return True
