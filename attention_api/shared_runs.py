@@ -39,10 +39,14 @@ def key_of(model_id: str, text: str) -> str:
 
 
 class Folder:
-    """Runs in ``path``, kept within ``budget`` bytes (the newest even when larger)."""
+    """Runs in ``path``, kept within ``budget`` bytes (the newest even when larger), and
+    within three quarters of the space of the file system that holds the folder: a
+    container's /dev/shm is 64 MB unless it is given more (docs/operations.md)."""
 
     def __init__(self, path: Path, budget: int):
-        self.path, self.budget = Path(path), budget
+        self.path = Path(path)
+        space = os.statvfs(self.path)
+        self.budget = min(budget, space.f_frsize * space.f_blocks * 3 // 4)
 
     def load(self, key: str):
         """The run saved under ``key``, its arrays memory-mapped (read-only), or None."""
@@ -62,18 +66,18 @@ class Folder:
 
     def save(self, key: str, run) -> None:
         """Save ``run`` under ``key``, whole or not at all, then keep within the budget."""
+        self._let_go(room=run.nbytes)
         draft = self.path / f".draft-{os.getpid()}-{key}"
-        draft.mkdir()
-        for name in ARRAYS:
-            np.save(draft / f"{name}.npy", getattr(run, name))
-        meta = {"tokenized": asdict(run.tokenized), "next_tokens": run.next_tokens,
-                "nbytes": run.nbytes}
-        (draft / "meta.json").write_text(json.dumps(meta))
         try:
+            draft.mkdir()
+            for name in ARRAYS:
+                np.save(draft / f"{name}.npy", getattr(run, name))
+            meta = {"tokenized": asdict(run.tokenized), "next_tokens": run.next_tokens,
+                    "nbytes": run.nbytes}
+            (draft / "meta.json").write_text(json.dumps(meta))
             draft.rename(self.path / key)
-        except OSError:  # saved meanwhile by another process: theirs stays
+        except OSError:  # saved meanwhile by another process, or no space: it goes unshared
             shutil.rmtree(draft, ignore_errors=True)
-        self._let_go()
 
     def claim(self, key: str) -> bool:
         """Claim the running of ``key`` for this process: False when another holds it."""
@@ -111,8 +115,9 @@ class Folder:
             return int(next((self.path / f"{key}.claim").iterdir()).name)
         return None
 
-    def _let_go(self) -> None:
-        """Remove the least recently read runs until the rest fit the budget."""
+    def _let_go(self, room: int) -> None:
+        """Remove the least recently read runs until the rest and ``room`` bytes more fit
+        the budget."""
         runs = []
         for place in self.path.iterdir():
             if place.name.startswith(".") or place.name.endswith(".claim"):
@@ -121,8 +126,8 @@ class Folder:
                 nbytes = json.loads((place / "meta.json").read_text())["nbytes"]
                 runs.append((place.stat().st_mtime, nbytes, place))
         runs.sort()
-        held = sum(nbytes for _, nbytes, _ in runs)
-        for _, nbytes, place in runs[:-1]:
+        held = room + sum(nbytes for _, nbytes, _ in runs)
+        for _, nbytes, place in runs:
             if held <= self.budget:
                 break
             shutil.rmtree(place, ignore_errors=True)

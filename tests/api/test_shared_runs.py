@@ -136,3 +136,18 @@ def test_the_api_answers_from_a_shared_run_as_from_its_own(tmp_path):
     assert own.status_code == 200 and [a.status_code for a in answers] == [200, 200]
     assert answers[0].get_json() == answers[1].get_json() == own.get_json()
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_run_that_finds_no_space_is_answered_unshared(tmp_path, runs_made, monkeypatch):
+    def full(path, array):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(np, "save", full)
+    (a,) = workers(tmp_path, n=1)
+    assert a.get(MODEL, "no room", TOKENS).X[0, 0, 0] == len("no room")
+    assert list(tmp_path.iterdir()) == []  # neither a draft nor a claim left
+
+
+def test_the_budget_is_at_most_three_quarters_of_the_folders_file_system(tmp_path):
+    space = os.statvfs(tmp_path)
+    assert Folder(tmp_path, 10**18).budget == space.f_frsize * space.f_blocks * 3 // 4
+    assert Folder(tmp_path, MB).budget == MB
