@@ -37,8 +37,8 @@ def _env_number(name: str, default, kind=int, minimum=1):
 # request is ~65 ms, the default example ~1 ms), so the worker count, not threads, sets
 # throughput: two workers on this 2-core test machine. Threads are for waiting: a class
 # of 30 sends its first texts at once, 15 a worker, which wait for the model in turn
-# (attention_api/model_runs.py: 1 running, 16 waiting), and 24 threads leave 7 free for
-# /health and the heads of texts already run (benchmarks/bench_classroom.py).
+# (attention_api/model_runs.py: 1 running, up to 22 waiting), and a thread is always near
+# for /health and the heads of texts already run (benchmarks/bench_classroom.py).
 worker_class = "gthread"
 workers = _env_number("ATTENTION_WORKERS", 2)
 threads = _env_number("ATTENTION_THREADS", 24)

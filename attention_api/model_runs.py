@@ -32,14 +32,14 @@ from .shared_runs import Folder, key_of
 RUNS_MB = 256
 # Forward passes at once per process (ATTENTION_FORWARDS), and requests that may wait for
 # one (ATTENTION_FORWARDS_WAITING): a worker's numpy runs on one core, so a second pass at
-# once only shares it. 16 waiting hold a class of 30's first texts (15 a worker) without
-# refusing any, and leave 7 of a worker's 24 threads (gunicorn.conf.py) for the rest.
-# bench_classroom.py, 30 students, 24 threads, under load (load average 5): first view
-# p95 3.9-4.2 s against 4.7-5.2 s with every pass at once, head switch p95 16-18 ms
-# against 85-126 ms, /health at most 19-34 ms against 44-52 ms; refusing beyond 4
-# waiting kept /health within 14 ms but sent 33-38 first texts again after 1 s.
+# once only shares it. A class of 30 sends its first texts at once, and nginx hands them
+# to the two workers unevenly (up to 24 to one): 22 waiting, of a worker's 24 threads
+# (gunicorn.conf.py), refused none in 2 of 3 runs of bench_classroom.py and 1 text in the
+# third, where 16 refused 8 and 9 in 2 of 3 (first view p95 2.4-2.8 s, head switch p95
+# 9-10 ms, /health at most 9 ms): at most 23 threads wait on the model, one is /health's.
+# Before (every pass at once, under load): first view p95 4.7-5.2 s, head switch 85-126 ms.
 FORWARDS = 1
-FORWARDS_WAITING = 16
+FORWARDS_WAITING = 22
 CLAIM_WAIT = 60  # seconds a request waits for another worker's run of its text, at a time
 
 
