@@ -4,9 +4,10 @@ memory (/dev/shm), read back memory-mapped, so that each text is run once per se
 nginx hands each request to whichever gunicorn worker takes it first, not to the worker
 that ran the student's text: kept in each worker's own memory, a class's texts were run
 twice, and a head switch that reached the other worker waited its turn for a forward pass
-(benchmarks/bench_classroom.py, head switch p95 1.15 s in one of four runs). Here a worker
-finds a run another has made, and one about to run a text first claims it, so that a
-worker asked for the same text meanwhile waits for that run instead of making its own.
+(benchmarks/bench_classroom.py, head switch p95 1.15 s in one of four runs; shared, 9-12 ms
+in six). Here a worker finds a run another has made, and one about to run a text first
+claims it, so that a worker asked for the same text meanwhile waits for that run instead
+of making its own.
 
 A run is a folder named for its key: X.npy, overview_u8.npy, first_token_share.npy and
 meta.json (the tokens, the next tokens, its bytes), written under another name and renamed
@@ -31,6 +32,7 @@ from attention_models.base import Tokenized
 
 ARRAYS = ("X", "overview_u8", "first_token_share")
 POLL = 0.02  # seconds between two looks at a claimed run
+UNSIGNED = 5  # seconds after which a claim without its process id is taken as abandoned
 
 
 def key_of(model_id: str, text: str) -> str:
@@ -96,22 +98,25 @@ class Folder:
         """The run of ``key`` once the process that claimed it has saved it; None when the
         claim is gone without it (its process refused or failed), its process has died, or
         ``seconds`` have passed: the caller then runs the text itself."""
+        claim = self.path / f"{key}.claim"
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             run = self.load(key)
             if run is not None:
                 return run
             holder = self._holder(key)
-            if holder is None:
+            if not claim.exists():
                 return self.load(key)  # saved just before the claim was let go, or never
-            if not _alive(holder):
-                self.release(key)
+            if (not _alive(holder)) if holder is not None else _age(claim) > UNSIGNED:
+                self.release(key)  # its process died (before it signed, if it never did)
                 return None
             time.sleep(POLL)
         return None
 
     def _holder(self, key: str) -> int | None:
-        with contextlib.suppress(FileNotFoundError, ValueError, IndexError):
+        """The process holding the claim of ``key``; None when there is no claim, or its
+        process has not yet written its id (the caller looks again)."""
+        with contextlib.suppress(FileNotFoundError, ValueError, StopIteration):
             return int(next((self.path / f"{key}.claim").iterdir()).name)
         return None
 
@@ -132,6 +137,13 @@ class Folder:
                 break
             shutil.rmtree(place, ignore_errors=True)
             held -= nbytes
+
+
+def _age(path: Path) -> float:
+    """Seconds since ``path`` was made (0 if it is gone meanwhile)."""
+    with contextlib.suppress(FileNotFoundError):
+        return time.time() - path.stat().st_mtime
+    return 0.0
 
 
 def _alive(pid: int) -> bool:

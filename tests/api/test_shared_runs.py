@@ -151,3 +151,15 @@ def test_the_budget_is_at_most_three_quarters_of_the_folders_file_system(tmp_pat
     space = os.statvfs(tmp_path)
     assert Folder(tmp_path, 10**18).budget == space.f_frsize * space.f_blocks * 3 // 4
     assert Folder(tmp_path, MB).budget == MB
+
+
+def test_a_claim_not_yet_signed_is_waited_for_not_taken(tmp_path, runs_made):
+    folder = Folder(tmp_path, MB)
+    name = key_of("m", "early")
+    (tmp_path / f"{name}.claim").mkdir()  # made, its process id not written yet
+    assert folder._holder(name) is None and folder.wait(name, 0.1) is None
+    assert (tmp_path / f"{name}.claim").exists()  # left to its maker
+    os.utime(tmp_path / f"{name}.claim", (1, 1))  # made long ago, never signed: abandoned
+    (b,) = workers(tmp_path, n=1)
+    assert b.get(MODEL, "early", TOKENS).X[0, 0, 0] == len("early")
+    assert runs_made == ["early"]
