@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
+from attention_api.model_runs import RUNS_MB
 from benchmarks.server import ROOT, Production
 
 CAT_SAT = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
@@ -124,6 +125,8 @@ def test_compose_runs_n_app_servers_behind_the_same_images_nginx(tmp_path):
     assert balancer["environment"]["ATTENTION_UPSTREAMS"] == "app:8000"
     assert balancer["ports"] == ["8000:8000"] and balancer["depends_on"] == ["app"]
     assert app["deploy"]["replicas"] >= 2
+    # Room in /dev/shm for the runs its workers share: 3/4 of it is theirs (shared_runs.py).
+    assert int(app["shm_size"].removesuffix("m")) * 3 // 4 >= RUNS_MB
 
 
 @pytest.mark.parametrize("value", ["app", "app:port", "http://app:8000", "app:8000;x"])
