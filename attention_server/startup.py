@@ -18,6 +18,7 @@ import os
 import shutil
 import socket
 import tempfile
+from pathlib import Path
 
 
 class AddressInUse(Exception):
@@ -51,7 +52,17 @@ def make_runs_folder() -> str:
     """A new folder for the workers' shared runs, named for this process (gunicorn's
     master): in RAM (/dev/shm) where there is one, readable by this user alone."""
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    remove_orphans(Path(shm or tempfile.gettempdir()))
     return tempfile.mkdtemp(prefix=f"attention-runs-{os.getpid()}-", dir=shm)
+
+
+def remove_orphans(parent: Path) -> None:
+    """Remove the runs folders of masters that died without removing theirs (killed): a
+    folder of shared memory otherwise holds its runs until the machine restarts."""
+    for folder in parent.glob("attention-runs-*-*"):
+        pid = folder.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_runs_folder(path: str | None) -> None:

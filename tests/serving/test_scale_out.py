@@ -9,6 +9,7 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -136,3 +137,16 @@ def test_a_bad_upstream_is_refused_naming_it(tmp_path, value):
                          text=True, timeout=60)
     assert run.returncode == 1
     assert f"got {value!r}" in run.stderr and "ATTENTION_UPSTREAMS must be host:port" in run.stderr
+
+
+def test_the_runs_folder_of_a_killed_server_is_removed_by_the_next_start(tmp_path):
+    (tmp_path / "a").mkdir()
+    with Production(tmp_path / "a", env={"ATTENTION_WORKERS": "1"}) as server:
+        master = server.gunicorn()
+        (orphan,) = Path("/dev/shm").glob(f"attention-runs-{master}-*")
+        kill_hard(server)
+    assert orphan.exists()  # nothing removed it
+    (tmp_path / "b").mkdir()
+    with Production(tmp_path / "b", env={"ATTENTION_WORKERS": "1"}) as again:
+        assert not orphan.exists()
+        assert len(list(Path("/dev/shm").glob(f"attention-runs-{again.gunicorn()}-*"))) == 1
