@@ -146,13 +146,15 @@ def test_reload_keeps_an_edit_and_back_steps_through_edits(page, server):
     loaded(page, server.url)
     cell(page, "W_V row 2 column 2").fill("3")
     expect_url(page, "W_V=1,0;0,3")
-    # A small view's URL is written in the edit's own event: with the answer held back,
-    # the URL already holds the edit, and a reload keeps it.
+    # An edit's URL is written once the edit's frame has painted, not when its answer has
+    # come (url.js's writtenAtOnce): with the answer held back, the URL comes to hold the
+    # edit, and a reload keeps it.
     held = []
     page.route("**/api/attention", lambda route: held.append(route))
     with page.expect_request("**/api/attention"):
         cell(page, "X row 1 column 2").fill("1")
-    assert "X=1,1;" in page.evaluate("location.hash"), "the URL does not wait for the answer"
+    expect_url(page, "X=1,1;")  # the URL does not wait for the answer
+    assert held, "the answer was not held back"
     expect(page.locator("#results")).to_have_attribute("aria-busy", "true")  # until it is drawn
     page.unroute("**/api/attention")
     page.reload()
