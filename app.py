@@ -69,7 +69,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Large requests computed at once per process (admission.py): 4, with which two
         # workers stayed within 2.2 GB (docs/operations.md); the other threads serve the rest.
         LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
-        # The real models' runs each process keeps, in megabytes, and the forward passes it
+        # Megabytes of the real models' runs a server keeps (in the folder below, shared by
+        # its workers; without one, each process its own), and the forward passes a process
         # runs at once and lets wait (model_runs.py).
         RUNS_MB=_env_int("ATTENTION_RUNS_MB", RUNS_MB),
         # The folder a server's workers share their runs in (gunicorn.conf.py makes it);
