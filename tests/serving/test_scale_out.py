@@ -17,6 +17,7 @@ import yaml
 
 from attention_api.model_runs import RUNS_MB
 from benchmarks.server import ROOT, Production
+from tests.serving.test_serving import wait_for
 
 CAT_SAT = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
            "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
@@ -75,14 +76,7 @@ class Load:
             thread.join(60)
 
     def wait_for(self, count: int):
-        until(lambda: len(self.done) >= count, f"{count} rounds done (done: {len(self.done)})")
-
-
-def until(condition, what: str, seconds: float = 30):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
-        time.sleep(0.05)
+        wait_for(lambda: len(self.done) >= count, 30, f"{count} rounds done")
 
 
 def answered(server) -> int:
@@ -106,7 +100,7 @@ def test_nginx_balances_two_app_servers_and_no_request_fails_when_one_is_killed(
         upstreams = f"127.0.0.1:{a.port},127.0.0.1:{b.port}"
         with Production(tmp_path / "balancer", env={"ATTENTION_UPSTREAMS": upstreams}) as lb:
             said = "balancing over " + upstreams.replace(",", ", ")  # once nginx is up
-            until(lambda: said in lb.log_path.read_text(), f"the balancer's log says {said!r}")
+            wait_for(lambda: said in lb.log_path.read_text(), 30, f"the log saying {said!r}")
             with Load(lb.port) as load:
                 load.wait_for(100)
                 assert answered(a) > 0 and answered(b) > 0  # both served before the kill
