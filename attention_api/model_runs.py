@@ -31,15 +31,19 @@ from .shared_runs import Folder, key_of
 # (benchmarks/bench_classroom.py: head switch p95 5.5–6.4 s; 64 kept: 0.23–0.51 s).
 RUNS_MB = 256
 # Forward passes at once per process (ATTENTION_FORWARDS), and requests that may wait for
-# one (ATTENTION_FORWARDS_WAITING): a worker's numpy runs on one core, so a second pass at
-# once only shares it. A class of 30 sends its first texts at once, and nginx hands them
-# to the two workers unevenly (up to 24 to one): 22 waiting, of a worker's 24 threads
-# (gunicorn.conf.py), refused none in 2 of 3 runs of bench_classroom.py and 1 text in the
-# third, where 16 refused 8 and 9 in 2 of 3 (first view p95 2.4-2.8 s, head switch p95
-# 9-10 ms, /health at most 9 ms): at most 23 threads wait on the model, one is /health's.
-# Before (every pass at once, under load): first view p95 4.7-5.2 s, head switch 85-126 ms.
-FORWARDS = 1
-FORWARDS_WAITING = 22
+# one (ATTENTION_FORWARDS_WAITING). A class of 30 sends its first texts at once, and the
+# two workers take them from gunicorn's socket as fast as each accepts, not in turn: of
+# the forward passes in runs of bench_classroom.py, 29 and 8, 30 and 6, 21 and 9. So one
+# worker may hold the whole class: 32 may wait (22 refused a text in 1 of 3 runs), and 2
+# run at once, so that a worker holding most of the class has both cores (numpy lets go
+# of the GIL in its products). With 1 at once, 30 and 7 gave a first view p95 of 4.8 s;
+# with 2, eight runs gave 2.8-3.7 s whatever the share, head switch p95 17-26 ms (9-14
+# with 1), /health at most 17 ms, nothing refused. Two at once on a balanced server share
+# the cores, and a pass is bound by memory as much as by its core (SmolLM2, 18 tokens:
+# 55 ms alone, 92 ms each with two at once in two processes), so they cost it little.
+# Before any limit (every pass at once, under load): first view p95 4.7-5.2 s.
+FORWARDS = 2
+FORWARDS_WAITING = 32
 CLAIM_WAIT = 60  # seconds a request waits for another worker's run of its text, at a time
 
 
@@ -110,9 +114,9 @@ class Turns:
 
 class Runs:
     """The runs most recently asked for, within ``budget`` bytes (the newest is kept even
-    when it alone is larger), computed in ``turns``; thread-safe (a worker serves 24
-    threads). Kept in this process's memory, or, given ``folder``, in that folder, shared
-    with the server's other workers (shared_runs.py)."""
+    when it alone is larger), computed in ``turns``; thread-safe (a worker serves
+    many threads). Kept in this process's memory, or, given ``folder``, in that folder,
+    shared with the server's other workers (shared_runs.py)."""
 
     def __init__(self, budget: int = RUNS_MB * 2**20, turns: Turns | None = None,
                  folder: Path | None = None):

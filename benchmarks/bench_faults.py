@@ -4,7 +4,7 @@ Run: .venv/bin/python benchmarks/bench_faults.py [--clients 50] [--seconds 12]
 
 (a) One gunicorn worker gets SIGKILL halfway through a run of bench_load's mix. Goals: the
     master starts a replacement, and no more requests fail (nginx answers them 502) than
-    the worker's threads could hold in flight (ATTENTION_THREADS, 24).
+    the worker's threads could hold in flight (gunicorn.conf.py's threads).
 (b) Normal clients run alone, then beside hostile ones, then alone again (so the noise of
     a shared machine shows), then beside more hostile ones. The hostile ones: S clients
     each announcing a 100 000-byte body and sending one byte of it every 2 s; S that
@@ -19,6 +19,7 @@ Normal clients there send 70% the default example and 30% 64-token requests.
 
 import asyncio
 import os
+import runpy
 import signal
 import sys
 import tempfile
@@ -77,7 +78,7 @@ async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -
     record = await load
     for c in connections:
         c.close()
-    threads = int(server.env.get("ATTENTION_THREADS") or 24)
+    threads = int(server.env.get("ATTENTION_THREADS") or default_threads())
     print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s, with "
           f"{in_flight} of {clients} clients' requests in flight on both workers")
     print(f"    {summary(record)}")
@@ -89,6 +90,11 @@ async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -
     print(f"{'MEETS' if ok else 'MISSES'}  worker replaced and failures ({record.total_failures()}"
           f") no more than the requests its {threads} threads could hold")
     return ok
+
+
+def default_threads() -> int:
+    """A worker's threads when ATTENTION_THREADS is not set, as gunicorn.conf.py sets them."""
+    return runpy.run_path(str(Path(__file__).resolve().parents[1] / "gunicorn.conf.py"))["threads"]
 
 
 async def slow_body(port: int, until: float) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pytest
 
+from attention_api import model_runs
 from tests.served import Served, free_port, get
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +247,8 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
 def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
     script = ("import json, runpy, sys; c = runpy.run_path('gunicorn.conf.py'); "
               "print(json.dumps({k: c[k] for k in ('workers', 'threads', 'worker_class', "
-              "'limit_request_line', 'accesslog', 'worker_tmp_dir')} | {'numpy': 'numpy' in "
+              "'limit_request_line', 'accesslog', 'worker_tmp_dir', 'SPARE_THREADS')} | "
+              "{'numpy': 'numpy' in "
               "sys.modules, 'omp': c['os'].environ['OMP_NUM_THREADS'], "
               "'openblas': c['os'].environ['OPENBLAS_NUM_THREADS']}))")
     clean = {"PATH": os.environ["PATH"], "OMP_NUM_THREADS": "4"}
@@ -257,10 +259,13 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)
 
-    assert settings() == {"workers": 2, "threads": 24, "worker_class": "gthread",
+    assert settings() == {"workers": 2, "threads": 37, "worker_class": "gthread",
                           "limit_request_line": 0, "accesslog": None,
-                          "worker_tmp_dir": "/dev/shm",
+                          "worker_tmp_dir": "/dev/shm", "SPARE_THREADS": 3,
                           "numpy": False, "omp": "1", "openblas": "1"}
+    # A worker's threads: as many as may run or wait for the model (model_runs.py), so that
+    # a whole class's texts may wait at one worker, and the spare ones beside them.
+    assert model_runs.FORWARDS + model_runs.FORWARDS_WAITING + 3 == 37
     chosen = settings(ATTENTION_WORKERS="3", ATTENTION_THREADS="4")
     assert (chosen["workers"], chosen["threads"]) == (3, 4)
     bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
