@@ -1,4 +1,5 @@
-"""The JSON API: attention, the presets, the scaling lab, the OpenAPI document, health."""
+"""The JSON API: attention, the presets, the scaling lab, exercises, the OpenAPI document,
+health."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from . import lab
 from .admission import LargeRequests
 from .answer_size import check_answer_size
 from .errors import error
+from .exercise import check_body, exercise_body
 from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
@@ -117,6 +119,18 @@ def scaling():
 def scaling_sample():
     """Measured variance of random q·k and q·k/√d_k for one d_k, samples and seed."""
     return lab_answer(lab.scaling_sample)
+
+
+@bp.post("/api/exercise")
+def api_exercise():
+    """An exercise from a seed and a level: its inputs, row and blanks, not their numbers."""
+    return jsonify(exercise_body(json_payload()))
+
+
+@bp.post("/api/exercise/check")
+def api_exercise_check():
+    """A student's numbers for an exercise checked, with a hint for each wrong one."""
+    return jsonify(check_body(json_payload()))
 
 
 @bp.get("/api/openapi.json")

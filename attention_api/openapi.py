@@ -14,6 +14,7 @@ import sys
 from attention_core.presets import default_request
 
 from .answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
+from .exercise_openapi import exercise_paths, exercise_schemas
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
@@ -457,11 +458,12 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 _json(_ref("ScalingSample"), "The parameters used and the two variances."),
                 ("422",), parameters=_query(SAMPLE_PARAMS),
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
+            **exercise_paths(_op, _json),
             **model_paths(_op, _json),
         },
         "components": {
             "schemas": {**request_schemas(limits), **answer_schemas(limits),
-                        **other_schemas(version),
+                        **other_schemas(version), **exercise_schemas(),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },

@@ -83,7 +83,7 @@ class Exercise:
 
 
 def check_level(level) -> str:
-    if level not in LEVELS:
+    if not isinstance(level, str) or level not in LEVELS:
         raise AttentionInputError(f"level must be one of {', '.join(LEVELS)}; got {level!r}",
                                   "level")
     return level
@@ -236,15 +236,20 @@ def solve(e: Exercise) -> dict[str, float]:
     return out
 
 
+def _whole(a: np.ndarray) -> list:
+    """A matrix of whole numbers as lists of ints, as a person would write it."""
+    return a.astype(int).tolist()
+
+
 def request(e: Exercise) -> dict:
     """The exercise's inputs in the request format of ``POST /api/attention``, asking for
     the working of its row (plain lists and numbers, ready for JSON)."""
-    body = {"tokens": list(e.tokens), "X": e.X.tolist()}
+    body = {"tokens": list(e.tokens), "X": _whole(e.X)}
     if e.W_O is None:
-        body.update({k: v.tolist() for k, v in e.heads[0].items()})
+        body.update({k: _whole(v) for k, v in e.heads[0].items()})
     else:
-        body.update(heads=[{k: v.tolist() for k, v in h.items()} for h in e.heads],
-                    W_O=e.W_O.tolist())
+        body.update(heads=[{k: _whole(v) for k, v in h.items()} for h in e.heads],
+                    W_O=_whole(e.W_O))
     if e.causal:
         body["causal"] = True
     if e.mask is not None:

@@ -8,45 +8,11 @@ import numpy as np
 import pytest
 
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS, SEEDS, exercise, parse_path, request, solve
+from attention_core.exercises import LEVELS, SEEDS, exercise, request, solve
+from tests.core.helpers import exercise_reference as reference
+from tests.core.helpers import exercise_value as value
 
 SEEDS_CHECKED = range(200)
-
-
-def reference(body: dict) -> dict:
-    """Every number a blank may name, from a request body, in plain numpy: the working of
-    body["row"] per head, and the sinusoidal positions."""
-    X = np.array(body["X"], float)
-    n, d_model = X.shape
-    pos = np.arange(n)[:, None] / 10000 ** (2 * (np.arange(d_model) // 2) / d_model)[None, :]
-    pe = np.where(np.arange(d_model) % 2 == 0, np.sin(pos), np.cos(pos))  # (n, d_model)
-    if body.get("positional") == "sinusoidal":
-        X = X + pe
-    heads = body.get("heads") or [{k: body[k] for k in ("W_Q", "W_K", "W_V")}]
-    i = body["row"]
-    out = {"positional_encoding": pe}
-    for h, head in enumerate(heads):
-        Q, K, V = (X @ np.array(head[w], float) for w in ("W_Q", "W_K", "W_V"))
-        d_k = K.shape[1]
-        allowed = np.ones(n, bool)
-        if body.get("causal"):
-            allowed[i + 1:] = False
-        if "mask" in body:
-            allowed &= np.array(body["mask"], bool)[i]
-        dots = K @ Q[i]
-        scaled = dots * body.get("scale", 1 / math.sqrt(d_k))
-        exp = np.where(allowed, np.exp(scaled), 0.0)
-        weights = exp / exp.sum()
-        out[h] = {"q": Q[i], "k": K, "v": V, "dots": dots, "scaled": scaled, "exp": exp,
-                  "exp_sum": exp.sum(), "weights": weights, "z": weights @ V}
-    return out
-
-
-def value(numbers: dict, path: str) -> float:
-    b = parse_path(path)
-    table = numbers["positional_encoding"] if b.step == "positional_encoding" else \
-        numbers[b.head][b.step]
-    return float(np.asarray(table)[b.index])
 
 
 @pytest.mark.parametrize("level", LEVELS)

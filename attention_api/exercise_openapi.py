@@ -1,0 +1,86 @@
+"""The OpenAPI description of the exercise routes (openapi.py joins it to the rest), its
+bounds from the numeric core's (attention_core/exercises.py): the levels and the seeds."""
+
+from __future__ import annotations
+
+from attention_core.exercises import LEVELS, SEEDS
+
+SEED = {"type": "integer", "minimum": 0, "maximum": SEEDS - 1,
+        "description": "the same seed and level give the same exercise on every machine"}
+LEVEL = {"enum": list(LEVELS), "description": "; ".join(f"{k}: {v}" for k, v in LEVELS.items())}
+PATH = {"type": "string", "description": "a blank: its path in the answer of POST "
+                                         "/api/attention for the exercise's request, "
+                                         '"working.weights[1]", "heads[1].working.z[0]"'}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _body(schema: str, example: dict) -> dict:
+    return {"required": True, "content": {"application/json": {
+        "schema": _ref(schema), "examples": {"example": {"value": example}}}}}
+
+
+def exercise_paths(op, json) -> dict:
+    """The two routes; ``op`` and ``json`` are openapi.py's builders."""
+    return {
+        "/api/exercise": {"post": op(
+            "exercise", "An exercise from a seed and a level, without its numbers.",
+            json(_ref("Exercise"), "Its inputs (a request for POST /api/attention), the row "
+                                   "asked about and the blanks to fill."),
+            ("400", "413", "415", "422"),
+            requestBody=_body("ExerciseRequest", {"seed": 17, "level": "weights"}))},
+        "/api/exercise/check": {"post": op(
+            "exerciseCheck", "A student's numbers for an exercise, checked, with hints.",
+            json(_ref("ExerciseCheck"), "Each answered blank: correct or not, the tolerance, "
+                                        "and for a wrong one a hint built from the "
+                                        "student's own numbers (never the number asked for)."),
+            ("400", "413", "415", "422"),
+            requestBody=_body("ExerciseCheckRequest", {
+                "seed": 17, "level": "weights",
+                "answers": {"working.weights[0]": 0.469, "working.weights[1]": 0.2}}))},
+    }
+
+
+def exercise_schemas() -> dict:
+    asked = {"seed": SEED, "level": LEVEL}
+    return {
+        "ExerciseRequest": {"type": "object", "required": ["seed", "level"],
+                            "additionalProperties": False, "properties": asked},
+        "Exercise": {
+            "type": "object", "additionalProperties": False,
+            "required": ["seed", "level", "title", "request", "row", "blanks"],
+            "properties": {
+                **asked, "title": {"type": "string", "description": "what the level asks"},
+                "request": _ref("AttentionRequest"),
+                "row": {"type": "integer", "minimum": 0, "description": "the query, 0-based"},
+                "blanks": {"type": "array", "minItems": 1, "items": PATH},
+            }},
+        "ExerciseCheckRequest": {
+            "type": "object", "required": ["seed", "level", "answers"],
+            "additionalProperties": False,
+            "properties": {**asked, "answers": {
+                "type": "object", "additionalProperties": {"type": "number"},
+                "description": "a blank's path → the student's number; any of the blanks"}}},
+        "ExerciseCheck": {
+            "type": "object", "required": ["seed", "level", "results", "score"],
+            "additionalProperties": False,
+            "properties": {
+                **asked,
+                "results": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["correct", "tolerance"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "correct": {"type": "boolean"},
+                        "tolerance": {"type": "number", "description":
+                                      "one unit in the last place the page shows for the "
+                                      "step: 0.001 for 3 decimals, 0.01 for 16.92"},
+                        "hint": {"type": "string", "description": "only for a wrong one"},
+                    }}},
+                "score": {"type": "object", "required": ["correct", "answered", "blanks"],
+                          "additionalProperties": False, "properties": {
+                              k: {"type": "integer", "minimum": 0}
+                              for k in ("correct", "answered", "blanks")}},
+            }},
+    }
