@@ -15,6 +15,14 @@ from attention_core.errors import AttentionInputError
 from attention_core.presets import default_request
 from attention_core.scaling import score_variance, winner_probability
 
+from .exercise_cli import (
+    CHECK,
+    EXERCISE,
+    check_arguments,
+    exercise_arguments,
+    run_check,
+    run_exercise,
+)
 from .names import page_message
 from .report import latex_report, text_report
 from .request import POSITIONAL, parse_request
@@ -172,15 +180,25 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def console(argv: list[str] | None = None) -> int:
-    """``attention-explorer serve`` or ``attention-explorer compute …``; the exit status."""
+    """``attention-explorer serve``, ``compute …``, ``exercise …`` or ``check …``; the exit
+    status."""
     p = argparse.ArgumentParser(prog="attention-explorer",
                                 description="Scaled dot-product attention, every step shown.")
-    commands = p.add_subparsers(dest="command", required=True, metavar="{serve,compute}")
+    commands = p.add_subparsers(dest="command", required=True,
+                                metavar="{serve,compute,exercise,check}")
     commands.add_parser("serve", help="serve the web page and API (HOST, PORT; default "
                         "http://127.0.0.1:5000/)").set_defaults(run=_serve)
     compute_command = commands.add_parser("compute", help="print a request's matrices and "
                                           "working, for a worksheet", description=COMPUTE)
     _compute_arguments(compute_command)
     compute_command.set_defaults(run=_compute)
+    for name, short, about, arguments, run in (
+            ("exercise", "print an exercise from a seed and a level", EXERCISE,
+             exercise_arguments, run_exercise),
+            ("check", "check a student's answers and print hints", CHECK, check_arguments,
+             run_check)):
+        command = commands.add_parser(name, help=short, description=about)
+        arguments(command)
+        command.set_defaults(run=run)
     args = p.parse_args(argv)
     return args.run(args)

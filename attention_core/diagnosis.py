@@ -194,8 +194,9 @@ def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]
             candidates.append((X[jj] @ W[:, c], f"Your {shown(a)} is built from x of token "
                                f"{jj + 1} (“{e.tokens[jj]}”); this one is token {j + 1}'s."))
     return candidates, (
-        f"Entry {c + 1} of {b.step} for token {j + 1} is x = {_vector(X[j])} times column "
-        f"{c + 1} of {name}, {_vector(W[:, c])}: multiply them entry by entry and add.")
+        f"Your {shown(a)} is not entry {c + 1} of {b.step} for token {j + 1}: that is x = "
+        f"{_vector(X[j])} times column {c + 1} of {name}, {_vector(W[:, c])}, multiplied "
+        f"entry by entry and added.")
 
 
 def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -221,8 +222,8 @@ def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is q·v{_sub(j + 1)}: the score "
                            f"takes the key, k{_sub(j + 1)}, not the value."))
     return candidates, (
-        f"q·k{_sub(j + 1)} adds q[c]·k{_sub(j + 1)}[c] over the {len(w.q)} components: q = "
-        f"{_vector(w.q)}, k{_sub(j + 1)} = {_vector(w.k[j])}.")
+        f"Your {shown(a)} is not q·k{_sub(j + 1)}: that adds q[c]·k{_sub(j + 1)}[c] over the "
+        f"{len(w.q)} components, q = {_vector(w.q)} and k{_sub(j + 1)} = {_vector(w.k[j])}.")
 
 
 def _root(d_k: int, t: float) -> str:
@@ -256,7 +257,7 @@ def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates.append((-t, f"Your {shown(a)} has the wrong sign: q·k{_sub(j + 1)} = {shown(dot)}."))
     how = "the score is q·k itself (scale 1)" if e.scale == 1.0 else \
         f"it is q·k{_sub(j + 1)} = {shown(dot)} divided by {_root(d_k, t)}"
-    return candidates, f"Scaling: {how}."
+    return candidates, f"Your {shown(a)} is not the scaled score: {how}."
 
 
 def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -278,7 +279,8 @@ def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                        f"{shown(s)}, sign and all."),
     ]
     return candidates, (
-        f"Exponentials: this is e (2.71828…) raised to the scaled score, e^{shown(s)}.")
+        f"Your {shown(a, 'exp')} is not e^s{_sub(j + 1)}: that is e (2.71828…) raised to the "
+        f"scaled score, e^{shown(s)}.")
 
 
 def _unmasked(w: RowWorking) -> np.ndarray:
@@ -312,7 +314,8 @@ def _exp_sum(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((t - float(w.exp[j]), f"Your {shown(a, 'exp_sum')} leaves out "
                            f"{_key(ctx.e, j)}: the sum takes every key the query may read."))
     return candidates, (
-        f"The sum adds e^s of the {int(allowed.sum())} keys query {ctx.e.row + 1} may read.")
+        f"Your {shown(a, 'exp_sum')} is not Σ e^s: that adds e^s of the "
+        f"{int(allowed.sum())} keys query {ctx.e.row + 1} may read.")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -352,7 +355,8 @@ def _weights(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
             candidates.append((ej / (total - float(w.exp[jj])), f"Your {shown(a)} divides "
                                f"by a sum that leaves out {_key(e, jj)}."))
     return candidates, _sum_to_one(ctx, b, a) or (
-        f"The weight of {_key(e, j)} is its e^s over the row's sum: e^s{_sub(j + 1)} / Σ e^s.")
+        f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its e^s over the row's "
+        f"sum, e^s{_sub(j + 1)} / Σ e^s.")
 
 
 def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
@@ -393,8 +397,8 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((float(w.weights @ w.k[:, c]), f"Your {shown(a)} weighs the keys; "
                            f"z weighs the values v_j."))
     return candidates, (
-        f"Entry {c + 1} of z is Σ_j a_j·v_j[{c + 1}]: each weight times entry {c + 1} of its "
-        f"value, {_vector(v)}, added up.")
+        f"Your {shown(a)} is not entry {c + 1} of z: that is Σ_j a_j·v_j[{c + 1}], each "
+        f"weight times entry {c + 1} of its value, {_vector(v)}, added up.")
 
 
 def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -413,8 +417,8 @@ def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     ]
     fn = "sin" if c % 2 == 0 else "cos"
     return candidates, (
-        f"Position {i}, entry {c + 1}: {fn}({i} / 10000^({2 * pair}/{d})), the angle in "
-        f"radians.")
+        f"Your {shown(a)} is not entry {c + 1} at position {i}: that is "
+        f"{fn}({i} / 10000^({2 * pair}/{d})), the angle in radians.")
 
 
 STEPS = {"q": _projection, "k": _projection, "v": _projection, "dots": _dots,

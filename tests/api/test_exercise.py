@@ -107,3 +107,16 @@ def test_a_body_that_is_not_json_is_a_400_and_another_type_a_415(client):
     assert status == 400 and answer["error"]["message"]
     response = client.post("/api/exercise/check", data="seed=1", content_type="text/plain")
     assert response.status_code == 415
+
+
+def test_the_examples_in_the_http_guide_are_what_the_api_answers(client):
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs/http-api.md").read_text()
+    section = guide.split("## Exercises:")[1].split("\n## ")[0]
+    exercise_block, check_block = re.findall(r"```text\n(.*?)```", section, re.S)
+    status, body = post(client, "/api/exercise", {"seed": 17, "level": "weights"})
+    assert status == 200 and json.loads(exercise_block) == body
+    asked, answered = check_block.split("→")
+    status, body = post(client, "/api/exercise/check", json.loads(asked))
+    assert status == 200 and json.loads(answered) == body

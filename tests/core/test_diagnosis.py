@@ -184,3 +184,21 @@ def test_a_hint_never_holds_the_number_asked_for():
             said = result.hint.replace(shown(wrong, "exp"), "").replace(shown(wrong), "")
             for step in ("", "exp"):
                 assert shown(truth[path], step) not in said, (path, wrong, result.hint)
+
+
+def test_every_hint_quotes_the_students_number_at_every_level():
+    from attention_core.exercises import LEVELS, exercise
+
+    checked = 0
+    for level in LEVELS:
+        for seed in range(25):
+            e = exercise(seed, level)
+            for path, true in solve(e).items():
+                for wrong in (true + 0.5, true * -1.3 - 0.25, 0.123):
+                    result = check(e, {path: wrong})[path]
+                    if result.correct:  # 0.123 may be right
+                        continue
+                    quoted = {shown(wrong), shown(wrong, "exp")}
+                    assert any(q in result.hint for q in quoted), (level, seed, path, result.hint)
+                    checked += 1
+    assert checked > 7_000
