@@ -410,6 +410,15 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
             "content": {"application/json": {"schema": _ref("AttentionRequest"),
                                              "examples": request_examples()}},
         })
+    practise = _op(
+        "practise", "Practise by hand: an exercise whose blanks are checked as they are "
+                    "filled (?seed=17&level=weights).", _html("The page."),
+        parameters=[{"name": "seed", "in": "query", "required": False,
+                     "schema": {"type": "string", "default": "1"}},
+                    {"name": "level", "in": "query", "required": False,
+                     "schema": {"type": "string", "default": "dots"}}])
+    practise["responses"]["422"] = _html("A seed or a level that is not one: the page says "
+                                         "which, with the controls to choose another.")
     errors = {status: _json(_ref("Error"), text) for status, text in ERRORS.items()}
     errors["422"]["description"] = (
         f"{ERRORS['422'][:-1]}; or an answer that would hold more than "
@@ -433,6 +442,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         },
         "paths": {
             "/": {"get": _op("index", "The interactive page.", _html("The page."))},
+            "/practise": {"get": practise},
             "/model": {"get": _op("modelView", "A real model's attention, on your own text.",
                                   _html("The page."), missing_models=_html(
                                       "The real models are not installed on this server: "

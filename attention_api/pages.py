@@ -6,9 +6,11 @@ import json
 import math
 from pathlib import Path
 
-from flask import Blueprint, current_app, render_template, url_for
+from flask import Blueprint, current_app, render_template, request, url_for
 
 from attention_core import __version__, default_request, presets
+from attention_core.errors import AttentionInputError
+from attention_core.exercises import LEVELS, SEEDS
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
@@ -19,6 +21,7 @@ from .compression import gzip_page
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_request import MODEL_VARIANTS, PAGE_ASKS
 from .model_response import describe_model
+from .practise import DEFAULT, parse_seed, practise_view
 from .request import parse_request
 from .response import compute, response_body
 
@@ -59,7 +62,8 @@ def page_config() -> dict:
                  "scaling_sample": url_for("api.scaling_sample"),
                  "openapi": url_for("api.openapi"), "health": url_for("api.health"),
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
-                 "model": url_for("pages.model"),
+                 "model": url_for("pages.model"), "practise": url_for("pages.practise"),
+                 "exercise_check": url_for("api.api_exercise_check"),
                  "model_attention": url_for("models.model_attention"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
@@ -119,6 +123,22 @@ def model():
                                page_config=page_config()), 503
     return render_template("model.html", version=__version__, models=models, missing=None,
                            page_config=page_config())
+
+
+@bp.get("/practise")
+def practise():
+    """Practise by hand: an exercise (?seed=17&level=weights), its blanks filled and checked."""
+    # A seed or level that is not one is said on the page (422), with the controls to
+    # choose another.
+    seed = request.args.get("seed", str(DEFAULT["seed"]))
+    level = request.args.get("level", DEFAULT["level"])
+    try:
+        view, problem, status = practise_view(parse_seed(seed), level), None, 200
+    except AttentionInputError as exc:
+        view, problem, status = None, str(exc), 422
+    return render_template("practise.html", version=__version__, view=view, problem=problem,
+                           levels=LEVELS, seeds=SEEDS, asked={"seed": seed, "level": level},
+                           page_config=page_config()), status
 
 
 @bp.get("/api/docs")

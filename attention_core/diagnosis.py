@@ -62,7 +62,10 @@ def tolerance(step: str, value: float) -> float:
 def shown(x: float, step: str = "") -> str:
     """``x`` as the page writes it for ``step``, with a true minus sign."""
     if step in SIGNIFICANT and x != 0:
-        text = f"{x:.4g}" if 1e-4 <= abs(x) < 1e5 else f"{x:.3e}"
+        # As workingtex.js's sigText: 4 figures, trailing zeros kept (1.000, 10.07); from
+        # 10000 on, the whole number (19930); tiny or huge, scientific.
+        text = f"{x:#.4g}" if 1e-4 <= abs(x) < 1e4 else \
+            f"{float(f'{x:.4g}'):.0f}" if 1e4 <= abs(x) < 1e5 else f"{x:.3e}"
     else:
         text = f"{x:.3f}"
     text = text.removeprefix("-") if float(text) == 0 else text
@@ -153,6 +156,11 @@ def _vector(v) -> str:
     return "(" + ", ".join(shown(x) for x in v) + ")"
 
 
+def _typed(v) -> str:
+    """An input's vector (x, a column of W) as typed: whole numbers short, "(0, −1)"."""
+    return "(" + ", ".join(f"{x:g}".replace("-", MINUS) for x in v) + ")"
+
+
 def _key(e: Exercise, j: int) -> str:
     return f"key {j + 1} (“{e.tokens[j]}”)"
 
@@ -195,7 +203,7 @@ def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]
                                f"{jj + 1} (“{e.tokens[jj]}”); this one is token {j + 1}'s."))
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} of {b.step} for token {j + 1}: that is x = "
-        f"{_vector(X[j])} times column {c + 1} of {name}, {_vector(W[:, c])}, multiplied "
+        f"{_typed(X[j])} times column {c + 1} of {name}, {_typed(W[:, c])}, multiplied "
         f"entry by entry and added.")
 
 

@@ -38,17 +38,26 @@ from .working import RowWorking, working
 
 # The levels, in the order a lesson takes them, and what each asks.
 LEVELS = {
-    "dots": "the dot products q_i·k_j",
-    "scaled": "the scaled scores q_i·k_j / √d_k",
-    "exp": "the exponentials e^s_j and their sum",
-    "weights": "the weights a_j = e^s_j / Σ e^s",
-    "z": "z_i = Σ a_j v_j",
+    "dots": "the dot products q·kⱼ",
+    "scaled": "the scaled scores sⱼ = q·kⱼ / √d_k",
+    "exp": "the exponentials e^sⱼ and their sum",
+    "weights": "the weights aⱼ = e^sⱼ / Σ e^s",
+    "z": "the output z = Σ aⱼ vⱼ",
     "row": "a whole row, from x_i to z_i",
     "causal": "a row under the causal mask",
     "mask": "a row under a mask",
     "unscaled": "a row without scaling (scale 1)",
     "positions": "a row with sinusoidal positions added to X",
     "heads": "the weights and z_i of two heads",
+}
+# The steps of the row's working each level gives, worked out, for a page or a worksheet
+# to show beside the blanks: what the blanks are made from, and no more, so that a row fits
+# a phone. The steps in neither are the student's own work on the way (at "heads", the
+# scaled scores and exponentials before the weights).
+GIVEN = {
+    "dots": ("q", "k"), "scaled": ("dots",), "exp": ("scaled",), "weights": ("exp", "exp_sum"),
+    "z": ("v", "weights"), "row": (), "causal": ("dots", "v"), "mask": ("dots", "v"),
+    "unscaled": ("dots", "v"), "positions": ("k",), "heads": ("dots", "v"),
 }
 SEEDS = 1_000_000  # a seed is a whole number from 0 to SEEDS − 1
 TOKENS = (2, 3, 4)

@@ -35,7 +35,7 @@ def test_check_prints_right_wrong_and_the_hint_and_exits_1_when_one_is_wrong(tmp
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"right  {first}"
     assert out[1] == f"wrong  {last}"
-    assert out[2].strip().startswith(f"Your {wrong:.4g} ")
+    assert out[2].strip().startswith(f"Your {wrong:#.4g} ")  # 4 figures, as the page
     assert out[3] == f"1 of 2 answered right; {len(exps) - 2} of {len(exps)} blanks not answered."
     answers.write_text(json.dumps({"seed": 3, "level": "exp", "answers": {
         first: float(f"{exps[first]:.4g}")}}))

@@ -119,11 +119,15 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "openapi": "/explorer/api/openapi.json", "health": "/explorer/health",
                     "docs": "/explorer/api/docs", "index": "/explorer/",
                     "model": "/explorer/model", "model_attention": "/explorer/api/model/attention",
-                    "models": "/explorer/api/models",
+                    "models": "/explorer/api/models", "practise": "/explorer/practise",
+                    "exercise_check": "/explorer/api/exercise/check",
                     "katex": f"/explorer/assets/{app.extensions['assets_version']}"
                              "/vendor/katex/katex.min.js"}
-    for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex"):
+    for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex",
+                 "practise"):
         assert status(client, urls[name]) == 200, name
+    checked = client.post(urls["exercise_check"], json={"seed": 1, "level": "z", "answers": {}})
+    assert checked.status_code == 200 and checked.get_json()["results"] == {}
     sample = client.get(urls["scaling_sample"] + "?d_k=4&samples=100&seed=0")
     assert sample.status_code == 200 and sample.get_json()["d_k"] == 4
     answer = client.post(urls["attention"], json={**cat_sat, "fields": ["weights"]})

@@ -1,0 +1,136 @@
+"""The practice page's view of an exercise: its inputs, and the row's working as a table
+whose cells are given numbers, blanks to fill, or the student's own work on the way.
+
+Built on the server from the numeric core (attention_core/exercises.py), so the first
+paint holds the whole exercise, and only the numbers a level gives are ever in the page:
+a blank's number is not, until the student's own is checked (POST /api/exercise/check).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_core.diagnosis import shown
+from attention_core.exercises import GIVEN, LEVELS, Exercise, exercise, rows_of
+
+DEFAULT = {"seed": 1, "level": "dots"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number of the working: ``blank`` (an input, named ``label``, answering
+    ``path``), given (``text``, as the page prints it), or neither (the student's own
+    work on the way, shown empty)."""
+
+    path: str
+    label: str
+    blank: bool = False
+    text: str | None = None
+
+
+def _key_name(e: Exercise, j: int) -> str:
+    return f"key {j + 1} ({e.tokens[j]})"
+
+
+def _cells(e: Exercise, head: int, step: str, values, index: tuple, label: str) -> list[Cell]:
+    """The cells of a step's entry at ``index`` (a number, or a vector's entries)."""
+    prefix = f"heads[{head}]." if e.W_O is not None else ""
+    base = f"{prefix}working.{step}" + "".join(f"[{i}]" for i in index)
+    named = f"Head {head + 1}: {label}" if e.W_O is not None else label
+    value = np.asarray(values)[index] if index else np.asarray(values)
+    if value.ndim == 0:
+        return [_cell(e, step, base, named, float(value))]
+    return [_cell(e, step, f"{base}[{c}]", f"{named}, entry {c + 1}", float(x))
+            for c, x in enumerate(value)]
+
+
+def _cell(e: Exercise, step: str, path: str, label: str, value: float) -> Cell:
+    if path in e.blanks:
+        return Cell(path, label, blank=True)
+    if value == -np.inf:  # a masked key's score, at every level: the notes say why
+        return Cell(path, label, text="−∞")
+    if step in GIVEN[e.level]:
+        return Cell(path, label, text=shown(value, step))
+    return Cell(path, label)
+
+
+def _table(e: Exercise, head: int, w) -> dict:
+    """One head's working: q, then a row per key, then Σ e^s and z."""
+    keys = []
+    for j in range(len(e.tokens)):
+        name = _key_name(e, j)
+        keys.append({
+            "j": j, "token": e.tokens[j], "masked": not bool(w.allowed[j]),
+            "k": _cells(e, head, "k", w.k, (j,), f"k of {name}"),
+            "v": _cells(e, head, "v", w.v, (j,), f"v of {name}"),
+            "dots": _cells(e, head, "dots", w.dots, (j,), f"Dot product, {name}")[0],
+            "scaled": _cells(e, head, "scaled", w.scaled, (j,), f"Scaled score, {name}")[0],
+            "exp": _cells(e, head, "exp", w.exp, (j,), f"Exponential, {name}")[0],
+            "weights": _cells(e, head, "weights", w.weights, (j,), f"Weight, {name}")[0],
+        })
+    table = {"head": head, "q": _cells(e, head, "q", w.q, (), "q"), "rows": keys,
+             "exp_sum": _cells(e, head, "exp_sum", w.exp_sum, (), "Sum of the exponentials")[0],
+             "z": _cells(e, head, "z", w.z, (), "z")}
+    return {**table, "shows": _shown_steps(table)}
+
+
+def _shown_steps(table: dict) -> set[str]:
+    """The steps with a number given or asked: a column or line of only the student's own
+    work on the way is left out (at "dots", everything after q·k)."""
+    def some(cells) -> bool:
+        return any(c.blank or c.text is not None for c in cells)
+    shows = {step for step in ("k", "v") if some(c for k in table["rows"] for c in k[step])}
+    shows |= {step for step in ("dots", "scaled", "exp", "weights")
+              if some(k[step] for k in table["rows"])}
+    shows |= {step for step in ("q", "z") if some(table[step])}
+    return shows | ({"exp_sum"} if some([table["exp_sum"]]) else set())
+
+
+def _notes(e: Exercise, d_k: int) -> list[str]:
+    """What the exercise does beyond the textbook's row, in a sentence each."""
+    i = e.row + 1
+    notes = []
+    if e.causal:
+        notes.append(f"Causal mask: query {i} reads keys 1 to {i} only; the later keys' "
+                     f"scores are −∞.")
+    if e.mask is not None:
+        readable = [str(j + 1) for j in range(len(e.tokens)) if e.mask[e.row, j]]
+        notes.append(f"A mask: query {i} reads keys {', '.join(readable)} only; the others' "
+                     f"scores are −∞.")
+    if e.scale is not None:
+        notes.append("No scaling: the scores are multiplied by 1, not divided by √d_k.")
+    else:
+        notes.append(f"d_k = {d_k}: the scores are divided by √{d_k} = "
+                     f"{shown(float(np.sqrt(d_k)))}.")
+    if e.positional:
+        notes.append("Sinusoidal positions are added to X before the projections: entry 2c "
+                     "of PE at position p is sin(p / 10000^(2c/d_model)), entry 2c + 1 its "
+                     "cos; positions count from 0.")
+    return notes
+
+
+def parse_seed(text: str):
+    """A seed from the URL's text: a whole number as an int, anything else as it came (the
+    core's check then names it)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 7 else text
+
+
+def practise_view(seed: int, level: str) -> dict:
+    """Everything the page draws for the exercise of ``seed`` at ``level``."""
+    e = exercise(seed, level)
+    rows = rows_of(e)
+    n, d_model = e.X.shape
+    pe_blanks = [p for p in e.blanks if p.startswith("positional_encoding")]
+    return {
+        "seed": e.seed, "level": e.level, "title": LEVELS[e.level], "row": e.row,
+        "tokens": list(e.tokens), "X": e.X.astype(int).tolist(),
+        "heads": [{k: v.astype(int).tolist() for k, v in h.items()} for h in e.heads],
+        "W_O": None if e.W_O is None else e.W_O.astype(int).tolist(),
+        "notes": _notes(e, rows[0].q.shape[0]),
+        "pe": [Cell(f"positional_encoding[{e.row}][{c}]", f"PE entry {c + 1}",
+                    blank=True) for c in range(d_model)] if pe_blanks else None,
+        "tables": [_table(e, h, w) for h, w in enumerate(rows)],
+        "blanks": list(e.blanks),
+    }

@@ -1,0 +1,25 @@
+// Drawing the checks: each blank marked right or wrong, with its hint beside it, and the
+// sentence the live region says for the blank just entered. Drawing only: the results
+// come from check.js, the inputs are the page's.
+
+const MARK = { right: "✓", wrong: "✗" };
+
+/** Mark ``input`` (a blank) by ``result`` ({correct, hint} or undefined: unchecked) or by
+ *  ``invalid`` (the message for text that is not a number). */
+export function markBlank(input, result, invalid) {
+  const box = input.closest(".blank");
+  const hint = box.querySelector(".hint");
+  const mark = box.querySelector(".mark");
+  const state = invalid ? "invalid" : result ? (result.correct ? "right" : "wrong") : "";
+  box.dataset.state = state;
+  input.setAttribute("aria-invalid", String(state === "wrong" || state === "invalid"));
+  mark.textContent = MARK[state] ?? "";
+  hint.textContent = invalid ?? (result && !result.correct ? result.hint : "");
+}
+
+/** What the live region says after ``label``'s blank was entered. */
+export function spoken(label, result, invalid) {
+  if (invalid) return `${label}: ${invalid}`;
+  if (!result) return "";
+  return result.correct ? `${label}: right.` : `${label}: not yet. ${result.hint}`;
+}

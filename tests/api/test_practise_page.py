@@ -1,0 +1,41 @@
+"""GET /practise (attention_api/practise.py, templates/practise.html): the page holds the
+numbers a level gives and blanks for the rest, never a blank's number."""
+
+import re
+
+import pytest
+
+from attention_core.diagnosis import shown
+from attention_core.exercises import GIVEN, LEVELS, exercise, request
+from tests.core.helpers import exercise_reference, exercise_value
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_every_blank_is_an_empty_input_and_every_number_shown_is_one_the_level_gives(client,
+                                                                                     level):
+    for seed in range(0, 60, 7):
+        response = client.get(f"/practise?seed={seed}&level={level}")
+        assert response.status_code == 200
+        html = response.get_data(as_text=True)
+        e = exercise(seed, level)
+        inputs = re.findall(r'<input class="answer"[^>]*data-path="([^"]+)"[^>]*>', html)
+        assert sorted(inputs) == sorted(e.blanks) and len(inputs) == len(set(inputs))
+        assert not re.search(r'<input class="answer"[^>]*value=', html)
+        reference = exercise_reference(request(e))
+        for path, text in re.findall(r'<span class="num" data-path="([^"]+)">([^<]+)</span>',
+                                     html):
+            step = re.sub(r"\[\d+\]", "", path.split(".")[-1])
+            value = exercise_value(reference, path) if step != "scaled" or text != "−∞" \
+                else float("-inf")
+            assert step in GIVEN[level] or text == "−∞", (seed, path)
+            assert text == ("−∞" if value == float("-inf") else shown(value, step)), path
+
+
+def test_a_level_or_seed_that_is_not_one_is_a_422_page_naming_it(client):
+    response = client.get("/practise?seed=5&level=softmax")
+    assert response.status_code == 422
+    assert "level must be one of dots, scaled" in response.get_data(as_text=True)
+    response = client.get("/practise?seed=-2&level=z")
+    assert response.status_code == 422
+    assert "got &#39;-2&#39;" in response.get_data(as_text=True)
+    assert client.get("/practise").status_code == 200

@@ -1,0 +1,132 @@
+"""The practice page (/practise): a full round by keyboard, with a wrong answer and its
+hint; the answers never in the page before they are checked; the URL and the kept typing;
+axe at three widths; a seed that is not one."""
+
+import math
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from attention_core.exercises import exercise, request
+from tests.browser.conftest import open_page
+from tests.browser.helpers import tab_until
+from tests.core.helpers import exercise_reference
+
+SEED, LEVEL = 17, "weights"
+
+
+def truth():
+    """The exercise's exponentials and weights, from its request by the test's reference."""
+    numbers = exercise_reference(request(exercise(SEED, LEVEL)))[0]
+    return list(numbers["exp"]), list(numbers["weights"])
+
+
+def blank(page, j):
+    return page.get_by_role("textbox", name=f"Weight, key {j + 1} (", exact=False).first
+
+
+def test_a_full_round_by_keyboard_with_a_wrong_answer_and_its_hint(page, server):
+    exps, weights = truth()
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}")
+    expect(page.locator("#score")).to_have_text("This session: no answer checked yet.")
+    # From the top of the page, Tab reaches the first blank.
+    tab_until(page, "document.activeElement.dataset.path || ''", "working.weights[0]",
+              "the first blank")
+    # The first key's e^s alone, not divided by the sum: wrong, and the hint says so.
+    wrong = f"{exps[0]:.3f}"
+    page.keyboard.type(wrong)
+    page.keyboard.press("Enter")
+    first = page.locator('[data-path="working.weights[0]"]')
+    expect(first.locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(first).to_have_attribute("aria-invalid", "true")
+    hint = page.locator("#h-working-weights-0")
+    expect(hint).to_contain_text(f"Your {wrong} is e^s₁ itself: the weight divides it by the "
+                                 "row's sum")
+    expect(page.locator("#practise-status")).to_contain_text("not yet. Your")
+    assert page.evaluate("document.activeElement.dataset.path") == "working.weights[1]"
+    # Back to it, the right number; then the rest, each followed by Enter.
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Control+a")
+    page.keyboard.type(f"{weights[0]:.3f}")
+    page.keyboard.press("Enter")
+    expect(first.locator("xpath=..")).to_have_attribute("data-state", "right")
+    expect(hint).to_have_text("")
+    for j in range(1, len(weights)):
+        page.keyboard.type(f"{weights[j]:.3f}")
+        page.keyboard.press("Enter")
+    for j in range(len(weights)):
+        expect(page.locator(f'[data-path="working.weights[{j}]"]').locator("xpath=.."))\
+            .to_have_attribute("data-state", "right")
+    expect(page.locator("#score")).to_have_text(
+        f"This session: {len(weights)} of {len(weights)} answers right, in 1 exercise.")
+    assert math.isclose(sum(weights), 1)
+
+
+def test_the_answers_are_not_in_the_page_before_they_are_checked(page, server):
+    exps, weights = truth()
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}")
+    html = page.content()
+    assert f"{exps[0]:.4g}" in html  # the level gives the exponentials (the test can see)
+    for w in weights:
+        assert f"{w:.3f}" not in html and f"{w:.4f}" not in html
+    assert "weights" not in page.url.split("level=")[0]
+
+
+def test_the_url_holds_the_exercise_and_a_reload_keeps_what_was_typed(page, server):
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}")
+    blank(page, 1).fill("0.5")
+    blank(page, 1).press("Enter")
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    page.reload()
+    expect(blank(page, 1)).to_have_value("0.5")
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    assert "0.5" not in page.url
+    # Another level opens at once, with the seed kept.
+    page.get_by_label("Level").select_option("z")
+    expect(page).to_have_url(f"{server.url}practise?level=z&seed={SEED}")
+    expect(page.get_by_role("textbox", name="z, entry 1")).to_be_visible()
+
+
+def test_text_that_is_not_a_number_is_named_and_not_sent(page, server):
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}")
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if "exercise/check" in r.url else None)
+    blank(page, 0).fill("0,5")
+    blank(page, 0).press("Enter")
+    expect(page.locator("#h-working-weights-0")).to_have_text(
+        "“0,5”: use a point for decimals, e.g. 0.5.")
+    expect(blank(page, 0).locator("xpath=..")).to_have_attribute("data-state", "invalid")
+    assert sent == []
+
+
+def test_a_seed_that_is_not_one_is_said_with_the_controls_to_choose_another(page, server,
+                                                                          console):
+    response = page.goto(server.url + "practise?seed=12x&level=weights")
+    assert response.status == 422
+    # Chromium logs the page's own 422 as a failed load: that one is expected.
+    console[:] = [m for m in console if "status of 422" not in m[1]]
+    expect(page.locator("#problem")).to_have_text(
+        "seed must be a whole number from 0 to 999999; got '12x'. Choose a level and a "
+        "seed above.")
+    page.get_by_label("Seed").fill("3")
+    page.get_by_role("button", name="Open").click()
+    expect(page).to_have_url(f"{server.url}practise?level=weights&seed=3")
+    expect(page.locator("#working-title")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [1280, 1024, 390])
+def test_axe_finds_nothing_and_the_page_never_scrolls_sideways(browser, console, server,
+                                                               width):
+    page = open_page(browser, console, width=width)
+    for level in ("weights", "row", "heads", "causal", "positions"):
+        page.goto(server.url + f"practise?seed=5&level={level}")
+        first = page.locator("input.answer").first
+        first.fill("99")
+        first.press("Enter")
+        expect(first.locator("xpath=..")).to_have_attribute("data-state", "wrong")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, level
+        results = Axe().run(page, options={"runOnly": {"type": "tag",
+                                                       "values": ["wcag2a", "wcag2aa"]}})
+        assert results.violations_count == 0, (level, results.generate_report())
+    page.context.close()

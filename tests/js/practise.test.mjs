@@ -1,0 +1,69 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkBody, readAnswers } from "../../static/js/practise/answers.js";
+import { createChecker } from "../../static/js/practise/check.js";
+import { load, recordOf, save, scoreText, tally } from "../../static/js/practise/score.js";
+import { spoken } from "../../static/js/practise/marks.js";
+
+test("typed answers: empty blanks are left out, the page's minus is read, text is named", () => {
+  const { answers, invalid } = readAnswers([
+    { path: "working.weights[0]", text: " 0.187 " },
+    { path: "working.weights[1]", text: "" },
+    { path: "working.weights[2]", text: "\u22120.5" },
+    { path: "working.z[0]", text: "0,5" },
+  ]);
+  assert.deepEqual(answers, { "working.weights[0]": 0.187, "working.weights[2]": -0.5 });
+  assert.deepEqual(invalid, [{ path: "working.z[0]", message: "“0,5”: use a point for decimals, e.g. 0.5." }]);
+  assert.deepEqual(checkBody({ seed: 17, level: "weights" }, answers),
+    { seed: 17, level: "weights", answers });
+});
+
+function memory() {
+  const items = new Map();
+  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => items.set(k, String(v)) };
+}
+
+test("the session's score counts each blank once, by its latest check, over exercises", () => {
+  const storage = memory();
+  const kept = load(storage);
+  assert.equal(scoreText(tally(kept)), "This session: no answer checked yet.");
+  recordOf(kept, { level: "weights", seed: 17 }).right = { a: true, b: false };
+  recordOf(kept, { level: "z", seed: 3 }).right = { c: true };
+  save(storage, kept);
+  const again = load(storage);
+  assert.deepEqual(tally(again), { right: 2, answered: 3, exercises: 2 });
+  assert.equal(scoreText(tally(again)), "This session: 2 of 3 answers right, in 2 exercises.");
+  recordOf(again, { level: "z", seed: 3 }).right = { c: false };
+  assert.equal(scoreText(tally(again)), "This session: 1 of 3 answers right, in 2 exercises.");
+  assert.equal(scoreText({ right: 1, answered: 1, exercises: 1 }), "This session: 1 of 1 answer right, in 1 exercise.");
+});
+
+test("storage that is unreadable or refused starts again without throwing", () => {
+  assert.deepEqual(load({ getItem: () => "{not json" }), { exercises: {} });
+  assert.doesNotThrow(() => save({ setItem: () => { throw new Error("quota"); } }, { exercises: {} }));
+  assert.deepEqual(load(undefined), { exercises: {} });
+});
+
+test("only the newest check is delivered, and a lost connection is said calmly", async () => {
+  const resolvers = [];
+  const fetchFn = () => new Promise((resolve) => resolvers.push(resolve));
+  const check = createChecker(fetchFn);
+  const first = check({ n: 1 });
+  const second = check({ n: 2 });
+  const ok = (body) => ({ ok: true, status: 200, json: async () => body });
+  resolvers[1](ok({ results: { b: { correct: true } } }));
+  resolvers[0](ok({ results: { a: { correct: false } } }));
+  assert.equal(await first, null);
+  assert.deepEqual(await second, { ok: true, body: { results: { b: { correct: true } } } });
+  const refused = createChecker(async () => ({ ok: false, status: 422, json: async () => ({ error: { message: "level must be one of …" } }) }));
+  assert.deepEqual(await refused({}), { ok: false, message: "level must be one of …" });
+  const lost = createChecker(async () => { throw new TypeError("Failed to fetch"); });
+  assert.match((await lost({})).message, /^The server cannot be reached: your answers are kept/);
+});
+
+test("what the live region says for a blank just entered", () => {
+  assert.equal(spoken("Weight, key 2 (mat)", { correct: true }), "Weight, key 2 (mat): right.");
+  assert.equal(spoken("Weight, key 2 (mat)", { correct: false, hint: "Your 1.000 is e^s₂ itself." }),
+    "Weight, key 2 (mat): not yet. Your 1.000 is e^s₂ itself.");
+  assert.equal(spoken("z, entry 1", undefined, "“x” is not a number."), "z, entry 1: “x” is not a number.");
+});
