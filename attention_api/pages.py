@@ -147,4 +147,5 @@ def api_docs():
     example = json.dumps({**default_request(), "scale": None, "mask": None, "row": 2})
     defaults = {name: p.default for name, p in {**CURVE_PARAMS, **SAMPLE_PARAMS}.items()}
     return render_template("api_docs.html", version=__version__, example=example,
-                           page_config=page_config(), lab_defaults=defaults)
+                           page_config=page_config(), lab_defaults=defaults,
+                           exercise_levels=list(LEVELS), exercise_seeds=SEEDS)
