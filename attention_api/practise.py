@@ -105,9 +105,10 @@ def _notes(e: Exercise, d_k: int) -> list[str]:
         notes.append(f"d_k = {d_k}: the scores are divided by √{d_k} = "
                      f"{shown(float(np.sqrt(d_k)))}.")
     if e.positional:
-        notes.append("Sinusoidal positions are added to X before the projections: entry 2c "
-                     "of PE at position p is sin(p / 10000^(2c/d_model)), entry 2c + 1 its "
-                     "cos; positions count from 0.")
+        notes.append("Sinusoidal positions are added to X before the projections. PE at "
+                     "position p (counted from 0) takes its entries in pairs c = 0, 1, …: "
+                     "the first of a pair is sin(p / 10000^(2c/d_model)), the second the "
+                     "cos of the same angle, in radians.")
     return notes
 
 

@@ -416,7 +416,8 @@ def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     angle = i / 10000 ** (2 * pair / d)
     swapped = math.cos(angle) if c % 2 == 0 else math.sin(angle)
     candidates = [
-        (swapped, f"Your {shown(a)} swaps sine and cosine: even entries take sin, odd cos."),
+        (swapped, f"Your {shown(a)} swaps sine and cosine: the first entry of each pair takes "
+                  f"sin, the second cos."),
         (float(sinusoidal(i + 2, d)[i + 1, c]), f"Your {shown(a)} is for position {i + 1}; "
                                                 f"positions count from 0, so token {i + 1} is "
                                                 f"at {i}."),
