@@ -38,8 +38,14 @@ MAX_BODY_BYTES = 5 * 1024 * 1024
 
 
 def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return default if raw is None or raw == "" else int(raw)
+    """The environment variable ``name`` as a whole number, or ``default`` when unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
 
 
 def max_body_bytes() -> int:

@@ -26,7 +26,10 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
 def _env_number(name: str, default, kind=int, minimum=1):
     """The environment variable ``name`` as ``kind``, or ``default`` when unset or empty."""
     raw = os.environ.get(name, "")
-    value = default if raw.strip() == "" else kind(raw)
+    try:
+        value = default if raw.strip() == "" else kind(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {raw!r}")
     return value

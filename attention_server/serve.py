@@ -46,7 +46,11 @@ ASKED: list[int] = []
 def env_number(env, name: str, default, kind=int, minimum=1):
     """The environment variable ``name`` as ``kind``, or ``default`` when unset or empty."""
     raw = env.get(name, "")
-    value = default if raw.strip() == "" else kind(raw)
+    try:
+        value = default if raw.strip() == "" else kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise CannotStart(f"{name} must be {what}, got {raw!r}") from None
     if value < minimum:
         raise CannotStart(f"{name} must be at least {minimum}, got {raw!r}")
     return value
@@ -56,6 +60,11 @@ def settings(env) -> dict[str, str]:
     """The values the nginx template needs, from the environment and the app's own limits."""
     from app import max_body_bytes  # the one source of the body limit, for Flask and nginx
     from attention_api.headers import SECURITY_HEADERS
+
+    try:
+        body_bytes = max_body_bytes()
+    except ValueError as e:  # ATTENTION_MAX_BODY_BYTES that is not a whole number
+        raise CannotStart(str(e)) from None
 
     host = env.get("HOST") or "0.0.0.0"
     port = env_number(env, "PORT", 8000)
@@ -72,7 +81,7 @@ def settings(env) -> dict[str, str]:
     return {"HOST": host, "PORT": str(port), "PREFIX": prefix,
             "LISTEN": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             "CLIENT_TIMEOUT": f"{timeout:g}", "CLIENT_TIMEOUT_MS": str(round(timeout * 1000)),
-            "MAX_BODY_BYTES": str(max_body_bytes()),
+            "MAX_BODY_BYTES": str(body_bytes),
             "SECURITY_HEADERS": headers,
             "UPSTREAM_SERVERS": servers, "UPSTREAM_TRIES": str(max(1, len(upstreams)))}
 

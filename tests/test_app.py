@@ -76,3 +76,12 @@ def test_no_route_can_redirect(app):
         assert rule.merge_slashes is False, rule.rule
         assert not (rule.rule.endswith("/") and rule.strict_slashes), rule.rule
         assert rule.redirect_to is None and not rule.defaults, rule.rule
+
+
+@pytest.mark.parametrize("name", ["ATTENTION_RUNS_MB", "ATTENTION_MAX_TOKENS",
+                                  "ATTENTION_FORWARDS"])
+def test_a_setting_that_is_not_a_whole_number_is_named_with_its_value(monkeypatch, name):
+    monkeypatch.setenv(name, "12x")
+    with pytest.raises(ValueError) as raised:
+        create_app()
+    assert str(raised.value) == f"{name} must be a whole number, got '12x'"

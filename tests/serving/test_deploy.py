@@ -272,6 +272,26 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
                          env={**clean, "ATTENTION_WORKERS": "0"}, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode != 0 and "ATTENTION_WORKERS must be at least 1, got '0'" in bad.stderr
+    bad = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                         env={**clean, "ATTENTION_THREADS": "many"}, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode != 0
+    assert "ATTENTION_THREADS must be a whole number, got 'many'" in bad.stderr
+
+
+@pytest.mark.parametrize("name, raw, words", [
+    ("PORT", "80a", "PORT must be a whole number, got '80a'"),
+    ("ATTENTION_CLIENT_TIMEOUT", "ten", "ATTENTION_CLIENT_TIMEOUT must be a number, got 'ten'"),
+    ("ATTENTION_MAX_BODY_BYTES", "5MB", "ATTENTION_MAX_BODY_BYTES must be a whole number, got "
+                                        "'5MB'"),
+])
+def test_the_start_script_names_a_setting_that_is_not_a_number(monkeypatch, name, raw, words):
+    from attention_server.serve import CannotStart, settings
+
+    monkeypatch.setenv(name, raw)  # the body limit is read from the process's environment
+    with pytest.raises(CannotStart) as raised:
+        settings({"HOST": "127.0.0.1", name: raw})
+    assert str(raised.value) == words
 
 
 def test_the_nginx_config_is_filled_from_the_environment_and_the_apps_own_limits(tmp_path):
