@@ -71,6 +71,7 @@ def _table(e: Exercise, head: int, w) -> dict:
             "weights": _cells(e, head, "weights", w.weights, (j,), f"Weight, {name}")[0],
         })
     table = {"head": head, "q": _cells(e, head, "q", w.q, (), "q"), "rows": keys,
+             "scaling": "× 1" if e.scale is not None else f"÷ √{w.q.shape[0]}",
              "exp_sum": _cells(e, head, "exp_sum", w.exp_sum, (), "Sum of the exponentials")[0],
              "z": _cells(e, head, "z", w.z, (), "z")}
     return {**table, "shows": _shown_steps(table)}
