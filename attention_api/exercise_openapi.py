@@ -44,21 +44,27 @@ def exercise_paths(op, json) -> dict:
 
 
 def exercise_schemas() -> dict:
-    asked = {"seed": SEED, "level": LEVEL}
+    own = {**_ref("AttentionRequest"), "description":
+           "instead of a seed, an example of one's own with its row (at most 8 tokens, d 8; "
+           "a mask, a scale, sinusoidal positions and heads, no newer variant), at the "
+           "levels dots, scaled, exp, weights, z, row"}
+    asked = {"seed": SEED, "level": LEVEL, "request": own}
     return {
-        "ExerciseRequest": {"type": "object", "required": ["seed", "level"],
+        "ExerciseRequest": {"type": "object", "required": ["level"],
                             "additionalProperties": False, "properties": asked},
         "Exercise": {
             "type": "object", "additionalProperties": False,
             "required": ["seed", "level", "title", "request", "row", "blanks"],
             "properties": {
-                **asked, "title": {"type": "string", "description": "what the level asks"},
+                "seed": {"type": ["integer", "null"], "description": "null for an example "
+                                                                     "of one's own"},
+                "level": LEVEL, "title": {"type": "string", "description": "what the level asks"},
                 "request": _ref("AttentionRequest"),
                 "row": {"type": "integer", "minimum": 0, "description": "the query, 0-based"},
                 "blanks": {"type": "array", "minItems": 1, "items": PATH},
             }},
         "ExerciseCheckRequest": {
-            "type": "object", "required": ["seed", "level", "answers"],
+            "type": "object", "required": ["level", "answers"],
             "additionalProperties": False,
             "properties": {**asked, "answers": {
                 "type": "object", "additionalProperties": {"type": "number"},
@@ -67,7 +73,7 @@ def exercise_schemas() -> dict:
             "type": "object", "required": ["seed", "level", "results", "score"],
             "additionalProperties": False,
             "properties": {
-                **asked,
+                "seed": {"type": ["integer", "null"]}, "level": LEVEL,
                 "results": {"type": "object", "additionalProperties": {
                     "type": "object", "required": ["correct", "tolerance"],
                     "additionalProperties": False,

@@ -10,7 +10,7 @@ from flask import Blueprint, current_app, render_template, request, url_for
 
 from attention_core import __version__, default_request, presets
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS, SEEDS
+from attention_core.exercises import LEVELS, SEEDS, VIEW_LEVELS
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
@@ -18,12 +18,14 @@ from . import answer_fields
 from .api import limits
 from .assets import asset_url, modules
 from .compression import gzip_page
+from .exercise import exercise_of
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_request import MODEL_VARIANTS, PAGE_ASKS
 from .model_response import describe_model
 from .practise import DEFAULT, parse_seed, practise_view
 from .request import parse_request
 from .response import compute, response_body
+from .values import JSONSyntaxError, parse_json
 
 bp = Blueprint("pages", __name__)
 bp.after_request(gzip_page)
@@ -130,14 +132,23 @@ def practise():
     """Practise by hand: an exercise (?seed=17&level=weights), its blanks filled and checked."""
     # A seed or level that is not one is said on the page (422), with the controls to
     # choose another.
-    seed = request.args.get("seed", str(DEFAULT["seed"]))
+    # ?level=weights&seed=17, or an example of one's own: ?level=dots&request={…} (JSON,
+    # its row in it), which a seed typed beside it replaces.
+    seed = request.args.get("seed", "")
+    own = request.args.get("request") if not seed else None
+    seed = seed or ("" if own else str(DEFAULT["seed"]))
     level = request.args.get("level", DEFAULT["level"])
     try:
-        view, problem, status = practise_view(parse_seed(seed), level), None, 200
+        asked = {"level": level, **({"request": parse_json(own.encode())} if own else
+                                     {"seed": parse_seed(seed)})}
+        view, problem, status = practise_view(exercise_of(asked)), None, 200
     except AttentionInputError as exc:
-        view, problem, status = None, str(exc), 422
+        view, problem, status = None, str(exc).rstrip("."), 422
+    except JSONSyntaxError as exc:  # the link's own example, cut or mistyped
+        view, problem, status = None, f"This link's example cannot be read: {exc}".rstrip("."), 422
     return render_template("practise.html", version=__version__, view=view, problem=problem,
-                           levels=LEVELS, seeds=SEEDS, asked={"seed": seed, "level": level},
+                           levels={k: LEVELS[k] for k in (VIEW_LEVELS if own else LEVELS)},
+                           seeds=SEEDS, asked={"seed": seed, "level": level, "request": own},
                            page_config=page_config()), status
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_core.diagnosis import shown
-from attention_core.exercises import GIVEN, LEVELS, Exercise, exercise, rows_of
+from attention_core.exercises import GIVEN, LEVELS, Exercise, request, rows_of
 
 DEFAULT = {"seed": 1, "level": "dots"}
 
@@ -119,17 +119,17 @@ def parse_seed(text: str):
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 7 else text
 
 
-def practise_view(seed: int, level: str) -> dict:
-    """Everything the page draws for the exercise of ``seed`` at ``level``."""
-    e = exercise(seed, level)
+def practise_view(e: Exercise) -> dict:
+    """Everything the page draws for the exercise ``e``."""
     rows = rows_of(e)
-    n, d_model = e.X.shape
+    d_model = e.X.shape[1]
     pe_blanks = [p for p in e.blanks if p.startswith("positional_encoding")]
+    body = request(e)  # the inputs as written: whole numbers short
+    heads = body.get("heads") or [{k: body[k] for k in ("W_Q", "W_K", "W_V")}]
     return {
-        "seed": e.seed, "level": e.level, "title": LEVELS[e.level], "row": e.row,
-        "tokens": list(e.tokens), "X": e.X.astype(int).tolist(),
-        "heads": [{k: v.astype(int).tolist() for k, v in h.items()} for h in e.heads],
-        "W_O": None if e.W_O is None else e.W_O.astype(int).tolist(),
+        "seed": e.seed, "level": e.level, "row": e.row,
+        "title": LEVELS[e.level] + ("" if e.seed is not None else ", on your own example"),
+        "tokens": list(e.tokens), "X": body["X"], "heads": heads, "request": body,
         "notes": _notes(e, rows[0].q.shape[0]),
         "pe": [Cell(f"positional_encoding[{e.row}][{c}]", f"PE entry {c + 1}",
                     blank=True) for c in range(d_model)] if pe_blanks else None,

@@ -77,7 +77,7 @@ class Exercise:
     W_Q, W_K: (d_model, d_k), W_V: (d_model, d_v)); ``mask`` (n, n) True where query i may
     read key j; ``scale`` None means 1/√d_k; ``W_O`` only with two heads."""
 
-    seed: int
+    seed: int | None  # None for an example of one's own (view_exercise)
     level: str
     tokens: tuple[str, ...]
     X: np.ndarray
@@ -184,17 +184,26 @@ def rows_of(e: Exercise) -> list[RowWorking]:
 
 
 def _blanks(e: Exercise, rows: list[RowWorking]) -> tuple[str, ...]:
-    w = rows[0]
+    """The blanks of the level: one head's, or with several heads each head's, prefixed."""
+    if e.W_O is None:
+        return tuple(_head_blanks(e, rows[0], e.level))
+    level = "weights+z" if e.level == "heads" else e.level
+    return tuple(f"heads[{h}].{p}" for h, w in enumerate(rows) for p in _head_blanks(e, w, level))
+
+
+def _head_blanks(e: Exercise, w: RowWorking, level: str) -> list[str]:
+    """One head's blanks at ``level`` ("weights+z": the "heads" level's, for each head)."""
     m, d_k = w.k.shape
+    d_v = w.v.shape[1]
     keys, allowed = range(m), [j for j in range(m) if w.allowed[j]]
-    z = [f"working.z[{c}]" for c in range(D_V)]
+    z = [f"working.z[{c}]" for c in range(d_v)]
     weights = [f"working.weights[{j}]" for j in keys]
     exps = [f"working.exp[{j}]" for j in keys] + ["working.exp_sum"]
     scaled = [f"working.scaled[{j}]" for j in allowed]  # a masked score is −∞, not typed
     dots = [f"working.dots[{j}]" for j in keys]
     projections = ([f"working.q[{c}]" for c in range(d_k)]
                    + [f"working.k[{j}][{c}]" for j in keys for c in range(d_k)]
-                   + [f"working.v[{j}][{c}]" for j in keys for c in range(D_V)])
+                   + [f"working.v[{j}][{c}]" for j in keys for c in range(d_v)])
     by_level = {
         "dots": dots, "scaled": scaled, "exp": exps, "weights": weights, "z": z,
         "row": projections + dots + scaled + exps + weights + z,
@@ -202,9 +211,41 @@ def _blanks(e: Exercise, rows: list[RowWorking]) -> tuple[str, ...]:
         "unscaled": scaled + exps + weights + z,
         "positions": [f"positional_encoding[{e.row}][{c}]" for c in range(e.X.shape[1])]
         + [f"working.q[{c}]" for c in range(d_k)] + dots + weights,
-        "heads": [f"heads[{h}].{p}" for h in range(len(rows)) for p in weights + z],
+        "weights+z": weights + z,
     }
-    return tuple(by_level[e.level])
+    return by_level[level]
+
+
+# The levels an example of one's own may be practised at (view_exercise): its row's steps;
+# its mask, scale, positions and heads are its own.
+VIEW_LEVELS = ("dots", "scaled", "exp", "weights", "z", "row")
+VIEW_TOKENS = 8  # an example of one's own worked by hand: at most 8 tokens
+VIEW_DIM = 8  # and d_model, d_k and d_v at most 8
+
+
+def view_exercise(tokens, X, heads, row: int, level: str, *, causal: bool = False, mask=None,
+                  scale: float | None = None, positional: str | None = None,
+                  W_O=None) -> Exercise:
+    """An exercise of one's own example at ``level`` (one of VIEW_LEVELS): its inputs as the
+    engine takes them (X: (n, d_model); each head {"W_Q", "W_K", "W_V"}; mask (n, n) True
+    where query i may read key j), ``row`` the query asked about. Its seed is None."""
+    if not isinstance(level, str) or level not in VIEW_LEVELS:
+        raise AttentionInputError(f"level must be one of {', '.join(VIEW_LEVELS)} for an "
+                                  f"example of your own; got {level!r}", "level")
+    X = np.asarray(X, float)
+    n, d_model = X.shape
+    widths = [np.shape(h[k])[1] for h in heads for k in ("W_Q", "W_V")]
+    if n > VIEW_TOKENS or max(d_model, *widths) > VIEW_DIM:
+        raise AttentionInputError(
+            f"an example worked by hand has at most {VIEW_TOKENS} tokens and d_model, d_k and "
+            f"d_v at most {VIEW_DIM}; this one has {n} tokens, d_model {d_model} and d_k or "
+            f"d_v up to {max(widths)}", "X")
+    e = Exercise(None, level, tuple(tokens), X,
+                 tuple({k: np.asarray(h[k], float) for k in ("W_Q", "W_K", "W_V")} for h in heads),
+                 row, (), causal=causal, mask=None if mask is None else np.asarray(mask, bool),
+                 scale=scale, positional=positional,
+                 W_O=None if W_O is None else np.asarray(W_O, float))
+    return Exercise(**{**e.__dict__, "blanks": _blanks(e, rows_of(e))})
 
 
 # A blank's path: "working.weights[1]", "heads[1].working.k[2][0]", "positional_encoding[1][0]".
@@ -246,8 +287,9 @@ def solve(e: Exercise) -> dict[str, float]:
 
 
 def _whole(a: np.ndarray) -> list:
-    """A matrix of whole numbers as lists of ints, as a person would write it."""
-    return a.astype(int).tolist()
+    """A matrix as lists, its whole numbers as ints, as a person would write them (2, not
+    2.0), any other number as it is."""
+    return [[int(v) if float(v).is_integer() else float(v) for v in row] for row in a.tolist()]
 
 
 def request(e: Exercise) -> dict:

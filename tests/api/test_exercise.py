@@ -81,7 +81,10 @@ def test_right_answers_as_shown_are_correct_and_a_wrong_one_gets_its_hint(client
     ("/api/exercise", {"seed": 1_000_000, "level": "z"}, "seed",
      "seed must be a whole number from 0 to 999999; got 1000000"),
     ("/api/exercise", {"seed": 2.5, "level": "z"}, "seed", "got 2.5"),
-    ("/api/exercise", {"level": "z"}, "seed", "seed is missing"),
+    ("/api/exercise", {"level": "z"}, "seed",
+     "send a seed (a whole number from 0 to 999999) or a request of your own with its row"),
+    ("/api/exercise", {"seed": 1, "level": "z", "request": {}}, "seed", "one of the two"),
+    ("/api/exercise", {"seed": 1}, "level", "level is missing: one of dots, scaled"),
     ("/api/exercise", {"seed": 1, "level": "z", "answers": {}}, "answers",
      "'answers' is not a field of this request"),
     ("/api/exercise/check", {"seed": 3, "level": "z"}, "answers", "answers is missing"),
@@ -120,3 +123,52 @@ def test_the_examples_in_the_http_guide_are_what_the_api_answers(client):
     asked, answered = check_block.split("→")
     status, body = post(client, "/api/exercise/check", json.loads(asked))
     assert status == 200 and json.loads(answered) == body
+
+
+TEXTBOOK = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+            "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]], "row": 2}
+
+
+def test_an_example_of_ones_own_is_practised_and_checked_by_its_request(client):
+    """The textbook's row by hand: weights 0.187, 0.045, 0.768 (e^s 16.92, 4.113, 69.59)."""
+    status, body = post(client, "/api/exercise", {"request": TEXTBOOK, "level": "weights"})
+    assert status == 200
+    assert (body["seed"], body["row"], body["blanks"]) == (
+        None, 2, ["working.weights[0]", "working.weights[1]", "working.weights[2]"])
+    assert body["title"] == "the weights aⱼ = e^sⱼ / Σ e^s, on your own example"
+    assert body["request"] == TEXTBOOK
+    status, checked = post(client, "/api/exercise/check", {
+        "request": TEXTBOOK, "level": "weights",
+        "answers": {"working.weights[0]": 0.187, "working.weights[2]": 69.59}})
+    assert status == 200
+    assert checked["results"]["working.weights[0]"] == {"correct": True, "tolerance": 0.001}
+    assert checked["results"]["working.weights[2]"]["hint"] == (
+        "Your 69.590 is e^s₃ itself: the weight divides it by the row's sum, Σ e^s.")
+    # Two heads and a mask of one's own: each head's blanks, the masked key's weight asked.
+    two = {**{k: TEXTBOOK[k] for k in ("tokens", "X", "row")},
+           "heads": [{p: TEXTBOOK[p] for p in ("W_Q", "W_K", "W_V")}] * 2,
+           "W_O": [[1, 0], [0, 1], [1, 0], [0, 1]],
+           "mask": [[True, True, True], [True, True, True], [True, False, True]]}
+    status, body = post(client, "/api/exercise", {"request": two, "level": "scaled"})
+    assert status == 200
+    assert body["blanks"] == [f"heads[{h}].working.scaled[{j}]" for h in (0, 1) for j in (0, 2)]
+
+
+@pytest.mark.parametrize("change, level, field, words", [
+    ({"positional": "rope"}, "weights", "request", "not RoPE"),
+    ({"b_Q": [1, 0]}, "weights", "request", "not biases"),
+    ({"window": 2}, "weights", "request", "not a window"),
+    ({"row": None}, "z", "request.row", "request.row is missing"),
+    ({"X": [[1, 0], [0, 1], [1, "a"]]}, "z", "request.X[2][1]", "X row 3 column 2"),
+    ({"X": [[1, 0]] * 9, "tokens": list("abcdefghi")}, "z", "request.X",
+     "at most 8 tokens and d_model, d_k and d_v at most 8; this one has 9 tokens"),
+    ({}, "causal", "level", "level must be one of dots, scaled, exp, weights, z, row for an "
+                            "example of your own; got 'causal'"),
+])
+def test_an_example_of_ones_own_that_cannot_be_worked_by_hand_is_a_422(client, change, level,
+                                                                      field, words):
+    request = {k: v for k, v in {**TEXTBOOK, **change}.items() if v is not None}
+    status, answer = post(client, "/api/exercise", {"request": request, "level": level})
+    assert status == 422
+    assert answer["error"]["field"] == field
+    assert words in answer["error"]["message"]

@@ -39,3 +39,26 @@ def test_a_level_or_seed_that_is_not_one_is_a_422_page_naming_it(client):
     assert response.status_code == 422
     assert "got &#39;-2&#39;" in response.get_data(as_text=True)
     assert client.get("/practise").status_code == 200
+
+
+def test_an_example_of_ones_own_in_the_link_and_a_seed_typed_beside_it(client):
+    import json
+    from urllib.parse import quote
+
+    own = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+           "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[0.5, 0], [0, 2]],
+           "row": 2}
+    link = f"/practise?level=z&request={quote(json.dumps(own))}"
+    html = client.get(link).get_data(as_text=True)
+    assert "on your own example" in html and 'id="own-request"' in html
+    # The inputs as typed (0.5 stays 0.5), the weights given, z blank.
+    assert "<td>0.5</td>" in html and 'data-path="working.weights[2]">0.768<' in html
+    assert re.findall(r'data-path="(working\.z\[\d\])" aria-label', html) == \
+        ["working.z[0]", "working.z[1]"]
+    options = re.findall(r'<option value="([a-z]+)"', html)
+    assert options == ["dots", "scaled", "exp", "weights", "z", "row"]
+    seeded = client.get(link + "&seed=4")
+    assert seeded.status_code == 200 and "seed 4," in seeded.get_data(as_text=True)
+    broken = client.get("/practise?level=z&request=%7B%22X%22")
+    assert broken.status_code == 422
+    assert "This link&#39;s example cannot be read: " in broken.get_data(as_text=True)

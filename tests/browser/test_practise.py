@@ -130,3 +130,30 @@ def test_axe_finds_nothing_and_the_page_never_scrolls_sideways(browser, console,
                                                        "values": ["wcag2a", "wcag2aa"]}})
         assert results.violations_count == 0, (level, results.generate_report())
     page.context.close()
+
+
+def test_the_editors_selected_row_is_worked_by_hand_from_its_link(page, server):
+    """The default example, row 3 ("sat"), by hand: q·k = 4, 2, 6; weights 0.187, 0.045,
+    0.768 (e^s 16.92, 4.113, 69.59 over 90.62)."""
+    from tests.browser.helpers import loaded
+
+    loaded(page, server.url)
+    page.get_by_role("link", name="Work the selected row by hand →").click()
+    expect(page.locator("#inputs-title")).to_contain_text("on your own example")
+    expect(page.locator("#working-title")).to_have_text("Query 3 · “sat”: fill in the blanks")
+    for j, dot in enumerate(("4", "2", "6")):
+        box = page.get_by_role("textbox", name=f"Dot product, key {j + 1} (", exact=False)
+        box.fill(dot)
+        box.press("Enter")
+        expect(box.locator("xpath=..")).to_have_attribute("data-state", "right")
+    page.get_by_label("Level").select_option("weights")
+    expect(page.locator("#inputs-title")).to_contain_text("the weights")
+    assert "request=" in page.url and "seed=" in page.url  # an empty seed: one's own
+    weight = page.get_by_role("textbox", name="Weight, key 3 (sat)")
+    weight.fill("69.59")
+    weight.press("Enter")
+    expect(page.locator("#h-working-weights-2")).to_have_text(
+        "Your 69.590 is e^s₃ itself: the weight divides it by the row's sum, Σ e^s.")
+    weight.fill("0.768")
+    weight.press("Enter")
+    expect(weight.locator("xpath=..")).to_have_attribute("data-state", "right")

@@ -67,3 +67,21 @@ test("what the live region says for a blank just entered", () => {
     "Weight, key 2 (mat): not yet. Your 1.000 is e^s₂ itself.");
   assert.equal(spoken("z, entry 1", undefined, "“x” is not a number."), "z, entry 1: “x” is not a number.");
 });
+
+test("the editor's link to practise its selected row carries the request, or none", async () => {
+  const { practiseHref } = await import("../../static/js/editor/practiselink.js");
+  const request = { tokens: ["a", "b"], X: [[1, 0], [0, 1]], W_Q: [[1, 0], [0, 1]], row: 1 };
+  const href = practiseHref(request, "/p/practise");
+  assert.equal(href, `/p/practise?level=dots&request=${encodeURIComponent(JSON.stringify(request))}`);
+  assert.deepEqual(JSON.parse(new URL(href, "http://x").searchParams.get("request")), request);
+  assert.equal(practiseHref(null, "/p/practise"), "/p/practise");
+  assert.equal(practiseHref({ ...request, row: null }, "/p/practise"), "/p/practise");
+});
+
+test("an example of one's own is checked by its request and kept under its own key", async () => {
+  const { exerciseKey } = await import("../../static/js/practise/score.js");
+  const own = { seed: null, level: "z", request: { X: [[1]] } };
+  assert.deepEqual(checkBody(own, { "working.z[0]": 1 }), { request: { X: [[1]] }, level: "z", answers: { "working.z[0]": 1 } });
+  assert.equal(exerciseKey(own), 'z:own:{"X":[[1]]}');
+  assert.equal(exerciseKey({ seed: 17, level: "z" }), "z:17");
+});

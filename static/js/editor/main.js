@@ -26,6 +26,7 @@ import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "../draw/readout.js";
 import { drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
+import { wirePractiseLink } from "./practiselink.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
@@ -389,6 +390,7 @@ function wire() {
       say(`Copy this link: ${location.href}`);
     }
   });
+  wirePractiseLink($("practise-row"), () => built(state).request);
   urls.listen(restore);
 }
 

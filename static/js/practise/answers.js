@@ -18,5 +18,8 @@ export function readAnswers(entries) {
   return { answers, invalid };
 }
 
-/** The body of POST /api/exercise/check for the exercise and its answers. */
-export const checkBody = (exercise, answers) => ({ seed: exercise.seed, level: exercise.level, answers });
+/** The body of POST /api/exercise/check for the exercise (by its seed, or an example of
+ *  one's own by its request) and its answers. */
+export const checkBody = (exercise, answers) => (exercise.seed === null
+  ? { request: exercise.request, level: exercise.level, answers }
+  : { seed: exercise.seed, level: exercise.level, answers });

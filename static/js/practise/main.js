@@ -33,6 +33,7 @@ function wireControls() {
   level.addEventListener("change", () => form.requestSubmit());
   document.getElementById("new-exercise").addEventListener("click", () => {
     document.getElementById("seed").value = String(Math.floor(Math.random() * 1_000_000));
+    document.getElementById("own-request")?.remove();  // a seeded one, not one's own
     form.requestSubmit();
   });
 }

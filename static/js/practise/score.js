@@ -22,7 +22,9 @@ export function save(storage, kept) {
   }
 }
 
-export const exerciseKey = ({ level, seed }) => `${level}:${seed}`;
+/** An exercise's key: its level and seed, or its level and its own request. */
+export const exerciseKey = ({ level, seed, request }) => (seed === null || seed === undefined
+  ? `${level}:own:${JSON.stringify(request)}` : `${level}:${seed}`);
 
 /** The exercise's record, made when first asked. */
 export function recordOf(kept, exercise) {
