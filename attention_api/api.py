@@ -3,7 +3,7 @@ health."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 
 from attention_core import __version__, presets
@@ -17,6 +17,7 @@ from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
 from .values import parse_json
+from .worksheet import worksheet
 
 bp = Blueprint("api", __name__)
 
@@ -131,6 +132,14 @@ def api_exercise():
 def api_exercise_check():
     """A student's numbers for an exercise checked, with a hint for each wrong one."""
     return jsonify(check_body(json_payload()))
+
+
+@bp.post("/api/worksheet")
+def api_worksheet():
+    """Worksheets or their answer key, a page per seed, as PDF (or the typst source)."""
+    sheet = worksheet(json_payload())
+    return Response(sheet.data, mimetype=sheet.media_type, headers={
+        "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
 
 
 @bp.get("/api/openapi.json")

@@ -18,10 +18,13 @@ from attention_core.scaling import score_variance, winner_probability
 from .exercise_cli import (
     CHECK,
     EXERCISE,
+    WORKSHEET,
     check_arguments,
     exercise_arguments,
     run_check,
     run_exercise,
+    run_worksheet,
+    worksheet_arguments,
 )
 from .names import page_message
 from .report import latex_report, text_report
@@ -180,12 +183,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def console(argv: list[str] | None = None) -> int:
-    """``attention-explorer serve``, ``compute …``, ``exercise …`` or ``check …``; the exit
-    status."""
+    """``attention-explorer serve``, ``compute …``, ``exercise …``, ``check …`` or
+    ``worksheet …``; the exit status."""
     p = argparse.ArgumentParser(prog="attention-explorer",
                                 description="Scaled dot-product attention, every step shown.")
     commands = p.add_subparsers(dest="command", required=True,
-                                metavar="{serve,compute,exercise,check}")
+                                metavar="{serve,compute,exercise,check,worksheet}")
     commands.add_parser("serve", help="serve the web page and API (HOST, PORT; default "
                         "http://127.0.0.1:5000/)").set_defaults(run=_serve)
     compute_command = commands.add_parser("compute", help="print a request's matrices and "
@@ -196,7 +199,9 @@ def console(argv: list[str] | None = None) -> int:
             ("exercise", "print an exercise from a seed and a level", EXERCISE,
              exercise_arguments, run_exercise),
             ("check", "check a student's answers and print hints", CHECK, check_arguments,
-             run_check)):
+             run_check),
+            ("worksheet", "write worksheets and their answer key as PDF", WORKSHEET,
+             worksheet_arguments, run_worksheet)):
         command = commands.add_parser(name, help=short, description=about)
         arguments(command)
         command.set_defaults(run=run)

@@ -1,5 +1,6 @@
-"""The command line's exercises: ``attention-explorer exercise`` prints one, and
-``attention-explorer check`` checks a student's answers file and prints the hints.
+"""The command line's exercises: ``attention-explorer exercise`` prints one,
+``attention-explorer check`` checks a student's answers file and prints the hints, and
+``attention-explorer worksheet`` writes a class set of worksheets, and their key, as PDF.
 
 An answers file is the body of POST /api/exercise/check: ``{"seed": 17, "level":
 "weights", "answers": {"working.weights[0]": 0.469, …}}``; ``exercise --format json``
@@ -11,18 +12,36 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from attention_core.errors import AttentionInputError
 from attention_core.exercises import LEVELS
 
 from .exercise import check_body, exercise_body
 from .values import JSONSyntaxError, parse_json
+from .worksheet import MAX_SHEETS, parse_seeds, worksheet
 
 EXERCISE = ("Print an exercise: a small attention problem from a seed and a level, and the "
             "numbers to work out (its blanks), without their values.")
 CHECK = ("Check a student's answers file (the body of POST /api/exercise/check: seed, level "
          "and answers, from a blank's path to a number) and print a hint for each wrong one. "
          "Exit status 0 when every answer is correct, 1 when one is not, 2 for a bad file.")
+
+
+WORKSHEET = ("Write worksheets as PDF, typeset by typst: a page per seed, each with the "
+             "exercise's inputs and the row's working with blanks; with --key, the answer key "
+             "too, in a second PDF, every blank filled in. The seed is printed on every page.")
+
+
+def worksheet_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seeds", required=True,
+                   help=f"a seed, a range or a list: 17, 1-30, 1-5,9 (at most {MAX_SHEETS})")
+    p.add_argument("--level", default="weights", choices=LEVELS, metavar="LEVEL",
+                   help="one of " + ", ".join(LEVELS) + " (default weights)")
+    p.add_argument("--key", action="store_true", help="write the answer key too")
+    p.add_argument("--format", choices=("pdf", "typ"), default="pdf",
+                   help="pdf (default), or typ: the typst source")
+    p.add_argument("--out", default=".", help="the folder to write into (default: here)")
 
 
 def exercise_arguments(p: argparse.ArgumentParser) -> None:
@@ -115,3 +134,23 @@ def run_check(args: argparse.Namespace) -> int:
         return _failed(exc)
     print(check_text(body), end="")
     return 0 if all(r["correct"] for r in body["results"].values()) else 1
+
+
+def run_worksheet(args: argparse.Namespace) -> int:
+    """Write the worksheets (and with --key their key) into --out; print each file's path."""
+    try:
+        seeds = parse_seeds(args.seeds)
+        sheets = [worksheet({"seeds": seeds, "level": args.level, "key": key,
+                             "format": args.format})
+                  for key in ((False, True) if args.key else (False,))]
+    except AttentionInputError as exc:
+        return _failed(exc)
+    for sheet in sheets:
+        path = Path(args.out) / sheet.filename
+        try:
+            path.write_bytes(sheet.data)
+        except OSError as exc:
+            print(f"error: cannot write {path}: {exc.strerror}", file=sys.stderr)
+            return 2
+        print(path)
+    return 0

@@ -1,9 +1,12 @@
-"""The OpenAPI description of the exercise routes (openapi.py joins it to the rest), its
-bounds from the numeric core's (attention_core/exercises.py): the levels and the seeds."""
+"""The OpenAPI description of the exercise routes and the worksheets (openapi.py joins it
+to the rest), its bounds from their one source: the levels and seeds of the numeric core
+(attention_core/exercises.py), the worksheets' of worksheet.py."""
 
 from __future__ import annotations
 
 from attention_core.exercises import LEVELS, SEEDS
+
+from .worksheet import MAX_SHEETS, SHEET_FORMATS
 
 SEED = {"type": "integer", "minimum": 0, "maximum": SEEDS - 1,
         "description": "the same seed and level give the same exercise on every machine"}
@@ -40,6 +43,17 @@ def exercise_paths(op, json) -> dict:
             requestBody=_body("ExerciseCheckRequest", {
                 "seed": 17, "level": "weights",
                 "answers": {"working.weights[0]": 0.469, "working.weights[1]": 0.2}}))},
+        "/api/worksheet": {"post": op(
+            "worksheet", "Worksheets, a page per seed, or their answer key, typeset as PDF.",
+            {"description": "The PDF (or with format typ, its typst source), as an attachment "
+                            "named for its level and seeds: worksheet-weights-17-18.pdf, "
+                            "key-weights-17-18.pdf. The seed and level are printed on every "
+                            "page.",
+             "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                         "text/plain": {"schema": {"type": "string"}}}},
+            ("400", "413", "415", "422"),
+            requestBody=_body("WorksheetRequest", {"seeds": [17, 18], "level": "weights",
+                                                   "key": True}))},
     }
 
 
@@ -50,6 +64,17 @@ def exercise_schemas() -> dict:
            "levels dots, scaled, exp, weights, z, row"}
     asked = {"seed": SEED, "level": LEVEL, "request": own}
     return {
+        "WorksheetRequest": {
+            "type": "object", "required": ["level"], "additionalProperties": False,
+            "properties": {
+                "seeds": {"type": "array", "minItems": 1, "maxItems": MAX_SHEETS, "items": SEED,
+                          "description": "a page per seed, in this order"},
+                "request": own, "level": LEVEL,
+                "key": {"type": "boolean", "default": False,
+                        "description": "true: the answer key, every blank filled in"},
+                "format": {"enum": list(SHEET_FORMATS), "default": "pdf",
+                           "description": "pdf, or typ: the typst source it is typeset from"},
+            }},
         "ExerciseRequest": {"type": "object", "required": ["level"],
                             "additionalProperties": False, "properties": asked},
         "Exercise": {

@@ -26,6 +26,7 @@ from .practise import DEFAULT, parse_seed, practise_view
 from .request import parse_request
 from .response import compute, response_body
 from .values import JSONSyntaxError, parse_json
+from .worksheet import MAX_SHEETS
 
 bp = Blueprint("pages", __name__)
 bp.after_request(gzip_page)
@@ -56,7 +57,7 @@ def page_config() -> dict:
                    "label": allowed.max_label, "heads": allowed.max_heads,
                    "body_bytes": current_app.config["MAX_CONTENT_LENGTH"],
                    "answer_cells": allowed.max_answer_cells,
-                   "position": allowed.max_position},
+                   "position": allowed.max_position, "worksheets": MAX_SHEETS},
         # GET scaling answers d_k = 1, 2, 4 … up to its default d_k_max when not asked.
         "lab": {"max_draws": MAX_DRAWS, "curve_d_k_max": CURVE_PARAMS["d_k_max"].default},
         "urls": {"attention": url_for("api.attention"), "presets": url_for("api.api_presets"),
@@ -66,10 +67,13 @@ def page_config() -> dict:
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
                  "model": url_for("pages.model"), "practise": url_for("pages.practise"),
                  "exercise_check": url_for("api.api_exercise_check"),
+                 "worksheet": url_for("api.api_worksheet"),
                  "model_attention": url_for("models.model_attention"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),
+        # The levels an example of one's own is worked at, for the editor's worksheet.
+        "exercise": {"view_levels": {k: LEVELS[k] for k in VIEW_LEVELS}},
     }
 
 
@@ -149,6 +153,7 @@ def practise():
     return render_template("practise.html", version=__version__, view=view, problem=problem,
                            levels={k: LEVELS[k] for k in (VIEW_LEVELS if own else LEVELS)},
                            seeds=SEEDS, asked={"seed": seed, "level": level, "request": own},
+                           max_sheets=MAX_SHEETS,
                            page_config=page_config()), status
 
 

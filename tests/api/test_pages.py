@@ -13,6 +13,7 @@ from werkzeug.test import Client
 from app import create_app
 from attention_api.lab import MAX_DRAWS
 from attention_api.request import Limits
+from attention_api.worksheet import MAX_SHEETS
 from attention_models import registry
 
 
@@ -76,7 +77,7 @@ def test_the_config_block_holds_the_apps_own_limits():
     assert config["limits"] == {"tokens": 64, "dim": 8, "model_dim": Limits.max_model_dim,
                                 "label": Limits.max_label, "heads": 4, "body_bytes": 5000,
                                 "answer_cells": 70_000,
-                                "position": 1_000_000}
+                                "position": 1_000_000, "worksheets": MAX_SHEETS}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
     # The template's own bounds come from the same values.
@@ -121,6 +122,7 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "model": "/explorer/model", "model_attention": "/explorer/api/model/attention",
                     "models": "/explorer/api/models", "practise": "/explorer/practise",
                     "exercise_check": "/explorer/api/exercise/check",
+                    "worksheet": "/explorer/api/worksheet",
                     "katex": f"/explorer/assets/{app.extensions['assets_version']}"
                              "/vendor/katex/katex.min.js"}
     for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex",
@@ -128,6 +130,8 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
         assert status(client, urls[name]) == 200, name
     checked = client.post(urls["exercise_check"], json={"seed": 1, "level": "z", "answers": {}})
     assert checked.status_code == 200 and checked.get_json()["results"] == {}
+    sheet = client.post(urls["worksheet"], json={"seeds": [1], "level": "z"})
+    assert sheet.status_code == 200 and sheet.data.startswith(b"%PDF-")
     sample = client.get(urls["scaling_sample"] + "?d_k=4&samples=100&seed=0")
     assert sample.status_code == 200 and sample.get_json()["d_k"] == 4
     answer = client.post(urls["attention"], json={**cat_sat, "fields": ["weights"]})

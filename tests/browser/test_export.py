@@ -334,7 +334,7 @@ def test_every_control_is_reached_by_tab_in_order(page, server):
     loaded(page, server.url)
     page.get_by_label("Matrix", exact=True).focus()
     seen = []
-    for _ in range(15):
+    for _ in range(18):
         seen.append(page.evaluate("() => { const a = document.activeElement; "
                                   "return a.closest('#export-panel') ? "
                                   "(a.labels?.[0]?.textContent || a.textContent) : null; }"))
@@ -342,7 +342,9 @@ def test_every_control_is_reached_by_tab_in_order(page, server):
             break
         page.keyboard.press("Tab")
     assert seen[:-1] == ["Matrix", "Format", "Export preview", "Download", "Copy",
-                         "Download heatmap SVG", "Download heatmap PNG", "Export configuration",
+                         "Download heatmap SVG", "Download heatmap PNG", "Level",
+                         "Download worksheet PDF", "Download answer key PDF",
+                         "Export configuration",
                          "Import configuration file", "Paste a configuration",
                          "Load pasted configuration"]
     # Focus is visible: the page's 3px accent outline.

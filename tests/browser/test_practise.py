@@ -157,3 +157,62 @@ def test_the_editors_selected_row_is_worked_by_hand_from_its_link(page, server):
     weight.fill("0.768")
     weight.press("Enter")
     expect(weight.locator("xpath=..")).to_have_attribute("data-state", "right")
+
+
+def pdf_pages(path):
+    import io
+    from pathlib import Path
+
+    from pypdf import PdfReader
+    return [p.extract_text() for p in PdfReader(io.BytesIO(Path(path).read_bytes())).pages]
+
+
+def test_on_paper_a_class_set_and_its_key_by_keyboard(page, server):
+    """Three worksheets from seed 17 on, then their key; the key holds this exercise's
+    weights (0.469 is weight 1 of seed 17 at "weights", computed by the test's reference)."""
+    _, weights = truth()
+    page.goto(f"{server.url}practise?seed={SEED}&level={LEVEL}")
+    count = page.get_by_role("textbox", name="Worksheets")
+    count.fill("3")
+    with page.expect_download() as d:
+        page.get_by_role("button", name="Worksheet (PDF)").focus()
+        page.keyboard.press("Enter")
+    assert d.value.suggested_filename == "worksheet-weights-17-19.pdf"
+    sheets = pdf_pages(d.value.path())
+    assert len(sheets) == 3
+    assert [f"seed {s} · level weights" in p for s, p in zip((17, 18, 19), sheets, strict=True)] \
+        == [True] * 3
+    expect(page.locator("#paper-status")).to_have_text("The worksheet saved.")
+    with page.expect_download() as d:
+        page.get_by_role("button", name="Answer key (PDF)").click()
+    key = pdf_pages(d.value.path())[0]
+    assert [f"{w:.3f}" in key for w in weights] == [True] * len(weights)
+    assert not any(f"{w:.3f}" in sheets[0] for w in weights)
+    count.fill("many")
+    page.get_by_role("button", name="Worksheet (PDF)").click()
+    expect(page.locator("#paper-status")).to_have_text(
+        "Worksheets must be a whole number from 1 to 100; got “many”.")
+
+
+def test_the_editors_row_as_a_worksheet_and_the_servers_reason_when_it_cannot_be(page, server,
+                                                                                   console):
+    """The default example's row 3 ("sat") as a key: its weights 0.187, 0.045, 0.768."""
+    from tests.browser.helpers import beyond, loaded
+
+    loaded(page, server.url)
+    part = page.locator(".export-worksheet")
+    part.scroll_into_view_if_needed()
+    part.get_by_label("Level").select_option("weights")
+    with page.expect_download() as d:
+        part.get_by_role("button", name="Download answer key PDF").click()
+    assert d.value.suggested_filename == "key-weights-own.pdf"
+    key = pdf_pages(d.value.path())[0]
+    assert "Query 3 · “sat”: every blank filled in" in key
+    assert all(w in key for w in ("0.187", "0.045", "0.768"))
+    expect(page.locator("#export-message")).to_have_text("Answer key saved.")
+    beyond(page).get_by_role("combobox", name="Positions").select_option("rope")
+    part.get_by_role("button", name="Download worksheet PDF").click()
+    expect(page.locator("#export-message")).to_have_text(
+        "an example worked by hand may have a mask, a scale, sinusoidal positions and "
+        "several heads, not RoPE")
+    console[:] = [m for m in console if "status of 422" not in m[1]]  # that one, expected

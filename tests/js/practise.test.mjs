@@ -4,6 +4,8 @@ import { checkBody, readAnswers } from "../../static/js/practise/answers.js";
 import { createChecker } from "../../static/js/practise/check.js";
 import { load, recordOf, save, scoreText, tally } from "../../static/js/practise/score.js";
 import { spoken } from "../../static/js/practise/marks.js";
+import { countOf, sheetBody } from "../../static/js/practise/paper.js";
+import { fileNameOf, saveTypeset } from "../../static/js/lib/typeset.js";
 
 test("typed answers: empty blanks are left out, the page's minus is read, text is named", () => {
   const { answers, invalid } = readAnswers([
@@ -84,4 +86,32 @@ test("an example of one's own is checked by its request and kept under its own k
   assert.deepEqual(checkBody(own, { "working.z[0]": 1 }), { request: { X: [[1]] }, level: "z", answers: { "working.z[0]": 1 } });
   assert.equal(exerciseKey(own), 'z:own:{"X":[[1]]}');
   assert.equal(exerciseKey({ seed: 17, level: "z" }), "z:17");
+});
+
+test("a worksheet's body: a class set of consecutive seeds, or one's own example", () => {
+  assert.deepEqual(sheetBody({ seed: 17, level: "z", request: null }, { count: 3 }),
+    { seeds: [17, 18, 19], level: "z", key: false, format: "pdf" });
+  const request = { tokens: ["a", "b"], row: 1 };
+  assert.deepEqual(sheetBody({ seed: null, level: "row", request }, { key: true, count: 5 }),
+    { request, level: "row", key: true, format: "pdf" });
+  assert.equal(countOf(" 30 ", 100), 30);
+  assert.deepEqual(countOf("0", 100), { message: "Worksheets must be a whole number from 1 to 100; got “0”." });
+  assert.deepEqual(countOf("2.5", 100), { message: "Worksheets must be a whole number from 1 to 100; got “2.5”." });
+  assert.deepEqual(countOf("101", 100), { message: "Worksheets must be a whole number from 1 to 100; got “101”." });
+});
+
+test("a typeset file's name comes from the server's Content-Disposition", () => {
+  assert.equal(fileNameOf('attachment; filename="key-row-17-19.pdf"', "x.pdf"), "key-row-17-19.pdf");
+  assert.equal(fileNameOf(null, "x.pdf"), "x.pdf");
+});
+
+test("a typeset file that cannot be made says why: the server's message, or the status", async () => {
+  const answer = (status, body) => async () => ({ ok: status < 300, status, json: async () => body });
+  const said = await saveTypeset("/w", {}, "x.pdf",
+    answer(422, { error: { message: "level must be one of dots", field: "level" } }));
+  assert.equal(said, "level must be one of dots");
+  assert.equal(await saveTypeset("/w", {}, "x.pdf", answer(502, null)),
+    "The server answered 502; nothing was made.");
+  assert.equal(await saveTypeset("/w", {}, "x.pdf", async () => { throw new TypeError("down"); }),
+    "The server cannot be reached; nothing was made. Try again.");
 });

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attention_api.assets import LICENCES, SERVED_SUFFIXES
 from tests.api.test_model_api import reference
 from tests.served import Served, free_port, get, post
 
@@ -94,18 +95,29 @@ def test_the_installed_modules_are_the_ones_imported(installed):
         assert path.startswith(str(venv)), path
 
 
-def test_the_installed_app_serves_its_page_and_files(installed):
+def test_the_installed_app_serves_its_pages_and_every_static_file(installed):
     venv, _ = installed
-    p = run(installed, str(venv / "bin/python"), "-c",
-            "import re; from app import create_app; c = create_app().test_client(); "
-            "page = c.get('/'); "
-            "files = re.findall(r'/assets/[0-9a-f]{12}/[^\"\\'\\s]+', page.text); "
-            "print(page.status_code, c.get('/api/docs').status_code, len(files), "
-            "sorted({c.get(f).status_code for f in files}))")
+    files = sorted(str(p.relative_to(ROOT / "static")) for p in (ROOT / "static").rglob("*")
+                   if p.is_file() and (p.suffix in SERVED_SUFFIXES or p.name in LICENCES))
+    script = r"""
+import json, re, sys
+from app import create_app
+from attention_api.assets import asset_url
+app = create_app()
+c = app.test_client()
+pages = [c.get(u) for u in ("/", "/practise", "/api/docs")]
+linked = {f for p in pages for f in re.findall(r"/assets/[0-9a-f]{12}/[^\"'\s]+", p.text)}
+with app.test_request_context():
+    missing = [f for f in json.loads(sys.argv[1]) if c.get(asset_url(f)).status_code != 200]
+print(json.dumps([[p.status_code for p in pages], len(linked),
+                  sorted({c.get(f).status_code for f in linked}), missing]))
+"""
+    p = run(installed, str(venv / "bin/python"), "-c", script, json.dumps(files))
     assert p.returncode == 0, p.stderr
-    status, docs, linked, files = p.stdout.split(maxsplit=3)
-    assert (status, docs) == ("200", "200")
-    assert int(linked) > 25 and files.strip() == "[200]"  # every file the page links is installed
+    statuses, linked, linked_status, missing = json.loads(p.stdout)
+    assert statuses == [200, 200, 200]
+    assert linked > 25 and linked_status == [200]  # every file the pages link is installed
+    assert len(files) > 100 and missing == []  # and every file of static/, linked or imported
 
 
 def test_a_notebook_needs_only_numpy(installed):

