@@ -16,6 +16,7 @@ from .exercise import check_body, exercise_body
 from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
+from .slide import slide
 from .values import parse_json
 from .worksheet import worksheet
 
@@ -138,6 +139,14 @@ def api_exercise_check():
 def api_worksheet():
     """Worksheets or their answer key, a page per seed, as PDF (or the typst source)."""
     sheet = worksheet(json_payload())
+    return Response(sheet.data, mimetype=sheet.media_type, headers={
+        "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
+
+
+@bp.post("/api/slide")
+def api_slide():
+    """A head's heatmap or a row's working as a 1920 × 1080 PNG slide, or SVG."""
+    sheet = slide(json_payload())
     return Response(sheet.data, mimetype=sheet.media_type, headers={
         "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
 

@@ -1,11 +1,13 @@
-"""The OpenAPI description of the exercise routes and the worksheets (openapi.py joins it
-to the rest), its bounds from their one source: the levels and seeds of the numeric core
-(attention_core/exercises.py), the worksheets' of worksheet.py."""
+"""The OpenAPI description of the classroom's routes, the exercises, the worksheets and the
+slides (openapi.py joins it to the rest), its bounds from their one source: the levels and
+seeds of the numeric core (attention_core/exercises.py), the worksheets' of worksheet.py and
+the slides' of slide.py."""
 
 from __future__ import annotations
 
 from attention_core.exercises import LEVELS, SEEDS
 
+from .slide import MAX_HEATMAP, MAX_WORKING_DIM, MAX_WORKING_KEYS, SLIDE_FORMATS, WHATS
 from .worksheet import MAX_SHEETS, SHEET_FORMATS
 
 SEED = {"type": "integer", "minimum": 0, "maximum": SEEDS - 1,
@@ -54,6 +56,19 @@ def exercise_paths(op, json) -> dict:
             ("400", "413", "415", "422"),
             requestBody=_body("WorksheetRequest", {"seeds": [17, 18], "level": "weights",
                                                    "key": True}))},
+        "/api/slide": {"post": op(
+            "slide", "A head's heatmap or a row's working as a slide: PNG or SVG.",
+            {"description": "A 1920 × 1080 PNG (or an SVG of 960 × 540 pt, or with format typ "
+                            "its typst source), as an attachment named for what it shows: "
+                            "slide-heatmap-row3.png, slide-working-row3-head2.svg.",
+             "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
+                         "image/svg+xml": {"schema": {"type": "string"}},
+                         "text/plain": {"schema": {"type": "string"}}}},
+            ("400", "413", "415", "422"),
+            requestBody=_body("SlideRequest", {"request": {
+                "tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+                "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]},
+                "row": 2, "what": "heatmap", "format": "png"}))},
     }
 
 
@@ -64,6 +79,22 @@ def exercise_schemas() -> dict:
            "levels dots, scaled, exp, weights, z, row"}
     asked = {"seed": SEED, "level": LEVEL, "request": own}
     return {
+        "SlideRequest": {
+            "type": "object", "required": ["request", "what"], "additionalProperties": False,
+            "properties": {
+                "request": {**_ref("AttentionRequest"), "description":
+                            f"the view; a heatmap of at most {MAX_HEATMAP} × {MAX_HEATMAP} "
+                            f"weights, a working of at most {MAX_WORKING_KEYS} keys and d_k "
+                            f"and d_v at most {MAX_WORKING_DIM}"},
+                "row": {"type": "integer", "minimum": 0, "description":
+                        "the query (0-based) whose working to show, or whose heatmap row "
+                        "to outline; the request's row when left out"},
+                "head": {"type": "integer", "minimum": 0, "default": 0,
+                         "description": "the head, 0-based, with several"},
+                "what": {"enum": list(WHATS)},
+                "format": {"enum": list(SLIDE_FORMATS), "default": "png",
+                           "description": "png (1920 × 1080), svg, or typ: the typst source"},
+            }},
         "WorksheetRequest": {
             "type": "object", "required": ["level"], "additionalProperties": False,
             "properties": {

@@ -67,7 +67,7 @@ def page_config() -> dict:
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
                  "model": url_for("pages.model"), "practise": url_for("pages.practise"),
                  "exercise_check": url_for("api.api_exercise_check"),
-                 "worksheet": url_for("api.api_worksheet"),
+                 "worksheet": url_for("api.api_worksheet"), "slide": url_for("api.api_slide"),
                  "model_attention": url_for("models.model_attention"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},

@@ -334,7 +334,7 @@ def test_every_control_is_reached_by_tab_in_order(page, server):
     loaded(page, server.url)
     page.get_by_label("Matrix", exact=True).focus()
     seen = []
-    for _ in range(18):
+    for _ in range(22):
         seen.append(page.evaluate("() => { const a = document.activeElement; "
                                   "return a.closest('#export-panel') ? "
                                   "(a.labels?.[0]?.textContent || a.textContent) : null; }"))
@@ -342,7 +342,8 @@ def test_every_control_is_reached_by_tab_in_order(page, server):
             break
         page.keyboard.press("Tab")
     assert seen[:-1] == ["Matrix", "Format", "Export preview", "Download", "Copy",
-                         "Download heatmap SVG", "Download heatmap PNG", "Level",
+                         "Download heatmap SVG", "Download heatmap PNG", "Heatmap slide PNG",
+                         "Heatmap slide SVG", "Working slide PNG", "Working slide SVG", "Level",
                          "Download worksheet PDF", "Download answer key PDF",
                          "Export configuration",
                          "Import configuration file", "Paste a configuration",
@@ -471,3 +472,19 @@ def test_the_matrix_choices_are_not_rebuilt_when_the_page_redraws(page, server):
     choices = page.get_by_label("Matrix", exact=True).locator("option")
     expect(choices.filter(has_text=re.compile("^Concat"))).to_have_count(1)
     assert not page.evaluate(f"{options}.every(o => o.__kept)")
+
+
+def test_the_heatmap_and_the_rows_working_as_slides(page, server):
+    """The default example's slides: a 1920 × 1080 PNG of the heatmap, and an SVG of row
+    3's working, each named for what it shows; with two heads, the head shown."""
+    loaded(page, server.url)
+    name, data = download(page, "Heatmap slide PNG")
+    assert name == "slide-heatmap-row3.png"
+    assert data.startswith(b"\x89PNG") and struct.unpack(">II", data[16:24]) == (1920, 1080)
+    expect(panel(page).locator("#export-message")).to_have_text("Heatmap slide saved.")
+    name, data = download(page, "Working slide SVG")
+    assert name == "slide-working-row3.svg" and data.startswith(b"<svg")
+    beyond(page).get_by_role("button", name="Increase heads").click()
+    wait_settled(page)
+    name, _ = download(page, "Heatmap slide PNG")  # the head shown: the new one
+    assert name == "slide-heatmap-row3-head2.png"

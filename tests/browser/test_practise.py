@@ -200,7 +200,7 @@ def test_the_editors_row_as_a_worksheet_and_the_servers_reason_when_it_cannot_be
     from tests.browser.helpers import beyond, loaded
 
     loaded(page, server.url)
-    part = page.locator(".export-worksheet")
+    part = page.locator(".export-row")
     part.scroll_into_view_if_needed()
     part.get_by_label("Level").select_option("weights")
     with page.expect_download() as d:

@@ -202,3 +202,24 @@ def test_every_hint_quotes_the_students_number_at_every_level():
                     assert any(q in result.hint for q in quoted), (level, seed, path, result.hint)
                     checked += 1
     assert checked > 7_000
+
+
+def test_a_number_is_shown_as_the_pages_working_writes_it():
+    """shown() against the page's own formatters, run in node: formatNumber for 3 decimals,
+    sigText for the exponentials, at numbers across every range either writes."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    values = [0.0, 1.0, 16.92, 4.1134, 1925.3, 9999.6, 19930.4, 99999.4, 99999.9996, 100000.0,
+              123456.0, 1.5e20, 0.0006012, 1.2345e-5, 1.2345e-7, 5e-7, -0.0001, -2.5, -0.0004,
+              0.00049999, 3.14159, 1e-300, -123456.789]
+    script = ("import { formatNumber } from './static/js/lib/format.js';"
+              "import { sigText } from './static/js/draw/workingtex.js';"
+              "const xs = JSON.parse(process.argv[1]);"
+              "console.log(JSON.stringify(xs.map((x) => [formatNumber(x), sigText(x)])));")
+    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(values)],
+                         cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                         text=True, check=True, timeout=60)
+    pages = [[a, b.replace("-", "\u2212")] for a, b in json.loads(out.stdout)]
+    assert [[shown(x), shown(x, "exp")] for x in values] == pages

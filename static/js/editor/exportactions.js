@@ -50,7 +50,7 @@ export function wireExport(host, panel, page) {
   preview.refresh({ choicesOnly: true });  // the choices at once; the preview when it is seen
   wireMatrixButtons(panel, page, preview, warn);
   wireHeatmapButtons(panel, page, warn);
-  wireWorksheet(panel, page);
+  wireTypeset(panel, page);
   wireConfig(panel, page, warn);
   // The choices follow every redraw (cheap); the preview's text only while it is seen.
   return { changed: () => preview.refresh({ choicesOnly: !visible }) };
@@ -184,28 +184,37 @@ function wireHeatmapButtons({ svgButton, pngButton }, page, warn) {
   });
 }
 
-/** The worksheet of the selected row, or its key, at the level chosen: the server types
- *  it (POST /api/worksheet) and says why not when the view is not one to work by hand,
- *  in the panel's own live region, where the person is. */
-function wireWorksheet({ level, worksheetButton, keyButton, message }, page) {
+/** Typeset on the server (typeset.js): the heatmap's and the selected row's slides
+ *  (POST /api/slide) and the row's worksheet and key (POST /api/worksheet). What the
+ *  server cannot make, it says why, in the panel's own live region, where the person is. */
+function wireTypeset(panel, page) {
+  const { message } = panel;
   const tell = (text, warning) => {
     message.classList.toggle("is-warning", warning);
     message.textContent = text;
   };
-  for (const [button, key] of [[worksheetButton, false], [keyButton, true]]) {
-    button.addEventListener("click", async () => {
-      const { request } = page.get();
-      if (!request) return tell("Nothing to typeset: a cell is not a number.", true);
-      if (request.row === null || request.row === undefined) {
-        return tell("Select a row first: click a row of the heatmap.", true);
-      }
-      button.disabled = true;
-      tell("Typesetting…", false);
-      const problem = await saveTypeset(urls.worksheet, { request, level: level.value, key }, "worksheet.pdf");
-      button.disabled = false;
-      tell(problem ?? (key ? "Answer key saved." : "Worksheet saved."), Boolean(problem));
-    });
-  }
+  const act = (button, url, bodyOf, done, needsRow) => button.addEventListener("click", async () => {
+    const { state, request } = page.get();
+    if (!request) return tell("Nothing to typeset: a cell is not a number.", true);
+    if (needsRow && (request.row === null || request.row === undefined)) {
+      return tell("Select a row first: click a row of the heatmap.", true);
+    }
+    button.disabled = true;
+    tell("Typesetting…", false);
+    const problem = await saveTypeset(url, bodyOf(request, state), "attention.pdf");
+    button.disabled = false;
+    tell(problem ?? done, Boolean(problem));
+  });
+  const slide = (what, format) => (request, state) => ({
+    request, what, format, ...(state.heads > 1 ? { head: state.head } : {}),
+  });
+  act(panel.heatmapSlidePNG, urls.slide, slide("heatmap", "png"), "Heatmap slide saved.", false);
+  act(panel.heatmapSlideSVG, urls.slide, slide("heatmap", "svg"), "Heatmap slide saved.", false);
+  act(panel.workingSlidePNG, urls.slide, slide("working", "png"), "Working slide saved.", true);
+  act(panel.workingSlideSVG, urls.slide, slide("working", "svg"), "Working slide saved.", true);
+  const sheet = (key) => (request) => ({ request, level: panel.level.value, key });
+  act(panel.worksheetButton, urls.worksheet, sheet(false), "Worksheet saved.", true);
+  act(panel.keyButton, urls.worksheet, sheet(true), "Answer key saved.", true);
 }
 
 /** Export the configuration; import one from a file or pasted text. */

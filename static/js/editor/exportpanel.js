@@ -29,11 +29,15 @@ export function mountExport(host, page) {
       field("export-preview", "Export preview", panel.preview), panel.about,
       el("div", { class: "export-buttons" }, panel.save, panel.copy)),
     part("heatmap", "The heatmap", "The weights A as a picture, with the token labels and every " +
-      "value: SVG to scale freely, PNG at twice the size for slides.",
-    el("div", { class: "export-buttons" }, panel.svgButton, panel.pngButton)),
-    part("worksheet", "A worksheet of the selected row", "This view's inputs and the selected " +
-      "row's working with blanks, typeset as a PDF to print, and its answer key with every " +
-      "blank filled in (at most 8 tokens and d 8; no newer variant).",
+      "value: SVG to scale freely, PNG at twice the size; or as a slide, 1920 × 1080, with a " +
+      "title and the colour bar.",
+    el("div", { class: "export-buttons" }, panel.svgButton, panel.pngButton, panel.heatmapSlidePNG,
+      panel.heatmapSlideSVG)),
+    part("row", "The selected row", "Its working as a slide, from the scores to z; or this " +
+      "view's inputs and the row's working with blanks, typeset as a PDF worksheet to print, and " +
+      "its answer key with every blank filled in (a worksheet: at most 8 tokens and d 8, no newer " +
+      "variant).",
+    el("div", { class: "export-buttons" }, panel.workingSlidePNG, panel.workingSlideSVG),
     el("div", { class: "export-choices" }, field("export-level", "Level", panel.level)),
     el("div", { class: "export-buttons" }, panel.worksheetButton, panel.keyButton)),
     part("config", "The whole configuration", "Tokens, X, W_Q, W_K, W_V, the mask and the " +
@@ -50,8 +54,10 @@ export function mountExport(host, page) {
 /** The panel's controls, by name, not yet placed. */
 function controls() {
   const button = (text) => el("button", { type: "button", text });
-  const [save, copy, svgButton, pngButton, worksheetButton, keyButton, exportConfig, loadPasted] = [
-    "Download", "Copy", "Download heatmap SVG", "Download heatmap PNG", "Download worksheet PDF",
+  const [save, copy, svgButton, pngButton, heatmapSlidePNG, heatmapSlideSVG, workingSlidePNG,
+    workingSlideSVG, worksheetButton, keyButton, exportConfig, loadPasted] = [
+    "Download", "Copy", "Download heatmap SVG", "Download heatmap PNG", "Heatmap slide PNG",
+    "Heatmap slide SVG", "Working slide PNG", "Working slide SVG", "Download worksheet PDF",
     "Download answer key PDF", "Export configuration", "Load pasted configuration"].map(button);
   return {
     matrix: el("select", { id: "export-matrix" }),
@@ -65,7 +71,8 @@ function controls() {
     level: el("select", { id: "export-level" },
       ...Object.entries(exercise.view_levels ?? {}).map(([value, text]) =>
         new Option(`${text[0].toUpperCase()}${text.slice(1)}`, value, value === "row", value === "row"))),
-    save, copy, svgButton, pngButton, worksheetButton, keyButton, exportConfig, loadPasted,
+    save, copy, svgButton, pngButton, heatmapSlidePNG, heatmapSlideSVG, workingSlidePNG,
+    workingSlideSVG, worksheetButton, keyButton, exportConfig, loadPasted,
     file: el("input", { id: "export-file", type: "file", accept: ".json,application/json" }),
     pasted: el("textarea", {
       id: "export-paste", class: "export-paste", rows: 4, spellcheck: "false", "aria-describedby": "export-message",

@@ -1,0 +1,144 @@
+"""Slides, for POST /api/slide: ``{"request": …, "row": 2, "what": "heatmap" or "working",
+"format": "png" or "svg"}`` (and ``"head"`` with several) becomes a 1920 × 1080 PNG or an SVG,
+typeset by typst as the worksheets are: a head's heatmap of A, or one row's working.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from attention_core.errors import AttentionInputError
+
+from .request import Limits, parse_request
+from .response import compute
+from .slide_typst import PPI, heatmap_slide, slide_source, working_slide
+from .typeset import FORMATS, compile_source, literal
+from .values import describe
+from .worksheet import Sheet
+
+FIELDS = ("request", "row", "head", "what", "format")
+WHATS = ("heatmap", "working")
+SLIDE_FORMATS = ("png", "svg", "typ")
+# What a slide holds legibly: a heatmap of at most 64 × 64 cells (its weights written in
+# the cells up to about 14), and a working of at most 16 keys, d_k and d_v at most 8.
+MAX_HEATMAP = 64
+MAX_WORKING_KEYS = 16
+MAX_WORKING_DIM = 8
+
+
+def _choice(p: dict, name: str, choices: tuple[str, ...], default: str | None) -> str:
+    value = p.get(name, default)
+    if value not in choices:
+        raise AttentionInputError(f"{name} must be {' or '.join(choices)}; got "
+                                  f"{describe(value) if name in p else 'nothing'}", name)
+    return value
+
+
+def _whole(p: dict, name: str, below: int, what: str) -> int:
+    value = p[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < below:
+        raise AttentionInputError(f"{name} must be a whole number from 0 to {below - 1} "
+                                  f"({what}); got {describe(value)}", name)
+    return value
+
+
+def _checked(p) -> tuple:
+    """The body's request, row, head, what and format, each checked."""
+    if not isinstance(p, dict):
+        raise AttentionInputError(f"the body must be a JSON object; got {describe(p)}", None)
+    unknown = [k for k in p if k not in FIELDS]
+    if unknown:
+        raise AttentionInputError(f"{unknown[0]!r} is not a field of this request; its fields "
+                                  f"are {', '.join(FIELDS)}", unknown[0])
+    what = _choice(p, "what", WHATS, None)
+    fmt = _choice(p, "format", SLIDE_FORMATS, "png")
+    if "request" not in p:
+        raise AttentionInputError("request is missing: the view, in the request format of "
+                                  "POST /api/attention", "request")
+    try:
+        req = parse_request(p["request"], Limits())
+    except AttentionInputError as exc:  # named within the body: "request.X[0][1]"
+        field = exc.field if exc.field is None or exc.field.startswith("request") \
+            else f"request.{exc.field}"
+        raise AttentionInputError(str(exc), field) from None
+    n = len(req.tokens)
+    row = _whole(p, "row", n, f"the query, 0-based, of {n} tokens") if "row" in p else req.row
+    head = _whole(p, "head", len(req.heads), f"the head, 0-based, of {len(req.heads)}") \
+        if "head" in p else 0
+    if what == "working" and row is None:
+        raise AttentionInputError("row is missing: the query whose working to show, 0-based",
+                                  "row")
+    return dataclasses.replace(req, row=row, fields=None), row, head, what, fmt
+
+
+def _too_big(what: str, n: int, m: int, d: int) -> None:
+    if what == "heatmap" and max(n, m) > MAX_HEATMAP:
+        raise AttentionInputError(
+            f"a heatmap slide holds at most {MAX_HEATMAP} × {MAX_HEATMAP} weights; this view "
+            f"has {n} × {m}", "request")
+    if what == "working" and (m > MAX_WORKING_KEYS or d > MAX_WORKING_DIM):
+        raise AttentionInputError(
+            f"a working slide holds at most {MAX_WORKING_KEYS} keys and d_k and d_v up to "
+            f"{MAX_WORKING_DIM}; this view has {m} keys and d_k or d_v {d}", "request")
+
+
+def _about(req, head: int) -> str:
+    """The view in a line: its tokens and what it adds to the textbook's attention."""
+    parts = [f"{len(req.tokens)} tokens"]
+    if req.tokens_kv is not None:
+        parts.append(f"{len(req.tokens_kv)} keys (cross-attention)")
+    if req.causal:
+        parts.append("causal mask")
+    if req.mask is not None:
+        parts.append("a mask")
+    if req.scale is not None:
+        parts.append(f"scale {req.scale:g}")
+    if req.positional is not None:
+        parts.append(f"{req.positional} positions")
+    if req.window is not None:
+        parts.append(f"window {req.window}" + (f", {req.sinks} sinks" if req.sinks else ""))
+    if len(req.heads) > 1:
+        parts.append(f"head {head + 1} of {len(req.heads)}")
+    return " · ".join(parts)
+
+
+def _scaled(req, row: int, d_k: int) -> str:
+    """How s_j is made, in typst maths: q·kⱼ / √d_k or × the request's scale, and ALiBi's
+    bias."""
+    i = row + 1
+    made = f"q_{i} dot k_j \\/ sqrt({d_k})" if req.scale is None \
+        else f"q_{i} dot k_j times {req.scale:g}"
+    return made + (f" - m abs({i} - j)" if req.positional == "alibi" else "")
+
+
+def slide(p) -> Sheet:
+    """The body ``p`` typeset: a heatmap or working slide as PNG, SVG or typst source."""
+    req, row, head, what, fmt = _checked(p)
+    keys = req.tokens_kv or req.tokens
+    n, m = len(req.tokens), len(keys)
+    W_Q, _, W_V = req.projections[head]  # (d_model, d_k), …, (d_model, d_v)
+    d = max(W_Q.shape[1], W_V.shape[1])
+    _too_big(what, n, m, d)
+    computed = compute(req)
+    about = _about(req, head)
+    words = " ".join(req.tokens)
+    words = words if len(words) <= 70 else words[:69].rstrip() + "…"  # one line
+    if what == "heatmap":
+        title = "Attention weights $A = \"softmax\"(Q K^T \\/ sqrt(d_k))$"
+        body = heatmap_slide(computed.results[head], req.tokens, keys, row, title,
+                             f"“{words}” · {about}")
+        foot = "Row $i$: how much query $i$ reads each key $j$. A masked cell's weight is 0."
+    else:
+        w = computed.rows[head]
+        title = (f"Query {row + 1} · #{literal(f'“{req.tokens[row]}”')}: from the scores "
+                 f"to $z_{row + 1}$")
+        body = working_slide(w, keys, req.tokens[row], title, f"“{words}” · {about}",
+                             _scaled(req, row, W_Q.shape[1]))
+        foot = (f"The weights $a_j$ add up to 1, and $z_{row + 1}$ is their mix of the "
+                f"values $v_j$." if w.allowed.any()
+                else "This query may read no key: every weight is 0.")
+    source = slide_source(body, f"Attention Explorer · {what}", foot)
+    data = source.encode() if fmt == "typ" else compile_source(source, fmt, ppi=PPI)
+    name = f"slide-{what}{'' if row is None else f'-row{row + 1}'}" + \
+        (f"-head{head + 1}" if len(req.heads) > 1 else "")
+    return Sheet(data, FORMATS[fmt], f"{name}.{fmt}")

@@ -1,0 +1,160 @@
+"""A slide's typst source, 16:9 (960 × 540 pt: 1920 × 1080 pixels at 144 ppi): a head's
+heatmap of A with its token labels and colour bar, or one row's working from the scores to
+z_i, in type large enough for the back of a room.
+
+Every label and number reaches the source as a string literal (typeset.literal), never as
+markup; numbers are written as the page writes them (diagnosis.shown).
+"""
+
+from __future__ import annotations
+
+from attention_core.diagnosis import shown
+from attention_core.engine import AttentionResult
+from attention_core.working import RowWorking
+
+from .colours import ACCENT, HATCH, HATCH_BG, VIRIDIS, text_rgb, weight_rgb
+from .typeset import literal
+
+WIDTH, HEIGHT = 960, 540  # pt
+PPI = 144  # 960 pt at 144 pixels per inch: 1920 pixels
+NUMBERS_FROM = 26  # pt: a cell at least this wide and tall writes its weight in it
+
+def _rgb(c) -> str:
+    return f"rgb({c[0]}, {c[1]}, {c[2]})"
+
+
+def _preamble(title: str, foot: str) -> str:
+    return f"""\
+#set document(title: {literal(title)}, author: "Attention Explorer")
+#set page(width: {WIDTH}pt, height: {HEIGHT}pt, margin: (x: 40pt, top: 30pt, bottom: 34pt),
+  fill: white, footer: [
+    #set text(size: 11pt, fill: luma(110))
+    #grid(columns: (1fr, auto), [{foot}], [Attention Explorer])
+  ])
+#set text(font: "Libertinus Serif", size: 22pt, lang: "en")
+#show math.equation: set text(font: "New Computer Modern Math")
+#let masked = tiling(size: (8pt, 8pt))[
+  #place(rect(width: 100%, height: 100%, fill: {_rgb(HATCH_BG)}, stroke: none))
+  #place(line(start: (0%, 100%), end: (100%, 0%), stroke: 1.4pt + {_rgb(HATCH)}))
+]
+"""
+
+
+def _label(tokens: list[str], j: int) -> str:
+    return f"{j + 1} #{literal(tokens[j])}"
+
+
+def _heading(title: str, subtitle: str) -> list[str]:
+    """The slide's title (typst markup of ours) and its line about the view (text)."""
+    return [f"#block(below: 10pt, text(size: 30pt, weight: \"bold\")[{title}])",
+            f"#block(below: 14pt, text(size: 17pt, fill: luma(80))[#{literal(subtitle)}])"]
+
+
+def colour_bar(height: float) -> str:
+    """The scale 0 → 1 (1 at the top), its stops the page's, blended in RGB as the page
+    does, with ticks every quarter, and the masked swatch beneath."""
+    stops = ", ".join(_rgb(c) for c in VIRIDIS)  # VIRIDIS[0] is weight 1: the top
+    ticks = "".join(f"#place(top + left, dy: {height * (1 - t):.1f}pt, line(length: 6pt, "
+                    f"stroke: 0.8pt))#place(top + left, dx: 9pt, dy: {height * (1 - t):.1f}pt "
+                    f"- 0.5em)[{t:g}]" for t in (0, 0.25, 0.5, 0.75, 1))
+    bar = (f"box(width: 22pt, height: {height:.1f}pt, stroke: 0.6pt + luma(120), "
+           f"fill: gradient.linear({stops}, angle: 90deg, space: rgb))")
+    swatch = "box(width: 22pt, height: 14pt, fill: masked, stroke: 0.6pt + luma(120))"
+    return (f"box(width: 84pt, text(size: 15pt, grid(columns: (22pt, auto), row-gutter: 14pt, "
+            f"{bar}, box(width: 50pt, height: {height:.1f}pt)[{ticks}], {swatch}, "
+            f"pad(left: 5pt, text(size: 13pt)[masked]))))")
+
+
+def heatmap_slide(result: AttentionResult, queries: list[str], keys: list[str],
+                  row: int | None, title: str, subtitle: str) -> str:
+    """A head's weights A (n × m) as a grid of cells in the page's colours: a row per
+    query, a column per key; the selected ``row`` outlined in the accent colour."""
+    A, allowed = result.weights, result.mask
+    n, m = A.shape
+    cell = min((WIDTH - 80 - 150 - 110) / m, 350 / n, 110.0)
+    size = min(24.0, max(7.0, cell * 0.42))  # the labels' type
+    digits = f"{min(26.0, cell * 0.29):.1f}pt"
+    rotate = max(len(k) for k in keys) * size * 0.5 + 14 > cell
+    top = [f"rotate(-90deg, reflow: true)[#{literal(k)}]" if rotate else f"[#{literal(k)}]"
+           for k in keys]
+    cells = []
+    for i in range(n):
+        label = _label(queries, i)
+        cells.append(f"table.cell(align: right + horizon, inset: (right: 8pt))"
+                     f"[{f'*{label}*' if i == row else label}]")
+        for j in range(m):
+            if not allowed[i, j]:
+                cells.append("table.cell(fill: masked)[]")
+                continue
+            bg = weight_rgb(float(A[i, j]))
+            text = (f"#text(size: {digits}, fill: {_rgb(text_rgb(bg))})"
+                    f"[#{literal(shown(float(A[i, j])))}]" if cell >= NUMBERS_FROM else "")
+            cells.append(f"table.cell(fill: {_rgb(bg)})[{text}]")
+    accent = f"3pt + {_rgb(ACCENT)}"
+    outline = "" if row is None else (
+        f"table.hline(y: {row + 1}, start: 1, stroke: {accent}), "
+        f"table.hline(y: {row + 2}, start: 1, stroke: {accent}), "
+        f"table.vline(x: 1, start: {row + 1}, end: {row + 2}, stroke: {accent}), "
+        f"table.vline(x: {m + 1}, start: {row + 1}, end: {row + 2}, stroke: {accent}), ")
+    header = ", ".join(f"table.cell(inset: (bottom: 6pt), align: center + bottom, {t})"
+                       for t in top)
+    grid = (f"table(columns: (auto, ..({cell:.2f}pt,) * {m}), rows: (auto, "
+            f"..({cell:.2f}pt,) * {n}), stroke: none, inset: 0pt, align: center + horizon, "
+            f"table.header(table.cell(align: right + bottom, inset: (right: 8pt, bottom: 6pt), "
+            f"text(size: 15pt, fill: luma(80))[key $j$ →\\ query $i$ ↓]), {header}), "
+            f"{outline}{', '.join(cells)})")
+    return "\n".join([
+        *_heading(title, subtitle),
+        f"#set text(size: {size:.1f}pt)",
+        "#align(center, grid(columns: 2, column-gutter: 24pt, align: horizon,",
+        f"  {grid},", f"  {colour_bar(min(n * cell, 300.0))}))",
+    ])
+
+
+def _vector(values) -> str:
+    return "(" + ", ".join(f"#{literal(shown(float(x)))}" for x in values) + ")"
+
+
+def working_slide(w: RowWorking, keys: list[str], token: str, title: str, subtitle: str,
+                  scaled: str) -> str:
+    """Row i's working: key by key q·kⱼ, sⱼ (``scaled``: how it is made, in typst maths),
+    e^sⱼ and aⱼ (its cell in the weight's colour); beside them q_i, Σ and z_i. Overflowing
+    exponentials are written shifted by the row's maximum, as the engine computes them."""
+    i, m = w.row + 1, len(keys)
+    shifted = bool(w.exp_overflow)
+    exps, total = (w.exp_shifted, w.exp_shifted_sum) if shifted else (w.exp, w.exp_sum)
+    size = min(24.0, 380.0 / (m + 1) / 1.6)
+    e_head = f"e^(s_j - {shown(w.shift)})" if shifted else "e^(s_j)"
+    header = ["[key $j$]", f"[$q_{i} dot k_j$]", f"[$s_j = {scaled}$]", f"[${e_head}$]",
+              "[$a_j$]"]
+    cells = []
+    for j in range(m):
+        dots = f"[#{literal(shown(float(w.dots[j])))}]"
+        if not w.allowed[j]:
+            cells += [f"[{_label(keys, j)}]", dots, '[#"−∞"]', "[0]",
+                      "table.cell(fill: masked)[0]"]
+            continue
+        bg = weight_rgb(float(w.weights[j]))
+        cells += [f"[{_label(keys, j)}]", dots, f"[#{literal(shown(float(w.scaled[j])))}]",
+                  f"[#{literal(shown(float(exps[j]), 'exp'))}]",
+                  f"table.cell(fill: {_rgb(bg)})[#text(fill: {_rgb(text_rgb(bg))})"
+                  f"[#{literal(shown(float(w.weights[j])))}]]"]
+    table = (f"table(columns: 5, inset: (x: 10pt, y: {size * 0.3:.1f}pt), "
+             f"align: (left, right, right, right, right), stroke: (x, y) => if y == 0 "
+             f"{{ (bottom: 1pt) }} else {{ (bottom: 0.4pt + luma(210)) }}, "
+             f"table.header({', '.join(header)}), {', '.join(cells)})")
+    beside = "\n\n".join([
+        f"$q_{i} = $ {_vector(w.q)} #h(0.3em) #text(fill: luma(90))[(#{literal(token)})]",
+        f"$Sigma = sum_j {e_head} = $ #{literal(shown(float(total), 'exp_sum'))}",
+        f"$a_j = {e_head} \\/ Sigma$",
+        f"$z_{i} = sum_j a_j v_j = $ {_vector(w.z)}"])
+    return "\n".join([
+        *_heading(title, subtitle),
+        f"#grid(columns: (auto, 1fr), column-gutter: 36pt, text(size: {size:.1f}pt, {table}), "
+        f"[#set text(size: 21pt)\n#set par(leading: 0.7em)\n{beside}])",
+    ])
+
+
+def slide_source(body: str, title: str, foot: str) -> str:
+    """The whole source: ``foot`` (typst markup of ours) at the foot of the slide."""
+    return _preamble(title, foot) + body + "\n"

@@ -1,0 +1,145 @@
+"""POST /api/slide (attention_api/slide.py, slide_typst.py): a head's heatmap and a row's
+working as 1920 × 1080 PNG and as SVG, their colours and numbers those of an independent
+computation (tests/reference.py), labels as text, and every bad input a 422 naming it."""
+
+import json
+import re
+import struct
+
+import pytest
+
+from attention_api.colours import weight_rgb
+from attention_core import default_request
+from tests.reference import reference_attention
+
+DEFAULT = {**default_request(), "row": 2}
+
+
+def post(client, body):
+    return client.post("/api/slide", data=json.dumps(body), content_type="application/json")
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    return struct.unpack(">II", data[16:24])
+
+
+def fills(svg: bytes) -> set[str]:
+    return set(re.findall(r'fill="(#[0-9a-f]{6})"', svg.decode()))
+
+
+def hex_of(rgb) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def literals(source: bytes) -> list[str]:
+    """Every typst string literal of a source, as written."""
+    return re.findall(r'"((?:[^"\\]|\\.)*)"', source.decode())
+
+
+def shown(x: float) -> str:
+    text = f"{x:.3f}"
+    return (text.lstrip("-") if float(text) == 0 else text).replace("-", "−")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_heatmap_slide_is_1920_by_1080_in_the_colours_of_the_weights(client, causal):
+    request = {**DEFAULT, "causal": causal}
+    ref = reference_attention(request["X"], request["W_Q"], request["W_K"], request["W_V"],
+                              causal=causal)["weights"]
+    png = post(client, {"request": request, "what": "heatmap"})
+    assert (png.status_code, png.mimetype) == (200, "image/png")
+    assert png.headers["Content-Disposition"] == \
+        'attachment; filename="slide-heatmap-row3.png"'
+    assert png_size(png.data) == (1920, 1080)
+    svg = post(client, {"request": request, "what": "heatmap", "format": "svg"})
+    assert (svg.status_code, svg.mimetype) == (200, "image/svg+xml")
+    assert b'viewBox="0 0 960 540"' in svg.data
+    allowed = [w for i, r in enumerate(ref) for j, w in enumerate(r) if not causal or j <= i]
+    assert {hex_of(weight_rgb(w)) for w in allowed} <= fills(svg.data)
+    source = post(client, {"request": request, "what": "heatmap", "format": "typ"}).data
+    written = literals(source)
+    assert [shown(w) in written for w in allowed] == [True] * len(allowed)
+    assert ("masked" in source.decode()) is True  # the swatch; and masked cells when causal
+    assert source.decode().count("fill: masked)[]") == (3 if causal else 0)
+
+
+def test_the_working_slide_writes_the_rows_numbers(client):
+    ref = reference_attention(DEFAULT["X"], DEFAULT["W_Q"], DEFAULT["W_K"], DEFAULT["W_V"])
+    png = post(client, {"request": DEFAULT, "what": "working"})
+    assert png.status_code == 200 and png_size(png.data) == (1920, 1080)
+    written = literals(post(client, {"request": DEFAULT, "what": "working",
+                                     "format": "typ"}).data)
+    q, scores, weights = ref["Q"][2], ref["scores"][2], ref["weights"][2]
+    d_k = len(q)
+    exps = [2.718281828459045 ** (s / d_k ** 0.5) for s in scores]
+    expected = ([shown(x) for x in q] + [shown(s) for s in scores]
+                + [shown(s / d_k ** 0.5) for s in scores] + [f"{e:#.4g}" for e in exps]
+                + [f"{sum(exps):#.4g}"] + [shown(w) for w in weights]
+                + [shown(z) for z in ref["output"][2]])
+    assert [x in written for x in expected] == [True] * len(expected), expected
+    assert "“sat”" in written  # the title's token
+
+
+def test_another_head_and_cross_attention(client):
+    heads = [{"W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]},
+             {"W_Q": [[2, 0], [0, 1]], "W_K": [[0, 1], [1, 0]], "W_V": [[1, 1], [0, 1]]}]
+    request = {"tokens": ["a", "b", "c"], "X": [[1, 0], [0, 1], [1, 1]], "heads": heads,
+               "W_O": [[1, 0], [0, 1], [1, 0], [0, 1]], "row": 0}
+    svg = post(client, {"request": request, "what": "heatmap", "head": 1, "format": "svg"})
+    assert svg.status_code == 200
+    assert svg.headers["Content-Disposition"] == \
+        'attachment; filename="slide-heatmap-row1-head2.svg"'
+    ref = reference_attention(request["X"], *(heads[1][k] for k in ("W_Q", "W_K", "W_V")))
+    assert {hex_of(weight_rgb(w)) for r in ref["weights"] for w in r} <= fills(svg.data)
+    cross = {**DEFAULT, "X_kv": [[1, 0], [0, 1], [2, 2], [1, 1]],
+             "tokens_kv": ["le", "chat", "dort", "ici"]}
+    source = post(client, {"request": cross, "what": "heatmap", "format": "typ"}).data.decode()
+    assert all(f'"{t}"' in source for t in cross["tokens_kv"])
+    assert "4 keys (cross-attention)" in source
+
+
+HOSTILE = ['#import "/etc/passwd"', r"\input{/etc/passwd}", "}{"]
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "typ"])
+@pytest.mark.parametrize("what", ["heatmap", "working"])
+def test_labels_are_text_in_every_format(client, what, fmt):
+    request = {**DEFAULT, "tokens": HOSTILE}
+    answer = post(client, {"request": request, "what": what, "format": fmt})
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    if fmt == "typ":  # outside its string literals, the source holds nothing of a label
+        outside = re.sub(r'"(?:[^"\\]|\\.)*"', '""', answer.get_data(as_text=True))
+        assert "passwd" not in outside and "input" not in outside and "}{" not in outside
+        assert '"#import \\"/etc/passwd\\""' in answer.get_data(as_text=True)
+    elif fmt == "png":
+        assert png_size(answer.data) == (1920, 1080)
+    else:
+        assert answer.data.startswith(b"<svg")
+
+
+@pytest.mark.parametrize(("body", "field", "says"), [
+    ({"request": DEFAULT}, "what", "what must be heatmap or working; got nothing"),
+    ({"request": DEFAULT, "what": "table"}, "what", '"table"'),
+    ({"request": DEFAULT, "what": "heatmap", "format": "pdf"}, "format", "png or svg or typ"),
+    ({"what": "heatmap"}, "request", "request is missing"),
+    ({"request": DEFAULT, "what": "heatmap", "row": 3}, "row", "from 0 to 2"),
+    ({"request": DEFAULT, "what": "heatmap", "row": True}, "row", "got true"),
+    ({"request": DEFAULT, "what": "heatmap", "head": 1}, "head", "from 0 to 0"),
+    ({"request": {**DEFAULT, "row": None}, "what": "working"}, "row", "row is missing"),
+    ({"request": DEFAULT, "what": "heatmap", "size": 2}, "size", "'size' is not a field"),
+    ({"request": {**DEFAULT, "X": [[1, 0], [0, "x"], [1, 1]]}, "what": "heatmap"},
+     "request.X[1][1]", "x"),
+    ({"request": {"tokens": [f"t{i}" for i in range(65)], "X": [[1, 0]] * 65,
+                  "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]},
+      "what": "heatmap"}, "request", "at most 64 × 64 weights; this view has 65 × 65"),
+    ({"request": {"tokens": [f"t{i}" for i in range(17)], "X": [[1, 0]] * 17,
+                  "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]],
+                  "row": 0}, "what": "working"}, "request", "at most 16 keys"),
+])
+def test_bad_input_is_a_422_naming_the_field(client, body, field, says):
+    answer = post(client, body)
+    assert answer.status_code == 422, answer.get_data(as_text=True)[:300]
+    error = answer.get_json()["error"]
+    assert error["field"] == field
+    assert says in error["message"]
