@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from attention_core.exercises import LEVELS, SEEDS
 
-from .slide import MAX_HEATMAP, MAX_WORKING_DIM, MAX_WORKING_KEYS, SLIDE_FORMATS, WHATS
+from .slide import MAX_HEATMAP, MAX_WORKING_KEYS, SLIDE_FORMATS, WHATS
 from .worksheet import MAX_SHEETS, SHEET_FORMATS
 
 SEED = {"type": "integer", "minimum": 0, "maximum": SEEDS - 1,
@@ -84,8 +84,7 @@ def exercise_schemas() -> dict:
             "properties": {
                 "request": {**_ref("AttentionRequest"), "description":
                             f"the view; a heatmap of at most {MAX_HEATMAP} × {MAX_HEATMAP} "
-                            f"weights, a working of at most {MAX_WORKING_KEYS} keys and d_k "
-                            f"and d_v at most {MAX_WORKING_DIM}"},
+                            f"weights, a working of at most {MAX_WORKING_KEYS} keys"},
                 "row": {"type": "integer", "minimum": 0, "description":
                         "the query (0-based) whose working to show, or whose heatmap row "
                         "to outline; the request's row when left out"},

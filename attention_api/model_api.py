@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify
 
-from attention_core.errors import counted
+from attention_core import working
+from attention_core.errors import AttentionInputError, counted
 from attention_models import registry
 from attention_models.base import ModelUnavailable
+from attention_models.heads import attend, head_inputs
 
 from .api import json_payload
 from .errors import error
 from .model_request import parse_model_request
 from .model_response import describe_model, model_body
 from .model_runs import Busy, Runs, Turns
+from .slide import check_size, slide_options, typeset_slide
 
 bp = Blueprint("models", __name__)
 
@@ -60,3 +63,28 @@ def model_attention():
     req = parse_model_request(json_payload())
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     return jsonify(model_body(req, kept))
+
+
+@bp.post("/api/model/slide")
+def model_slide():
+    """A real model's head as a slide: its heatmap, or a row's working, as PNG or SVG."""
+    what, fmt, rest = slide_options(json_payload())
+    for name in ("fields", "encoding"):  # of the JSON answer; a slide is a picture
+        if name in rest:
+            raise AttentionInputError(f"{name!r} is not a field of a slide's request; its "
+                                      f"fields are model, text, layer, head, row, causal, what "
+                                      f"and format", name)
+    req = parse_model_request(rest)
+    tokens, info = req.tokenized.tokens, req.model.info
+    check_size(what, len(tokens), len(tokens), req.row)
+    kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
+    result = attend(head_inputs(req.model, kept, req.layer, req.head), req.causal)
+    row = None if req.row is None else working(result, req.row)
+    about = (f"{info.name}, layer {req.layer + 1} head {req.head + 1} · "
+             f"{counted(len(tokens), 'token')}"
+             + (" · causal mask" if req.causal else ""))
+    name = (f"slide-{what}-{info.id}-layer{req.layer + 1}-head{req.head + 1}"
+            + ("" if req.row is None else f"-row{req.row + 1}"))
+    sheet = typeset_slide(what, fmt, result, row, tokens, tokens, about, name)
+    return Response(sheet.data, mimetype=sheet.media_type, headers={
+        "Content-Disposition": f'attachment; filename="{sheet.filename}"'})

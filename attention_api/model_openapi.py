@@ -12,6 +12,7 @@ from attention_models.registry import MODEL_IDS
 
 from .model_request import ANSWER_FIELDS, MAX_TEXT_CHARS, MODEL_CORNERED
 from .request import CORNER, WORKING_PARTS, Limits
+from .slide import SLIDE_FORMATS, WHATS
 
 # The bounds of a model's answer, whatever the app's own limits on /api/attention: its
 # text's tokens, and a row of X as wide as the widest model here (SmolLM2's 576).
@@ -146,11 +147,20 @@ def model_schemas(answers: dict, array) -> dict:
     return {"Models": {"type": "object", "required": ["models"], "additionalProperties": False,
                        "properties": {"models": {"type": "array", "items": _ref("Model")}}},
             "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer,
-            "ModelWorking": answers["Working"]}
+            "ModelWorking": answers["Working"], "ModelSlideRequest": slide_request(request)}
+
+
+def slide_request(request: dict) -> dict:
+    """POST /api/model/slide's body: the head's request without fields and encoding, and
+    what to show in which format."""
+    props = {k: v for k, v in request["properties"].items() if k not in ("fields", "encoding")}
+    return {**request, "required": [*request["required"], "what"], "properties": {
+        **props, "what": {"enum": list(WHATS)},
+        "format": {"enum": list(SLIDE_FORMATS), "default": "png"}}}
 
 
 def model_paths(op, json) -> dict:
-    """The two routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
+    """The three routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
     own: a model's package missing here, which no retry mends (no Retry-After)."""
     example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
                "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
@@ -169,5 +179,19 @@ def model_paths(op, json) -> dict:
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": example}}}}})},
+        "/api/model/slide": {"post": op(
+            "modelSlide", "One head of a real model as a slide: its heatmap or a row's working.",
+            {"description": "A 1920 × 1080 PNG, an SVG or the typst source, as POST /api/slide "
+                            "makes them; a vector longer than 8 (q, z) is shortened, with its "
+                            "length.",
+             "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
+                         "image/svg+xml": {"schema": {"type": "string"}},
+                         "text/plain": {"schema": {"type": "string"}}}},
+            ("400", "408", "413", "415", "422"), missing_models=missing,
+            requestBody={"required": True, "content": {"application/json": {
+                "schema": _ref("ModelSlideRequest"),
+                "examples": {"a head of SmolLM2": {"value": {
+                    **{k: example[k] for k in ("model", "text", "layer", "head", "row")},
+                    "what": "heatmap", "format": "png"}}}}}})},
     }
     return paths

@@ -69,6 +69,7 @@ def page_config() -> dict:
                  "exercise_check": url_for("api.api_exercise_check"),
                  "worksheet": url_for("api.api_worksheet"), "slide": url_for("api.api_slide"),
                  "model_attention": url_for("models.model_attention"),
+                 "model_slide": url_for("models.model_slide"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),

@@ -33,6 +33,19 @@ def _preamble(title: str, foot: str) -> str:
   ])
 #set text(font: "Libertinus Serif", size: 22pt, lang: "en")
 #show math.equation: set text(font: "New Computer Modern Math")
+// The heading, then the body, shrunk as a whole to the room the heading leaves when it
+// would run off the slide: long labels or many keys never make a second page.
+#let fitted(heading, body) = {{
+  heading
+  context {{
+    // Less the space below the heading (14 pt) and a little more, for rounding.
+    let room = {HEIGHT - 64 - 24}pt - measure(block(width: {WIDTH - 80}pt, heading)).height
+    let need = measure(block(width: {WIDTH - 80}pt, body)).height
+    if need <= room {{ body }} else {{
+      scale(room / need * 100%, reflow: true, origin: top + left, body)
+    }}
+  }}
+}}
 #let masked = tiling(size: (8pt, 8pt))[
   #place(rect(width: 100%, height: 100%, fill: {_rgb(HATCH_BG)}, stroke: none))
   #place(line(start: (0%, 100%), end: (100%, 0%), stroke: 1.4pt + {_rgb(HATCH)}))
@@ -41,13 +54,15 @@ def _preamble(title: str, foot: str) -> str:
 
 
 def _label(tokens: list[str], j: int) -> str:
-    return f"{j + 1} #{literal(tokens[j])}"
+    return f"{j + 1} #{literal(short_label(tokens[j]))}"
 
 
-def _heading(title: str, subtitle: str) -> list[str]:
-    """The slide's title (typst markup of ours) and its line about the view (text)."""
-    return [f"#block(below: 10pt, text(size: 30pt, weight: \"bold\")[{title}])",
-            f"#block(below: 14pt, text(size: 17pt, fill: luma(80))[#{literal(subtitle)}])"]
+def _slide(title: str, subtitle: str, body: str) -> str:
+    """The slide's title (typst markup of ours), its line about the view (text) and its
+    ``body`` (markup), the body shrunk to the room the heading leaves (``fitted``)."""
+    heading = (f"block(below: 10pt, text(size: 30pt, weight: \"bold\")[{title}]) + "
+               f"block(below: 14pt, text(size: 17pt, fill: luma(80))[#{literal(subtitle)}])")
+    return f"#fitted({heading}, [{body}])"
 
 
 def colour_bar(height: float) -> str:
@@ -65,16 +80,41 @@ def colour_bar(height: float) -> str:
             f"pad(left: 5pt, text(size: 13pt)[masked]))))")
 
 
+# The room for the grid: the page less its margins (x 40 + 40, y 30 + 34), the title and the
+# line about the view (~100 pt), the row labels (150) and the colour bar (~110).
+GRID_WIDTH, GRID_HEIGHT, ROW_LABELS = WIDTH - 80 - 150 - 110, HEIGHT - 64 - 100, 150
+LABEL_CHARS = 24  # a longer label is cut, with "…", on a heatmap slide
+EM = 0.55  # a character's width, about, in ems of the serif type
+
+
+def short_label(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
+
+
+def _cells_fit(n: int, m: int, queries: list[str], keys: list[str]) -> tuple[float, float, bool]:
+    """A cell's side (pt), the labels' type size (pt), and whether the keys' labels stand
+    on end, for a grid of n × m cells: the row labels within their column and the header
+    row within the height, so that the grid never runs off the slide."""
+    longest_q = len(str(n)) + 1 + max(len(q) for q in queries)
+    longest_k = max(len(k) for k in keys)
+    cell = min(GRID_WIDTH / m, (GRID_HEIGHT - 40) / n, 110.0)
+    size = max(7.0, min(24.0, cell * 0.42, ROW_LABELS / (longest_q * EM)))
+    rotate = longest_k * size * EM + 14 > cell
+    if rotate:  # the labels on end take the header's height from the cells'
+        cell = min(cell, (GRID_HEIGHT - longest_k * size * EM - 14) / n)
+        size = max(7.0, min(size, cell * 0.42))
+    return cell, size, rotate
+
+
 def heatmap_slide(result: AttentionResult, queries: list[str], keys: list[str],
                   row: int | None, title: str, subtitle: str) -> str:
     """A head's weights A (n × m) as a grid of cells in the page's colours: a row per
     query, a column per key; the selected ``row`` outlined in the accent colour."""
     A, allowed = result.weights, result.mask
     n, m = A.shape
-    cell = min((WIDTH - 80 - 150 - 110) / m, 350 / n, 110.0)
-    size = min(24.0, max(7.0, cell * 0.42))  # the labels' type
+    queries, keys = [short_label(q) for q in queries], [short_label(k) for k in keys]
+    cell, size, rotate = _cells_fit(n, m, queries, keys)
     digits = f"{min(26.0, cell * 0.29):.1f}pt"
-    rotate = max(len(k) for k in keys) * size * 0.5 + 14 > cell
     top = [f"rotate(-90deg, reflow: true)[#{literal(k)}]" if rotate else f"[#{literal(k)}]"
            for k in keys]
     cells = []
@@ -103,19 +143,26 @@ def heatmap_slide(result: AttentionResult, queries: list[str], keys: list[str],
             f"table.header(table.cell(align: right + bottom, inset: (right: 8pt, bottom: 6pt), "
             f"text(size: 15pt, fill: luma(80))[key $j$ →\\ query $i$ ↓]), {header}), "
             f"{outline}{', '.join(cells)})")
-    return "\n".join([
-        *_heading(title, subtitle),
+    return _slide(title, subtitle, "\n".join([
         f"#set text(size: {size:.1f}pt)",
         "#align(center, grid(columns: 2, column-gutter: 24pt, align: horizon,",
         f"  {grid},", f"  {colour_bar(min(n * cell, 300.0))}))",
-    ])
+    ]))
+
+
+SHOWN_ENTRIES = 8  # a longer vector (a real model's q, 64 entries) is shown shortened
 
 
 def _vector(values) -> str:
-    return "(" + ", ".join(f"#{literal(shown(float(x)))}" for x in values) + ")"
+    """"(1.000, −0.500)"; beyond SHOWN_ENTRIES, the first three, "…", the last and the
+    count: "(0.1, 0.2, 0.3, …, 0.9) (64 entries)"."""
+    texts = [f"#{literal(shown(float(x)))}" for x in values]
+    if len(texts) <= SHOWN_ENTRIES:
+        return "(" + ", ".join(texts) + ")"
+    return f"({', '.join(texts[:3])}, …, {texts[-1]}) #text(fill: luma(90))[({len(texts)} entries)]"
 
 
-def working_slide(w: RowWorking, keys: list[str], token: str, title: str, subtitle: str,
+def working_slide(w: RowWorking, keys: list[str], title: str, subtitle: str,
                   scaled: str) -> str:
     """Row i's working: key by key q·kⱼ, sⱼ (``scaled``: how it is made, in typst maths),
     e^sⱼ and aⱼ (its cell in the weight's colour); beside them q_i, Σ and z_i. Overflowing
@@ -144,15 +191,13 @@ def working_slide(w: RowWorking, keys: list[str], token: str, title: str, subtit
              f"{{ (bottom: 1pt) }} else {{ (bottom: 0.4pt + luma(210)) }}, "
              f"table.header({', '.join(header)}), {', '.join(cells)})")
     beside = "\n\n".join([
-        f"$q_{i} = $ {_vector(w.q)} #h(0.3em) #text(fill: luma(90))[(#{literal(token)})]",
+        f"$q_{i} = $ {_vector(w.q)}",
         f"$Sigma = sum_j {e_head} = $ #{literal(shown(float(total), 'exp_sum'))}",
         f"$a_j = {e_head} \\/ Sigma$",
         f"$z_{i} = sum_j a_j v_j = $ {_vector(w.z)}"])
-    return "\n".join([
-        *_heading(title, subtitle),
+    return _slide(title, subtitle, (
         f"#grid(columns: (auto, 1fr), column-gutter: 36pt, text(size: {size:.1f}pt, {table}), "
-        f"[#set text(size: 21pt)\n#set par(leading: 0.7em)\n{beside}])",
-    ])
+        f"[#set text(size: 21pt)\n#set par(leading: 0.7em)\n{beside}])"))
 
 
 def slide_source(body: str, title: str, foot: str) -> str:

@@ -423,3 +423,44 @@ def test_both_routes_refuse_a_body_with_one_error_shape(client, body, status):
         else:
             assert error == {"message": "The body is not valid JSON: unexpected end of data "
                                         "at line 1 column 2.", "field": None}, route
+
+
+# ---- POST /api/model/slide ------------------------------------------------------------
+
+def test_a_model_heads_slides_hold_its_weights_and_its_rows_working(client):
+    """SmolLM2 layer 4 head 6 on FRANCE: the heatmap slide in the colours of the weights the
+    reference computes from the head's own X and W, and row 5's working with its weights."""
+    from attention_api.colours import weight_rgb
+
+    head = {"model": "smollm2-135m", "text": FRANCE, "layer": 3, "head": 5, "row": 4}
+    body = client.post("/api/model/attention", json={**head, "fields": [
+        "X", "W_Q", "W_K", "W_V", "positional", "rope_base", "causal"]}).get_json()
+    *_, A, _ = reference(body)
+    png = client.post("/api/model/slide", json={**head, "what": "heatmap"})
+    assert (png.status_code, png.mimetype) == (200, "image/png")
+    assert png.headers["Content-Disposition"] == \
+        'attachment; filename="slide-heatmap-smollm2-135m-layer4-head6-row5.png"'
+    assert png.data[16:24] == (1920).to_bytes(4, "big") + (1080).to_bytes(4, "big")
+    svg = client.post("/api/model/slide", json={**head, "what": "heatmap", "format": "svg"})
+    fills = set(re.findall(r'fill="(#[0-9a-f]{6})"', svg.get_data(as_text=True)))
+    want = {"#" + "".join(f"{c:02x}" for c in weight_rgb(A[i, j]))
+            for i in range(5) for j in range(i + 1)}
+    assert want <= fills
+    source = client.post("/api/model/slide", json={**head, "what": "working",
+                                                   "format": "typ"}).get_data(as_text=True)
+    assert all(f'"{A[4, j]:.3f}"' in source for j in range(5))
+    assert "SmolLM2-135M-Instruct, layer 4 head 6 · 5 tokens · causal mask" in source
+    assert "(64 entries)" in source  # q and z, shortened
+
+
+@pytest.mark.parametrize(("extra", "field", "says"), [
+    ({"what": "working"}, "row", "row is missing"),
+    ({"what": "table"}, "what", '"table"'),
+    ({"what": "heatmap", "fields": ["weights"]}, "fields", "'fields' is not a field"),
+    ({"what": "heatmap", "layer": 30}, "layer", "0 to 29"),
+])
+def test_a_bad_model_slide_is_a_422_naming_its_field(client, extra, field, says):
+    r = client.post("/api/model/slide", json={"model": "smollm2-135m", "text": FRANCE,
+                                              "layer": 0, "head": 0, **extra})
+    assert r.status_code == 422
+    assert r.get_json()["error"]["field"] == field and says in r.get_json()["error"]["message"]

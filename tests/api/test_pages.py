@@ -120,6 +120,7 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "openapi": "/explorer/api/openapi.json", "health": "/explorer/health",
                     "docs": "/explorer/api/docs", "index": "/explorer/",
                     "model": "/explorer/model", "model_attention": "/explorer/api/model/attention",
+                    "model_slide": "/explorer/api/model/slide",
                     "models": "/explorer/api/models", "practise": "/explorer/practise",
                     "exercise_check": "/explorer/api/exercise/check",
                     "worksheet": "/explorer/api/worksheet", "slide": "/explorer/api/slide",

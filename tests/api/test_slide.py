@@ -143,3 +143,32 @@ def test_bad_input_is_a_422_naming_the_field(client, body, field, says):
     error = answer.get_json()["error"]
     assert error["field"] == field
     assert says in error["message"]
+
+
+def view(n, label, d=2):
+    """n tokens labelled ``label(i)``, d_model = d_k = d_v = d, its weights varied."""
+    X = [[(i * 7 + c * 3) % 5 - 2 for c in range(d)] for i in range(n)]
+    eye = [[1 if r == c else 0 for c in range(d)] for r in range(d)]
+    return {"tokens": [label(i) for i in range(n)], "X": X, "W_Q": eye, "W_K": eye,
+            "W_V": eye, "row": n - 1}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16, 24, 40, 64])
+@pytest.mark.parametrize("label", ["short", "long"])
+def test_every_slide_is_one_page(client, n, label):
+    """Whatever the view's size and labels (up to the 64 characters a label may have), the
+    slide is one page: nothing runs off it onto a second that a PNG would not show."""
+    from io import BytesIO
+
+    import typst
+    from pypdf import PdfReader
+
+    name = (lambda i: f"w{i}") if label == "short" else (lambda i: (f"{i}" + "ẅ" * 63)[:64])
+    whats = ["heatmap", "working"] if n <= 16 else ["heatmap"]
+    for what in whats:
+        for d in (2, 64) if what == "working" else (2,):
+            body = {"request": view(n, name, d), "what": what, "format": "typ"}
+            source = post(client, body)
+            assert source.status_code == 200, source.get_data(as_text=True)[:300]
+            pdf = typst.compile(source.data, format="pdf", ignore_system_fonts=True)
+            assert len(PdfReader(BytesIO(pdf)).pages) == 1, (n, label, what, d)

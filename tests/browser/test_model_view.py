@@ -5,6 +5,7 @@ the editor's link, keyboard only, axe clean and no page scroll sideways at three
 import base64
 import math
 import re
+from pathlib import Path
 from urllib.parse import quote
 
 import numpy as np
@@ -604,3 +605,18 @@ def test_the_marks_of_tokens_and_the_attention_sink_are_explained_where_shown(pa
         "the first token, on average over its queries. Many heads put most of their attention "
         "there when nothing else in the text matters to them: an “attention sink”, a place to "
         "park it, since each query's weights must add up to 1.")
+
+
+def test_the_heads_heatmap_and_its_rows_working_as_slides(page, server):
+    """Layer 2 head 3 of SmolLM2 on the default text, row 5 (0-based in the URL): both
+    slides, 1920 × 1080, named for the head and the row, and the status line says each was
+    saved."""
+    open_view(page, server, "#model=smollm2-135m&layer=1&head=2&row=4")
+    for button, name in (("Heatmap slide (PNG)", "slide-heatmap-smollm2-135m-layer2-head3-row5"),
+                         ("Working slide (PNG)", "slide-working-smollm2-135m-layer2-head3-row5")):
+        with page.expect_download() as d:
+            page.get_by_role("button", name=button).click()
+        assert d.value.suggested_filename == f"{name}.png"
+        data = Path(d.value.path()).read_bytes()
+        assert data.startswith(b"\x89PNG") and data[16:24] == bytes.fromhex("0000078000000438")
+        expect(page.locator("#status")).to_have_text("Slide saved.")

@@ -178,3 +178,12 @@ test("what X is: plain words first, then the recipe, for the layer asked", () =>
   assert.match(embeddings, /^Exactly: X = LayerNorm\(e_token \+ e_position \+ e_type\)/);
   assert.match(explainX(mini, 5)[1], /^Exactly: X is layer 5's output\./);
 });
+
+test("a head's slide asks for the state's row, or leaves it to the server before the run", async () => {
+  const { slideBody } = await import("../../static/js/model/slides.js");
+  const state = { model: "smollm2-135m", text: "The capital", layer: 3, head: 5, causal: true, row: 9 };
+  assert.deepEqual(slideBody(state, 2, "working"),
+    { model: "smollm2-135m", text: "The capital", layer: 3, head: 5, causal: true, row: 1, what: "working", format: "png" });
+  assert.deepEqual(slideBody({ ...state, row: 0 }, 2, "heatmap").row, 0);
+  assert.equal("row" in slideBody(state, null, "heatmap"), false);
+});

@@ -14,6 +14,7 @@ import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "
 import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "./state.js";
 import { drawModel, drawView } from "./view.js";
 import { katexReady } from "../draw/tex.js";
+import { wireSlide } from "./slides.js";
 
 const $ = (id) => document.getElementById(id);
 const { models } = JSON.parse($("models-data").textContent);
@@ -156,6 +157,10 @@ $("next-tokens").addEventListener("click", (e) => {
   $("text").value = text;
   update({ ...state, text, row: null });
 });
+
+for (const [id, what] of [["heatmap-slide", "heatmap"], ["working-slide", "working"]]) {
+  wireSlide($(id), what, urls.model_slide, () => ({ state, n: tokenCount() }), status);
+}
 
 $("dot-terms").addEventListener("click", () => {
   expanded = !expanded;
