@@ -52,6 +52,8 @@ class AttentionResult:
     alibi_slope : float
     window : int      query i reads key j only when |i − j| < window, or j < sinks.
     sinks : int       0 when there are none.
+    first_query : int  the position of query 0 among the keys (0 unless a step of
+        generation computed the last query alone: attend's ``first``).
     """
 
     Q: np.ndarray
@@ -79,6 +81,7 @@ class AttentionResult:
     alibi_slope: float | None = None
     window: int | None = None
     sinks: int = 0
+    first_query: int = 0
 
 
 @dataclass(frozen=True)
@@ -252,8 +255,11 @@ def key_values(X_kv, source: str, W_K, W_V, b_K=None, b_V=None, rope=None) -> Ke
 
 
 def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None, rope=None,
-           alibi_slope=None, window=None, sinks=0) -> AttentionResult:
-    """Attention of the queries X·W_Q (+ b_Q) over ``keys`` (key_values)."""
+           alibi_slope=None, window=None, sinks=0, first: int = 0) -> AttentionResult:
+    """Attention of the queries X·W_Q (+ b_Q) over ``keys`` (key_values). Query i is token
+    ``first`` + i of the keys' sequence: 0 for a whole sequence; t for token t alone over the
+    keys of tokens 0 … t kept from earlier steps (kvcache.py), which places its causal mask,
+    window, ALiBi distance and RoPE position where the whole computation puts row t's."""
     n, d_model = X.shape  # (n tokens, d_model)
     K, V = keys.K.out, keys.V  # (m, d_k), (m, d_v)
     m = K.shape[0]
@@ -270,9 +276,11 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
     if not np.isfinite(scale):
         raise AttentionInputError(f"scale must be a finite number, not {scale}", "scale")
     check_window(window, sinks)
-    allowed = masks.allowed(n, m, causal=causal, mask=mask, window=window, sinks=sinks)
-    bias = None if alibi_slope is None else _alibi(n, m, alibi_slope)
-    queries = _side(X, "X", W_Q, "W_Q", b_Q, "b_Q", "Q", rope)
+    allowed = masks.allowed(n, m, causal=causal, mask=mask, window=window, sinks=sinks,
+                            first=first)
+    bias = None if alibi_slope is None else _alibi(n, m, alibi_slope, first)
+    queries = _side(X, "X", W_Q, "W_Q", b_Q, "b_Q", "Q",
+                    None if rope is None else (rope[0], rope[1] + first))
     Q = queries.out  # (n, d_k)
     with np.errstate(over="ignore", invalid="ignore"):
         scores = Q @ K.T  # (n, m)
@@ -312,7 +320,7 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
         K_unrotated=keys.K.unrotated if rope else None,
         rope_base=rope[0] if rope else None, position_offset=rope[1] if rope else 0,
         bias=bias, alibi_slope=None if bias is None else float(alibi_slope),
-        window=None if window is None else int(window), sinks=int(sinks))
+        window=None if window is None else int(window), sinks=int(sinks), first_query=first)
 
 
 def _side(x, x_name, W, w_name, b, b_name, out, rope) -> Projected:
@@ -390,7 +398,7 @@ def _add_bias(XW, b, x, w, out: str, b_name: str = "b_V") -> np.ndarray:
     return total
 
 
-def _alibi(n: int, m: int, slope) -> np.ndarray:
+def _alibi(n: int, m: int, slope, first: int = 0) -> np.ndarray:
     """ALiBi's (n, m) bias for a slope checked to be a finite number ≥ 0."""
     ok = isinstance(slope, (int, float, np.integer, np.floating)) and not isinstance(slope, bool)
     if not ok or not np.isfinite(slope) or slope < 0:
@@ -398,7 +406,7 @@ def _alibi(n: int, m: int, slope) -> np.ndarray:
             f"an ALiBi slope must be a finite number of at least 0, got {slope!r}",
             "alibi_slopes")
     with np.errstate(over="ignore", invalid="ignore"):
-        bias = alibi_bias(n, m, slope)
+        bias = alibi_bias(n, m, slope, first)
     if not np.isfinite(bias).all():
         raise AttentionInputError(
             f"the ALiBi slope {slope:.4g} times the distance {max(n, m) - 1} is beyond "

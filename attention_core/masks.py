@@ -8,12 +8,18 @@ import numpy as np
 from .errors import AttentionInputError
 
 
-def in_window(n: int, m: int, window: int | None) -> np.ndarray:
+def distances(n: int, m: int, first: int = 0) -> np.ndarray:
+    """(n, m) |i − j| between query i, which is token ``first`` + i of the keys' sequence,
+    and key j (``first`` > 0: the queries are the sequence's last tokens, as in a step of
+    generation with a key/value cache)."""
+    return np.abs(first + np.arange(n)[:, np.newaxis] - np.arange(m)[np.newaxis, :])
+
+
+def in_window(n: int, m: int, window: int | None, first: int = 0) -> np.ndarray:
     """(n, m) bool: True where |i − j| < window (everywhere when window is None)."""
     if window is None:
         return np.ones((n, m), dtype=bool)
-    distance = np.abs(np.arange(n)[:, np.newaxis] - np.arange(m)[np.newaxis, :])  # (n, m)
-    return distance < window
+    return distances(n, m, first) < window
 
 
 def sink_keys(m: int, sinks: int) -> np.ndarray:
@@ -23,17 +29,18 @@ def sink_keys(m: int, sinks: int) -> np.ndarray:
 
 
 def allowed(n: int, m: int, *, causal: bool = False, mask=None, window: int | None = None,
-            sinks: int = 0) -> np.ndarray:
+            sinks: int = 0, first: int = 0) -> np.ndarray:
     """(n, m) bool: True where query i may read key j.
 
-    causal: j <= i (aligned at the top left when m != n, as torch's ``is_causal``).
+    causal: j <= i (aligned at the top left when m != n, as torch's ``is_causal``); with
+    ``first``, query i is token first + i of the keys' sequence and reads j <= first + i.
     mask: (n, m) bool given by hand, True where allowed (torch's boolean ``attn_mask``).
     window, sinks: |i − j| < window, or j < sinks. With causal, a window of w leaves the w
     most recent keys, the query's own included.
     """
     ok = np.ones((n, m), dtype=bool)
     if causal:
-        ok = np.tril(ok)  # key j visible to query i only when j <= i
+        ok = np.tril(ok, first)  # key j visible to query i only when j <= first + i
     if mask is not None:
         given = np.asarray(mask)
         if given.shape != (n, m):
@@ -44,7 +51,7 @@ def allowed(n: int, m: int, *, causal: bool = False, mask=None, window: int | No
             raise AttentionInputError("mask must hold only true and false", "mask")
         ok = ok & given
     if window is not None:
-        ok &= in_window(n, m, window) | sink_keys(m, sinks)[np.newaxis, :]
+        ok &= in_window(n, m, window, first) | sink_keys(m, sinks)[np.newaxis, :]
     return ok
 
 

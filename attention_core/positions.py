@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from .errors import AttentionInputError
+from .masks import distances
 
 ROPE_BASE = 10000.0  # θ of RoFormer and of most models since; SmolLM2 uses 100000
 
@@ -86,8 +87,8 @@ def alibi_slopes(heads: int) -> np.ndarray:
     return np.array(slopes)
 
 
-def alibi_bias(n: int, m: int, slope: float) -> np.ndarray:
+def alibi_bias(n: int, m: int, slope: float, first: int = 0) -> np.ndarray:
     """(n, m) the term −slope·|i − j| that ALiBi adds to the scaled score of query i for key j:
-    0 on the diagonal, more negative the farther key j is from query i, in either direction."""
-    distance = np.abs(np.arange(n)[:, np.newaxis] - np.arange(m)[np.newaxis, :])  # (n, m)
-    return 0.0 - float(slope) * distance  # 0.0 − …: the diagonal is 0, not −0
+    0 on the diagonal, more negative the farther key j is from query i, in either direction.
+    With ``first``, query i is token first + i of the keys' sequence."""
+    return 0.0 - float(slope) * distances(n, m, first)  # 0.0 − …: the diagonal is 0, not −0

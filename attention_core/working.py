@@ -165,7 +165,7 @@ def _rotation(r: AttentionResult, i: int) -> dict:
     if r.rope_base is None:
         return {}
     m = r.K.shape[0]
-    position = r.position_offset + i
+    position = r.position_offset + r.first_query + i
     positions_k = r.position_offset + np.arange(m)  # (m,)
     frequencies = rope_frequencies(r.d_k, r.rope_base)  # (d_k/2,)
     return dict(q_unrotated=r.Q_unrotated[i], k_unrotated=r.K_unrotated, position=position,
@@ -183,7 +183,8 @@ def _window(r: AttentionResult, i: int) -> dict:
     if r.window is None:
         return {}
     m = r.K.shape[0]
-    out = dict(window=r.window, in_window=np.abs(i - np.arange(m)) < r.window)  # (m,)
+    out = dict(window=r.window,
+               in_window=np.abs(r.first_query + i - np.arange(m)) < r.window)  # (m,)
     if r.sinks:
         out.update(sinks=r.sinks, sink=sink_keys(m, r.sinks))
     return out
