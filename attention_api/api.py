@@ -13,6 +13,7 @@ from .admission import LargeRequests
 from .answer_size import check_answer_size
 from .errors import error
 from .exercise import check_body, exercise_body
+from .kv_cache import kv_cache_body
 from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
@@ -121,6 +122,12 @@ def scaling():
 def scaling_sample():
     """Measured variance of random q·k and q·k/√d_k for one d_k, samples and seed."""
     return lab_answer(lab.scaling_sample)
+
+
+@bp.post("/api/kv-cache")
+def api_kv_cache():
+    """A causal view generated token by token with a key/value cache: a step per token."""
+    return jsonify(kv_cache_body(json_payload()))
 
 
 @bp.post("/api/exercise")

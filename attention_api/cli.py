@@ -26,6 +26,7 @@ from .exercise_cli import (
     run_worksheet,
     worksheet_arguments,
 )
+from .generate_cli import GENERATE, generate_arguments, run_generate
 from .names import page_message
 from .report import latex_report, text_report
 from .request import POSITIONAL, parse_request
@@ -183,12 +184,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def console(argv: list[str] | None = None) -> int:
-    """``attention-explorer serve``, ``compute …``, ``exercise …``, ``check …`` or
-    ``worksheet …``; the exit status."""
+    """``attention-explorer serve``, ``compute …``, ``exercise …``, ``check …``,
+    ``worksheet …`` or ``generate …``; the exit status."""
     p = argparse.ArgumentParser(prog="attention-explorer",
                                 description="Scaled dot-product attention, every step shown.")
     commands = p.add_subparsers(dest="command", required=True,
-                                metavar="{serve,compute,exercise,check,worksheet}")
+                                metavar="{serve,compute,exercise,check,worksheet,generate}")
     commands.add_parser("serve", help="serve the web page and API (HOST, PORT; default "
                         "http://127.0.0.1:5000/)").set_defaults(run=_serve)
     compute_command = commands.add_parser("compute", help="print a request's matrices and "
@@ -201,7 +202,9 @@ def console(argv: list[str] | None = None) -> int:
             ("check", "check a student's answers and print hints", CHECK, check_arguments,
              run_check),
             ("worksheet", "write worksheets and their answer key as PDF", WORKSHEET,
-             worksheet_arguments, run_worksheet)):
+             worksheet_arguments, run_worksheet),
+            ("generate", "print a generation with a key/value cache, step by step", GENERATE,
+             generate_arguments, run_generate)):
         command = commands.add_parser(name, help=short, description=about)
         arguments(command)
         command.set_defaults(run=run)

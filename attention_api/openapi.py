@@ -15,6 +15,7 @@ from attention_core.presets import default_request
 
 from .answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
 from .exercise_openapi import exercise_paths, exercise_schemas
+from .kv_cache_openapi import kv_cache_paths, kv_cache_schemas
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
@@ -469,11 +470,13 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 ("422",), parameters=_query(SAMPLE_PARAMS),
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
             **exercise_paths(_op, _json),
+            **kv_cache_paths(_op, _json),
             **model_paths(_op, _json),
         },
         "components": {
             "schemas": {**request_schemas(limits), **answer_schemas(limits),
                         **other_schemas(version), **exercise_schemas(),
+                        **kv_cache_schemas(request_schemas(limits)["AttentionRequest"]),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },
