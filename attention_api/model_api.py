@@ -14,6 +14,7 @@ from attention_models.heads import attend, head_inputs
 
 from .api import json_payload
 from .errors import error
+from .model_kv_cache import model_kv_cache_body
 from .model_request import parse_model_request
 from .model_response import describe_model, model_body
 from .model_runs import Busy, Runs, Turns
@@ -88,3 +89,15 @@ def model_slide():
     sheet = typeset_slide(what, fmt, result, row, tokens, tokens, about, name)
     return Response(sheet.data, mimetype=sheet.media_type, headers={
         "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
+
+
+@bp.post("/api/model/kv-cache")
+def model_kv_cache():
+    """The real decoder's head generating the text token by token with a key/value cache."""
+    req = parse_model_request(json_payload())
+    if req.model.info.kind != "decoder":
+        raise AttentionInputError(f"{req.model.info.id} is an encoder: it reads the whole text "
+                                  f"at once and generates nothing, so it keeps no cache; "
+                                  f"choose a decoder", "model")
+    kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
+    return jsonify(model_kv_cache_body(req, head_inputs(req.model, kept, req.layer, req.head)))

@@ -147,7 +147,39 @@ def model_schemas(answers: dict, array) -> dict:
     return {"Models": {"type": "object", "required": ["models"], "additionalProperties": False,
                        "properties": {"models": {"type": "array", "items": _ref("Model")}}},
             "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer,
-            "ModelWorking": answers["Working"], "ModelSlideRequest": slide_request(request)}
+            "ModelWorking": answers["Working"], "ModelSlideRequest": slide_request(request),
+            "ModelKVCache": kv_cache_answer()}
+
+
+def kv_cache_answer() -> dict:
+    """POST /api/model/kv-cache's answer: the head's steps and the whole model's cache."""
+    whole = {"type": "integer", "minimum": 0}
+    size = {"type": "object", "additionalProperties": False, "properties": {
+        "tokens": whole, "numbers": whole, "bytes": whole, "without_sharing_bytes": whole}}
+    numbers = {"type": "array", "items": {"type": "number"}}
+    step = {"type": "object", "additionalProperties": False,
+            "required": ["t", "token", "weights", "z", "cost", "cache"],
+            "properties": {"t": whole, "token": TEXT, "weights": numbers, "z": numbers,
+                           "cost": {"type": "object", "properties": {
+                               "dot_products": whole, "without_cache": whole}},
+                           "cache": size}}
+    return {"type": "object", "additionalProperties": False,
+            "required": ["model", "text", "tokens", "layer", "head", "kv_head", "steps",
+                         "model_cache"],
+            "properties": {
+                "model": {"enum": list(MODEL_IDS)}, "text": TEXT,
+                "tokens": {"type": "array", "items": TEXT}, "layer": INTEGER,
+                "head": INTEGER, "kv_head": INTEGER,
+                "steps": {"type": "array", "items": step,
+                          "description": "token t's row of weights and z, its cost, and "
+                                         "this head's cache (float64, 8 bytes a number)"},
+                "model_cache": {
+                    "type": "object", "description": "the whole model's cache: 2 · layers "
+                    "· kv_heads · d_head numbers a token, at 2 bytes (16-bit, as servers "
+                    "keep it), at the text's length and at the model's context",
+                    "properties": {"per_token": whole, "without_sharing_per_token": whole,
+                                   "bytes_per_number": whole, "context": whole,
+                                   "at_text": size, "at_context": size}}}}
 
 
 def slide_request(request: dict) -> dict:
@@ -160,7 +192,7 @@ def slide_request(request: dict) -> dict:
 
 
 def model_paths(op, json) -> dict:
-    """The three routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
+    """The four routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
     own: a model's package missing here, which no retry mends (no Retry-After)."""
     example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
                "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
@@ -179,6 +211,16 @@ def model_paths(op, json) -> dict:
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": example}}}}})},
+        "/api/model/kv-cache": {"post": op(
+            "modelKVCache", "The real decoder's head generating the text with a key/value "
+                            "cache, and the whole model's cache.",
+            json(_ref("ModelKVCache"), "A step per token, as POST /api/kv-cache's without "
+                 "their working, and the cache of every layer."),
+            ("400", "408", "413", "415", "422"), missing_models=missing,
+            requestBody={"required": True, "content": {"application/json": {
+                "schema": _ref("ModelAttentionRequest"),
+                "examples": {"a head of SmolLM2": {"value": {
+                    k: example[k] for k in ("model", "text", "layer", "head")}}}}}})},
         "/api/model/slide": {"post": op(
             "modelSlide", "One head of a real model as a slide: its heatmap or a row's working.",
             {"description": "A 1920 × 1080 PNG, an SVG or the typst source, as POST /api/slide "

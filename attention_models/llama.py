@@ -43,6 +43,7 @@ class LlamaConfig:
     vocabulary: int
     rope_base: float  # θ; SmolLM2 uses 100000
     eps: float  # RMSNorm's ε, added to the mean square
+    context: int  # the longest sequence it was trained on ("llama.context_length")
 
 
 def read_config(metadata: dict) -> LlamaConfig:
@@ -63,7 +64,8 @@ def read_config(metadata: dict) -> LlamaConfig:
         d_ffn=metadata["llama.feed_forward_length"],
         vocabulary=len(metadata["tokenizer.ggml.tokens"]),
         rope_base=float(metadata["llama.rope.freq_base"]),
-        eps=float(metadata["llama.attention.layer_norm_rms_epsilon"]))
+        eps=float(metadata["llama.attention.layer_norm_rms_epsilon"]),
+        context=int(metadata["llama.context_length"]))
 
 
 def read_weights(file: GGUFFile, config: LlamaConfig) -> dict:

@@ -464,3 +464,43 @@ def test_a_bad_model_slide_is_a_422_naming_its_field(client, extra, field, says)
                                               "layer": 0, "head": 0, **extra})
     assert r.status_code == 422
     assert r.get_json()["error"]["field"] == field and says in r.get_json()["error"]["message"]
+
+
+# ---- POST /api/model/kv-cache ---------------------------------------------------------
+
+def test_the_decoders_cached_steps_are_its_own_forwards_rows(client):
+    """SmolLM2 layer 4 head 6 on FRANCE, token by token with the cache: each step's row and
+    z are the model's own forward pass's (float32, hence 1e-5), and the whole model's cache
+    is 2 · 30 layers · 3 key/value heads · 64 = 11,520 numbers a token, 34,560 without
+    grouped-query heads, at 2 bytes each: 188,743,680 bytes at its 8,192-token context."""
+    head = {"model": "smollm2-135m", "text": FRANCE, "layer": 3, "head": 5}
+    r = client.post("/api/model/kv-cache", json=head)
+    assert r.status_code == 200
+    body = r.get_json()
+    model = registry.get("smollm2-135m")
+    forward = model.forward(model.tokenize(FRANCE).ids)
+    assert body["tokens"] == ["The", "␣capital", "␣of", "␣France", "␣is"]
+    assert body["kv_head"] == 1  # query head 5 of 9, over 3 key/value heads: 5 // 3
+    for t, s in enumerate(body["steps"]):
+        assert s["t"] == t and len(s["weights"]) == t + 1
+        np.testing.assert_allclose(s["weights"], forward.weights[3, 5, t, :t + 1], atol=1e-5)
+        np.testing.assert_allclose(s["z"], forward.outputs[3, 5, t], atol=1e-5)
+        assert s["cost"] == {"dot_products": t + 1, "without_cache": (t + 1) ** 2}
+        assert s["cache"] == {"tokens": t + 1, "numbers": (t + 1) * 128,
+                              "bytes": (t + 1) * 1024}
+    per_token, without = 2 * 30 * 3 * 64, 2 * 30 * 9 * 64
+    assert (per_token, without) == (11520, 34560)
+    assert body["model_cache"] == {
+        "per_token": per_token, "without_sharing_per_token": without, "bytes_per_number": 2,
+        "context": 8192, "at_text": {"tokens": 5, "numbers": 5 * per_token,
+                                     "bytes": 5 * per_token * 2},
+        "at_context": {"tokens": 8192, "numbers": 8192 * per_token,
+                       "bytes": 188_743_680, "without_sharing_bytes": 8192 * without * 2}}
+
+
+def test_an_encoder_keeps_no_cache(client):
+    r = client.post("/api/model/kv-cache", json={"model": "minilm-l6", "text": "The cat sat.",
+                                                 "layer": 0, "head": 0})
+    assert r.status_code == 422
+    assert r.get_json()["error"]["field"] == "model"
+    assert "minilm-l6 is an encoder" in r.get_json()["error"]["message"]

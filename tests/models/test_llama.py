@@ -213,12 +213,13 @@ LLAMA_METADATA = {"llama.block_count": 2, "llama.embedding_length": 24,
                   "llama.attention.head_count": 4, "llama.attention.head_count_kv": 2,
                   "llama.feed_forward_length": 64, "tokenizer.ggml.tokens": ["a", "b", "c"],
                   "llama.rope.freq_base": 10000.0,
-                  "llama.attention.layer_norm_rms_epsilon": 1e-5}
+                  "llama.attention.layer_norm_rms_epsilon": 1e-5, "llama.context_length": 128}
 
 
 def test_d_head_is_the_files_key_length_where_it_gives_one():
     from attention_models.llama import read_config
     assert read_config(LLAMA_METADATA).d_head == 6  # 24 / 4, the file silent
+    assert read_config(LLAMA_METADATA).context == 128  # the longest sequence it was trained on
     wide = read_config({**LLAMA_METADATA, "llama.attention.key_length": 8,
                         "llama.attention.value_length": 8})
     assert (wide.d_head, wide.heads, wide.d_model) == (8, 4, 24)
