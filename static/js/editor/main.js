@@ -11,6 +11,7 @@ import { createBusy } from "./busy.js";
 import { drawControls, wireControls } from "./controls.js";
 import { setProp, setText, STACKED } from "../lib/dom.js";
 import { mountExport } from "./exportpanel.js";
+import { mountGenerate } from "./generate.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
 import { limits, urls as routes } from "../lib/config.js";
@@ -58,6 +59,7 @@ let pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
 const point = (change) => { pointer = { ...pointer, ...change }; };
 const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js): set by inputevents.js's turnPage alone
 let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
+let generatePanel = null;  // {changed()} of "Generate step by step", likewise
 
 const api = createApi({ onConnection: (up) => {
   verdict.offline = !up;
@@ -282,7 +284,10 @@ function drawInputs({ later = null } = {}) {
 }
 
 // The export panel follows every redraw, once things are quiet.
-const exportChanged = coalesced(() => exportPanel?.changed());
+const exportChanged = coalesced(() => {
+  exportPanel?.changed();
+  generatePanel?.changed();
+});
 
 function markStale() {
   const { request } = built(state);
@@ -480,6 +485,7 @@ function start() {
 
 /** The blocks at the bottom of the page, mounted once start() has drawn the view. */
 const mountsBelow = [() => mountLab($("lab-panel")),
-  () => { exportPanel = mountExport($("export-panel"), exportPage()); }];
+  () => { exportPanel = mountExport($("export-panel"), exportPage()); },
+  () => { generatePanel = mountGenerate($("generate-panel"), { get: () => ({ state, request: built(state).request }) }); }];
 
 start();
