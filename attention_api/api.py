@@ -1,5 +1,5 @@
-"""The JSON API: attention, the presets, the scaling lab, exercises, the OpenAPI document,
-health."""
+"""The JSON API: attention, the presets, the scaling lab, exercises, the tiles of
+FlashAttention, the OpenAPI document, health."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .openapi import openapi_document
 from .request import Limits, parse_request
 from .response import compute, response_body
 from .slide import slide
+from .tiles import tiles_body
 from .values import parse_json
 from .worksheet import worksheet
 
@@ -156,6 +157,12 @@ def api_slide():
     sheet = slide(json_payload())
     return Response(sheet.data, mimetype=sheet.media_type, headers={
         "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
+
+
+@bp.post("/api/tiles")
+def api_tiles():
+    """One query row through FlashAttention's tiles: its running m, ℓ and O, block by block."""
+    return jsonify(tiles_body(json_payload(), limits()))
 
 
 @bp.get("/api/openapi.json")

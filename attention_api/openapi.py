@@ -19,6 +19,7 @@ from .kv_cache_openapi import kv_cache_paths, kv_cache_schemas
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
+from .tiles_openapi import tiles_paths, tiles_schemas
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
 NUMBER = {"type": "number"}
@@ -431,6 +432,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                                                 "description": "Seconds to wait."}}
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
+    requests = request_schemas(limits)  # the attention request's, and the tiles' from it
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -471,12 +473,14 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
             **exercise_paths(_op, _json),
             **kv_cache_paths(_op, _json),
+            **tiles_paths(_op, _json),
             **model_paths(_op, _json),
         },
         "components": {
-            "schemas": {**request_schemas(limits), **answer_schemas(limits),
+            "schemas": {**requests, **answer_schemas(limits),
                         **other_schemas(version), **exercise_schemas(),
-                        **kv_cache_schemas(request_schemas(limits)["AttentionRequest"]),
+                        **kv_cache_schemas(requests["AttentionRequest"]),
+                        **tiles_schemas(requests["AttentionRequest"], limits),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },

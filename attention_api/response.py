@@ -38,20 +38,31 @@ class Computed:
     positional_encoding_kv: np.ndarray | None  # (m, d_model) added to X_kv
 
 
-def compute(request: AttentionRequest) -> Computed:
-    """Run the engine on a validated request (sinusoidal positions first, then every head)."""
+def positioned(request: AttentionRequest):
+    """(X, X_kv, pe, pe_kv): the tokens the heads read, with the sinusoidal encodings added
+    when the request asks for them (pe (n, d_model) and pe_kv (m, d_model), else None)."""
     X, X_kv = request.X, request.X_kv
     pe = pe_kv = None
-    offset = request.position_offset
     if request.positional == "sinusoidal":
-        pe = sinusoidal(*X.shape, offset)
+        pe = sinusoidal(*X.shape, request.position_offset)
         X = X + pe
         if X_kv is not None:
-            pe_kv = sinusoidal(*X_kv.shape, offset)
+            pe_kv = sinusoidal(*X_kv.shape, request.position_offset)
             X_kv = X_kv + pe_kv
-    options = dict(causal=request.causal, scale=request.scale, mask=request.mask, X_kv=X_kv,
-                   rope_base=request.rope_base, position_offset=offset,
-                   window=request.window, sinks=request.sinks)
+    return X, X_kv, pe, pe_kv
+
+
+def engine_options(request: AttentionRequest, X_kv) -> dict:
+    """The keyword arguments every head of the request shares (ALiBi's slope aside)."""
+    return dict(causal=request.causal, scale=request.scale, mask=request.mask, X_kv=X_kv,
+                rope_base=request.rope_base, position_offset=request.position_offset,
+                window=request.window, sinks=request.sinks)
+
+
+def compute(request: AttentionRequest) -> Computed:
+    """Run the engine on a validated request (sinusoidal positions first, then every head)."""
+    X, X_kv, pe, pe_kv = positioned(request)
+    options = engine_options(request, X_kv)
     slopes = request.alibi_slopes
     if request.multi_head:
         multi = multi_head_attention(X, request.heads, request.W_O, kv_heads=request.kv_heads,

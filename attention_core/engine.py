@@ -254,14 +254,66 @@ def key_values(X_kv, source: str, W_K, W_V, b_K=None, b_V=None, rope=None) -> Ke
     return KeyValues(K=K, V=V, W_V=W_V, XW_V=None if b_V is None else XW_V, b_V=b_V)
 
 
-def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None, rope=None,
-           alibi_slope=None, window=None, sinks=0, first: int = 0) -> AttentionResult:
-    """Attention of the queries X·W_Q (+ b_Q) over ``keys`` (key_values). Query i is token
+@dataclass(frozen=True)
+class Prepared:
+    """What the scores are made from, before any score is: the queries and the keys and
+    values projected (and turned by RoPE), the scale, which keys each query may read and
+    ALiBi's bias. ``attend`` computes the n × m scores from it at once; tiles.py a tile at
+    a time.
+
+    queries : Projected     its ``out`` is Q, (n, d_k).
+    keys : KeyValues        K = keys.K.out (m, d_k), V = keys.V (m, d_v).
+    scale : float           the factor of the scores.
+    allowed : (n, m) bool   True where query i may read key j (masks.allowed).
+    bias : (n, m) or None   ALiBi's −slope·|i − j|, added to the scaled scores.
+    d_k : int
+    first : int             the position of query 0 among the keys (queries_for).
+    """
+
+    queries: Projected
+    keys: KeyValues
+    scale: float
+    allowed: np.ndarray
+    bias: np.ndarray | None
+    d_k: int
+    first: int = 0  # the position of query 0 among the keys (queries_for)
+
+    @property
+    def Q(self) -> np.ndarray:
+        return self.queries.out
+
+    @property
+    def K(self) -> np.ndarray:
+        return self.keys.K.out
+
+    @property
+    def V(self) -> np.ndarray:
+        return self.keys.V
+
+
+def prepare(X, W_Q, W_K, W_V, *, causal: bool = False, scale: float | None = None,
+            mask=None, X_kv=None, b_Q=None, b_K=None, b_V=None,
+            rope_base: float | None = None, position_offset: int = 0,
+            alibi_slope: float | None = None, window: int | None = None,
+            sinks: int = 0) -> Prepared:
+    """``attention``'s inputs, checked and projected as it projects them (Prepared), without
+    computing a score; the same errors for the same inputs."""
+    X, X_kv, source = sequences(X, X_kv)
+    rope = _rope(rope_base, position_offset)
+    keys = key_values(X_kv, source, W_K, W_V, b_K, b_V, rope)
+    return queries_for(X, W_Q, b_Q, keys, causal=causal, scale=scale, mask=mask, rope=rope,
+                       alibi_slope=alibi_slope, window=window, sinks=sinks)
+
+
+def queries_for(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
+                rope=None, alibi_slope=None, window=None, sinks=0, first: int = 0) -> Prepared:
+    """The queries X·W_Q (+ b_Q) over ``keys`` (key_values), with the scale, the mask and
+    ALiBi's bias, checked: everything ``attend`` needs before the scores. Query i is token
     ``first`` + i of the keys' sequence: 0 for a whole sequence; t for token t alone over the
     keys of tokens 0 … t kept from earlier steps (kvcache.py), which places its causal mask,
     window, ALiBi distance and RoPE position where the whole computation puts row t's."""
     n, d_model = X.shape  # (n tokens, d_model)
-    K, V = keys.K.out, keys.V  # (m, d_k), (m, d_v)
+    K = keys.K.out  # (m, d_k)
     m = K.shape[0]
     W_Q = _as_matrix(W_Q, "W_Q")
     _check_projection("W_Q", W_Q, d_model)
@@ -281,22 +333,40 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
     bias = None if alibi_slope is None else _alibi(n, m, alibi_slope, first)
     queries = _side(X, "X", W_Q, "W_Q", b_Q, "b_Q", "Q",
                     None if rope is None else (rope[0], rope[1] + first))
-    Q = queries.out  # (n, d_k)
+    return Prepared(queries=queries, keys=keys, scale=scale, allowed=allowed, bias=bias,
+                    d_k=int(d_k), first=first)
+
+
+def scaled_scores(p: Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, scaled): the (n, m) Q·Kᵀ and scale·Q·Kᵀ + bias, unmasked, or the error that
+    names the input to blame for one beyond float64 (overflow.py)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        scores = Q @ K.T  # (n, m)
-        scaled = scores * scale
-        if bias is not None:
-            scaled += bias
+        scores = p.Q @ p.K.T  # (n, m)
+        scaled = scores * p.scale
+        if p.bias is not None:
+            scaled += p.bias
     # One pass over the n × m scores checks both: a non-finite score makes its scaled score
     # non-finite too (inf·0 is NaN), so only a failure needs the finer look that names the
     # culprit.
     if not np.isfinite(scaled).all():
-        _check_scores(scores, scaled, scale, bias, queries, keys.K)
-    _check_terms(Q, K, queries, keys.K)
-    scaled_scores = scaled  # a fresh array, so masking in place is safe
+        _check_scores(scores, scaled, p.scale, p.bias, p.queries, p.keys.K)
+    _check_terms(p.Q, p.K, p.queries, p.keys.K)
+    return scores, scaled
+
+
+def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None, rope=None,
+           alibi_slope=None, window=None, sinks=0, first: int = 0) -> AttentionResult:
+    """Attention of the queries X·W_Q (+ b_Q) over ``keys`` (key_values); query i is token
+    ``first`` + i of the keys' sequence (queries_for)."""
+    p = queries_for(X, W_Q, b_Q, keys, causal=causal, scale=scale, mask=mask, rope=rope,
+                    alibi_slope=alibi_slope, window=window, sinks=sinks, first=first)
+    Q, K, V, allowed, bias, queries = p.Q, p.K, p.V, p.allowed, p.bias, p.queries
+    scale, d_k = p.scale, p.d_k
+    scores, scaled = scaled_scores(p)
+    masked = scaled  # a fresh array, so masking in place is safe
     if not allowed.all():
-        scaled_scores[~allowed] = -np.inf
-    weights = softmax_rows(scaled_scores)  # (n, m)
+        masked[~allowed] = -np.inf
+    weights = softmax_rows(masked)  # (n, m)
     with np.errstate(over="ignore", invalid="ignore"):
         output = weights @ V  # (n, d_v)
     if not np.isfinite(output).all():  # each z_i is an average of the v_j: all V's sources
@@ -311,7 +381,7 @@ def attend(X, W_Q, b_Q, keys: KeyValues, *, causal=False, scale=None, mask=None,
         f"Query {i + 1} has no key it may read, so its weights and output are all 0."
         for i in blocked)
     return AttentionResult(
-        Q=Q, K=K, V=V, scores=scores, scaled_scores=scaled_scores, mask=allowed,
+        Q=Q, K=K, V=V, scores=scores, scaled_scores=masked, mask=allowed,
         weights=weights, output=output, scale=scale, d_k=int(d_k), warnings=warnings,
         XW_Q=queries.XW if queries.b is not None else None,
         XW_K=keys.K.XW if keys.K.b is not None else None, XW_V=keys.XW_V,

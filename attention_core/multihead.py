@@ -71,17 +71,17 @@ def multi_head_attention(X, heads, W_O, *, kv_heads=None, causal: bool = False,
     H = len(heads)
     groups = _groups(H, kv_heads)  # (H,): the key/value head of each query head
     slopes = _slopes(H, alibi_slopes)
-    X, X_kv, source = _named(None, None, sequences, X, X_kv)
-    rope = _named(None, None, _rope, rope_base, position_offset)
+    X, X_kv, source = named(None, None, sequences, X, X_kv)
+    rope = named(None, None, _rope, rope_base, position_offset)
     specs = [_query_spec(head, h, kv_heads is not None) for h, head in enumerate(heads)]
     if kv_heads is None:  # every head its own keys and values
-        shared = [_named(h, None, key_values, X_kv, source, *spec[2:], rope)
+        shared = [named(h, None, key_values, X_kv, source, *spec[2:], rope)
                   for h, spec in enumerate(specs)]
     else:
-        shared = [_named(None, g, key_values, X_kv, source, *_kv_spec(kv, g), rope)
+        shared = [named(None, g, key_values, X_kv, source, *_kv_spec(kv, g), rope)
                   for g, kv in enumerate(kv_heads)]
     results = [
-        _named(h, groups[h] if kv_heads is not None else None, attend, X, W_Q, b_Q,
+        named(h, groups[h] if kv_heads is not None else None, attend, X, W_Q, b_Q,
                shared[groups[h]], causal=causal, scale=scale, mask=mask, rope=rope,
                alibi_slope=slopes[h], window=window, sinks=sinks)
         for h, (W_Q, b_Q, *_) in enumerate(specs)]
@@ -182,7 +182,7 @@ def _kv_spec(kv, g: int):
 _SHARED = ("X", "X_kv", "mask", "window", "sinks", "position_offset", "rope_base")
 
 
-def _named(h: int | None, g: int | None, compute, *args, **kwargs):
+def named(h: int | None, g: int | None, compute, *args, **kwargs):
     """``compute(*args, **kwargs)``, its AttentionInputError naming its head as the request
     spells it: a query head's own inputs are heads[h].W_Q, the key/value head's are
     heads[h].W_K (each head its own) or kv_heads[g].W_K (shared). An input every head
