@@ -115,12 +115,22 @@ def _about(req, head: int) -> str:
     return " · ".join(parts)
 
 
+def _default_scale(result: AttentionResult) -> bool:
+    return math.isclose(result.scale, 1 / math.sqrt(result.d_k), rel_tol=1e-15)
+
+
+def _scores(result: AttentionResult, alibi: bool) -> str:
+    """What the softmax takes, in typst maths, as this view makes it: Q Kᵀ / √d_k, or times
+    the scale given, plus ALiBi's bias B."""
+    made = "Q K^T \\/ sqrt(d_k)" if _default_scale(result) else f"Q K^T times {result.scale:g}"
+    return made + (" + B" if alibi else "")
+
+
 def _scaled(result: AttentionResult, row: int, alibi: bool) -> str:
     """How s_j is made, in typst maths: q·kⱼ / √d_k, or × the scale given, and ALiBi's
     bias."""
     i = row + 1
-    made = f"q_{i} dot k_j \\/ sqrt({result.d_k})" \
-        if math.isclose(result.scale, 1 / math.sqrt(result.d_k), rel_tol=1e-15) \
+    made = f"q_{i} dot k_j \\/ sqrt({result.d_k})" if _default_scale(result) \
         else f"q_{i} dot k_j times {result.scale:g}"
     return made + (f" - m abs({i} - j)" if alibi else "")
 
@@ -136,7 +146,7 @@ def typeset_slide(what: str, fmt: str, result: AttentionResult, w: RowWorking | 
     words = words if len(words) <= 70 else words[:69].rstrip() + "…"  # one line
     subtitle = f"“{words}” · {about}"
     if what == "heatmap":
-        title = "Attention weights $A = \"softmax\"(Q K^T \\/ sqrt(d_k))$"
+        title = f"Attention weights $A = \"softmax\"({_scores(result, alibi)})$"
         body = heatmap_slide(result, queries, keys, row, title, subtitle)
         foot = "Row $i$: how much query $i$ reads each key $j$. A masked cell's weight is 0."
     else:

@@ -172,3 +172,17 @@ def test_every_slide_is_one_page(client, n, label):
             assert source.status_code == 200, source.get_data(as_text=True)[:300]
             pdf = typst.compile(source.data, format="pdf", ignore_system_fonts=True)
             assert len(PdfReader(BytesIO(pdf)).pages) == 1, (n, label, what, d)
+
+
+@pytest.mark.parametrize(("change", "formula", "s_j"), [
+    ({}, 'softmax"(Q K^T \\/ sqrt(d_k))', "s_j = q_3 dot k_j \\/ sqrt(2)"),
+    ({"scale": 1}, 'softmax"(Q K^T times 1)', "s_j = q_3 dot k_j times 1"),
+    ({"positional": "alibi"}, 'softmax"(Q K^T \\/ sqrt(d_k) + B)',
+     "s_j = q_3 dot k_j \\/ sqrt(2) - m abs(3 - j)"),
+])
+def test_the_formulas_say_what_the_view_computes(client, change, formula, s_j):
+    request = {**DEFAULT, **change}
+    heatmap = post(client, {"request": request, "what": "heatmap", "format": "typ"})
+    working = post(client, {"request": request, "what": "working", "format": "typ"})
+    assert formula in heatmap.get_data(as_text=True)
+    assert s_j in working.get_data(as_text=True)
