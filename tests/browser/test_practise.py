@@ -182,7 +182,7 @@ def test_on_paper_a_class_set_and_its_key_by_keyboard(page, server):
     assert len(sheets) == 3
     assert [f"seed {s} · level weights" in p for s, p in zip((17, 18, 19), sheets, strict=True)] \
         == [True] * 3
-    expect(page.locator("#paper-status")).to_have_text("The worksheet saved.")
+    expect(page.locator("#paper-status")).to_have_text("Saved the worksheet.")
     with page.expect_download() as d:
         page.get_by_role("button", name="Answer key (PDF)").click()
     key = pdf_pages(d.value.path())[0]

@@ -36,7 +36,7 @@ export function wirePaper(exercise) {
     say(`Typesetting ${what}…`);
     const problem = await saveTypeset(urls.worksheet, sheetBody(exercise, { ...options, count }), "worksheet.pdf");
     button.disabled = false;
-    say(problem ?? `${what[0].toUpperCase()}${what.slice(1)} saved.`, Boolean(problem));
+    say(problem ?? `Saved ${what}.`, Boolean(problem));
   };
   for (const [id, options, what] of [
     ["worksheet-pdf", {}, "the worksheet"],
