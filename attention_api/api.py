@@ -11,6 +11,7 @@ from attention_core import __version__, presets
 from . import lab
 from .admission import LargeRequests
 from .answer_size import check_answer_size
+from .cost import Measuring, cost_body
 from .errors import error
 from .exercise import check_body, exercise_body
 from .kv_cache import kv_cache_body
@@ -123,6 +124,19 @@ def scaling():
 def scaling_sample():
     """Measured variance of random q·k and q·k/√d_k for one d_k, samples and seed."""
     return lab_answer(lab.scaling_sample)
+
+
+@bp.post("/api/cost")
+def api_cost():
+    """The view's costs by formula; with "measure": true, the engine timed at n = 64 … 512."""
+    try:
+        return jsonify(cost_body(json_payload(), limits()))
+    except Measuring:
+        response = error(503, "This server is measuring for another request, one measurement "
+                              "at a time (each takes up to 2 s); nothing was measured. Send it "
+                              "again in a moment.")[0]
+        response.headers["Retry-After"] = "2"
+        return response, 503
 
 
 @bp.post("/api/kv-cache")

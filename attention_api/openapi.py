@@ -14,6 +14,7 @@ import sys
 from attention_core.presets import default_request
 
 from .answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
+from .cost_openapi import cost_paths, cost_schemas
 from .exercise_openapi import exercise_paths, exercise_schemas
 from .kv_cache_openapi import kv_cache_paths, kv_cache_schemas
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
@@ -473,6 +474,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
             **exercise_paths(_op, _json),
             **kv_cache_paths(_op, _json),
+            **cost_paths(_op, _json),
             **tiles_paths(_op, _json),
             **model_paths(_op, _json),
         },
@@ -480,6 +482,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
             "schemas": {**requests, **answer_schemas(limits),
                         **other_schemas(version), **exercise_schemas(),
                         **kv_cache_schemas(requests["AttentionRequest"]),
+                        **cost_schemas(limits),
                         **tiles_schemas(requests["AttentionRequest"], limits),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
