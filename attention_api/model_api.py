@@ -8,6 +8,7 @@ from flask import Blueprint, Response, current_app, jsonify
 
 from attention_core import working
 from attention_core.errors import AttentionInputError, counted
+from attention_core.tiles import row_tiles
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 from attention_models.heads import attend, head_inputs
@@ -19,6 +20,7 @@ from .model_request import parse_model_request
 from .model_response import describe_model, model_body
 from .model_runs import Busy, Runs, Turns
 from .slide import check_size, slide_options, typeset_slide
+from .tiles import answer, block_size
 
 bp = Blueprint("models", __name__)
 
@@ -101,3 +103,24 @@ def model_kv_cache():
                                   f"choose a decoder", "model")
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     return jsonify(model_kv_cache_body(req, head_inputs(req.model, kept, req.layer, req.head)))
+
+
+@bp.post("/api/model/tiles")
+def model_tiles():
+    """A row of the real model's head through FlashAttention's tiles."""
+    p = json_payload()
+    if not isinstance(p, dict):
+        raise AttentionInputError("the body must be a JSON object with model, text, layer, "
+                                  "head, row, block_q and block_k", None)
+    blocks = {name: block_size(p, name) for name in ("block_q", "block_k")}
+    req = parse_model_request({k: v for k, v in p.items() if k not in blocks})
+    if req.row is None:
+        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
+                                  "row")
+    kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
+    inputs = head_inputs(req.model, kept, req.layer, req.head)
+    traced = row_tiles(inputs["X"], inputs["W_Q"], inputs["W_K"], inputs["W_V"],
+                       b_Q=inputs["b_Q"], b_K=inputs["b_K"], b_V=inputs["b_V"],
+                       rope_base=inputs["rope_base"], causal=req.causal, row=req.row, **blocks)
+    return jsonify({"model": req.model.info.id, "tokens": req.tokenized.tokens,
+                    "layer": req.layer, "head": req.head, "row": req.row, **answer(traced)})

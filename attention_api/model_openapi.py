@@ -151,6 +151,15 @@ def model_schemas(answers: dict, array) -> dict:
             "ModelKVCache": kv_cache_answer()}
 
 
+def model_tiles_answer(tiles_answer: dict) -> dict:
+    """POST /api/model/tiles' answer: POST /api/tiles' (``tiles_answer``), with the model,
+    its tokens, the layer, the head and the row."""
+    extra = {"model": {"enum": list(MODEL_IDS)}, "tokens": {"type": "array", "items": TEXT},
+             "layer": INTEGER, "head": INTEGER, "row": INTEGER}
+    return {**tiles_answer, "required": [*tiles_answer["required"], *extra],
+            "properties": {**tiles_answer["properties"], **extra}}
+
+
 def kv_cache_answer() -> dict:
     """POST /api/model/kv-cache's answer: the head's steps and the whole model's cache."""
     whole = {"type": "integer", "minimum": 0}
@@ -192,7 +201,7 @@ def slide_request(request: dict) -> dict:
 
 
 def model_paths(op, json) -> dict:
-    """The four routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
+    """The five routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
     own: a model's package missing here, which no retry mends (no Retry-After)."""
     example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
                "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
@@ -221,6 +230,20 @@ def model_paths(op, json) -> dict:
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
                     k: example[k] for k in ("model", "text", "layer", "head")}}}}}})},
+        "/api/model/tiles": {"post": op(
+            "modelTiles", "A row of the real model's head through FlashAttention's tiles.",
+            json(_ref("ModelTilesAnswer"), "The row's tiles, its final z and log-sum-exp, "
+                                           "and the scores held."),
+            ("400", "408", "413", "415", "422"), missing_models=missing,
+            requestBody={"required": True, "content": {"application/json": {
+                "schema": {"type": "object", "required": ["model", "text", "layer", "head",
+                                                          "row", "block_q", "block_k"],
+                           "description": "the head's request (POST /api/model/attention's "
+                                          "fields but fields and encoding) and the tile's "
+                                          "sides B_r and B_c"},
+                "examples": {"a head of SmolLM2": {"value": {
+                    **{k: example[k] for k in ("model", "text", "layer", "head", "row")},
+                    "block_q": 2, "block_k": 2}}}}}})},
         "/api/model/slide": {"post": op(
             "modelSlide", "One head of a real model as a slide: its heatmap or a row's working.",
             {"description": "A 1920 × 1080 PNG, an SVG or the typst source, as POST /api/slide "

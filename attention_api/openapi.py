@@ -18,7 +18,7 @@ from .cost_openapi import cost_paths, cost_schemas
 from .exercise_openapi import exercise_paths, exercise_schemas
 from .kv_cache_openapi import kv_cache_paths, kv_cache_schemas
 from .lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from .model_openapi import MODEL_LIMITS, model_paths, model_schemas
+from .model_openapi import MODEL_LIMITS, model_paths, model_schemas, model_tiles_answer
 from .request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 from .tiles_openapi import tiles_paths, tiles_schemas
 
@@ -434,6 +434,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
     requests = request_schemas(limits)  # the attention request's, and the tiles' from it
+    tiles = tiles_schemas(requests["AttentionRequest"], limits)
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -483,7 +484,11 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                         **other_schemas(version), **exercise_schemas(),
                         **kv_cache_schemas(requests["AttentionRequest"]),
                         **cost_schemas(limits),
-                        **tiles_schemas(requests["AttentionRequest"], limits),
+                        **tiles,
+                        # a model's head is wider than the editor's limits: its own bounds
+                        "ModelTilesAnswer": model_tiles_answer(tiles_schemas(
+                            request_schemas(MODEL_LIMITS)["AttentionRequest"],
+                            MODEL_LIMITS)["TilesAnswer"]),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },

@@ -33,13 +33,13 @@ def tiles_body(p, limits: Limits) -> dict:
     if p.get("row") is None:
         raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
                                   "row")
-    block_q, block_k = _block(p, "block_q"), _block(p, "block_k")
+    block_q, block_k = block_size(p, "block_q"), block_size(p, "block_k")
     req = parse_request({k: v for k, v in p.items() if k not in EXTRA}, limits)
     head = _head(p, len(req.heads))
     return answer(_trace(req, head, block_q, block_k))
 
 
-def _block(p: dict, name: str) -> int:
+def block_size(p: dict, name: str) -> int:
     """A block size: a whole number of at least 1 (a block beyond the tokens holds them all)."""
     if name not in p:
         raise AttentionInputError(f"{name} is missing: the {_SIDE[name]} of a tile, 1 or more",

@@ -71,7 +71,7 @@ def test_no_route_can_redirect(app):
     """A route added later keeps the rule: no merged slashes, no trailing-slash redirect,
     no redirect_to or defaults (werkzeug redirects a URL that spells out a default)."""
     rules = list(app.url_map.iter_rules())
-    assert len(rules) == 22  # not vacuous: every route of the app, and no /static/ of Flask's
+    assert len(rules) == 23  # not vacuous: every route of the app, and no /static/ of Flask's
     for rule in rules:
         assert rule.merge_slashes is False, rule.rule
         assert not (rule.rule.endswith("/") and rule.strict_slashes), rule.rule

@@ -504,3 +504,35 @@ def test_an_encoder_keeps_no_cache(client):
     assert r.status_code == 422
     assert r.get_json()["error"]["field"] == "model"
     assert "minilm-l6 is an encoder" in r.get_json()["error"]["message"]
+
+
+# ---- POST /api/model/tiles ------------------------------------------------------------
+
+def test_a_model_rows_tiles_end_at_its_own_forwards_z_and_the_rows_logsumexp(client):
+    """SmolLM2 layer 4 head 6, row 5 of FRANCE, tiles of 2 × 2: three key blocks (keys 1–2,
+    3–4, 5), none skipped for the last row; O/ℓ is the model's own z (float32: 1e-5) and
+    m + ln ℓ the log-sum-exp of the reference's scaled scores of the row."""
+    head = {"model": "smollm2-135m", "text": FRANCE, "layer": 3, "head": 5, "row": 4}
+    r = client.post("/api/model/tiles", json={**head, "block_q": 2, "block_k": 2})
+    assert r.status_code == 200
+    body = r.get_json()
+    assert [t["key_block"] for t in body["tiles"]] == [0, 1, 2]
+    assert [t["skipped"] for t in body["tiles"]] == [False, False, False]
+    assert body["memory"] == {"held": 4, "whole": 25}
+    model = registry.get("smollm2-135m")
+    forward = model.forward(model.tokenize(FRANCE).ids)
+    np.testing.assert_allclose(body["final"]["z"], forward.outputs[3, 5, 4], atol=1e-5)
+    inputs = client.post("/api/model/attention", json={**head, "fields": [
+        "X", "W_Q", "W_K", "W_V", "positional", "rope_base", "causal"]}).get_json()
+    Q, K, *_ = reference(inputs)
+    s = Q[4] @ K.T / math.sqrt(Q.shape[1])  # row 5 reads all five keys
+    assert body["final"]["logsumexp"] == pytest.approx(math.log(np.exp(s).sum()), abs=1e-9)
+
+
+@pytest.mark.parametrize(("change", "field"), [({"row": None}, "row"), ({"block_k": 0}, "block_k"),
+                                               ({"block_q": True}, "block_q")])
+def test_a_bad_model_tiles_request_is_a_422_naming_its_field(client, change, field):
+    body = {"model": "smollm2-135m", "text": FRANCE, "layer": 0, "head": 0, "row": 1,
+            "block_q": 2, "block_k": 2, **change}
+    r = client.post("/api/model/tiles", json=body)
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == field
