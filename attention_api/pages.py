@@ -68,7 +68,7 @@ def page_config() -> dict:
                  "model": url_for("pages.model"), "practise": url_for("pages.practise"),
                  "exercise_check": url_for("api.api_exercise_check"),
                  "worksheet": url_for("api.api_worksheet"), "slide": url_for("api.api_slide"),
-                 "kv_cache": url_for("api.api_kv_cache"),
+                 "kv_cache": url_for("api.api_kv_cache"), "cost": url_for("api.api_cost"),
                  "model_attention": url_for("models.model_attention"),
                  "model_slide": url_for("models.model_slide"),
                  "models": url_for("models.models"),

@@ -124,7 +124,7 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "models": "/explorer/api/models", "practise": "/explorer/practise",
                     "exercise_check": "/explorer/api/exercise/check",
                     "worksheet": "/explorer/api/worksheet", "slide": "/explorer/api/slide",
-                    "kv_cache": "/explorer/api/kv-cache",
+                    "kv_cache": "/explorer/api/kv-cache", "cost": "/explorer/api/cost",
                     "katex": f"/explorer/assets/{app.extensions['assets_version']}"
                              "/vendor/katex/katex.min.js"}
     for name in ("presets", "scaling", "openapi", "health", "docs", "index", "katex",

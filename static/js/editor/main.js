@@ -12,6 +12,7 @@ import { drawControls, wireControls } from "./controls.js";
 import { setProp, setText, STACKED } from "../lib/dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountGenerate } from "./generate.js";
+import { mountCost } from "./cost.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
 import { limits, urls as routes } from "../lib/config.js";
@@ -60,6 +61,7 @@ const point = (change) => { pointer = { ...pointer, ...change }; };
 const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js): set by inputevents.js's turnPage alone
 let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
 let generatePanel = null;  // {changed()} of "Generate step by step", likewise
+let costPanel = null;  // {changed()} of "What n² costs", likewise
 
 const api = createApi({ onConnection: (up) => {
   verdict.offline = !up;
@@ -287,6 +289,7 @@ function drawInputs({ later = null } = {}) {
 const exportChanged = coalesced(() => {
   exportPanel?.changed();
   generatePanel?.changed();
+  costPanel?.changed();
 });
 
 function markStale() {
@@ -486,6 +489,7 @@ function start() {
 /** The blocks at the bottom of the page, mounted once start() has drawn the view. */
 const mountsBelow = [() => mountLab($("lab-panel")),
   () => { exportPanel = mountExport($("export-panel"), exportPage()); },
-  () => { generatePanel = mountGenerate($("generate-panel"), { get: () => ({ state, request: built(state).request }) }); }];
+  () => { generatePanel = mountGenerate($("generate-panel"), { get: () => ({ state, request: built(state).request }) }); },
+  () => { costPanel = mountCost($("cost-panel"), { get: () => ({ request: built(state).request }) }); }];
 
 start();

@@ -1,0 +1,23 @@
+// "What n² costs"' pure parts (static/js/editor/cost.js): a view's sizes, bytes and counts.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { bytesText, grouped, shapesOf } from "../../static/js/editor/cost.js";
+
+test("a view's sizes: its queries, keys, d_model, and the first head's d_k and d_v", () => {
+  const one = { tokens: ["a", "b", "c"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0, 0], [0, 1, 0]],
+    W_K: [[1, 0, 0], [0, 1, 0]], W_V: [[1], [0]] };
+  assert.deepEqual(shapesOf(one), { n: 3, m: 3, d_model: 2, d_k: 3, d_v: 1 });
+  const cross = { ...one, tokens_kv: ["x", "y"], X_kv: [[1, 0], [0, 1]] };
+  assert.equal(shapesOf(cross).m, 2);
+  const grouped_ = { tokens: ["a"], X: [[1, 2, 3]], heads: [{ W_Q: [[1, 0], [0, 1], [1, 1]] }],
+    kv_heads: [{ W_K: [[1, 0], [0, 1], [1, 1]], W_V: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]] }] };
+  assert.deepEqual(shapesOf(grouped_), { n: 1, m: 1, d_model: 3, d_k: 2, d_v: 4 });
+});
+
+test("bytes and counts as a person reads them", () => {
+  assert.equal(bytesText(72), "72 B");
+  assert.equal(bytesText(32768), "32.8 KB");
+  assert.equal(bytesText(2097152), "2.1 MB");
+  assert.equal(grouped(1234567), "1,234,567");
+});
