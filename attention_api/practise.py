@@ -71,7 +71,7 @@ def _table(e: Exercise, head: int, w) -> dict:
             "weights": _cells(e, head, "weights", w.weights, (j,), f"Weight, {name}")[0],
         })
     table = {"head": head, "q": _cells(e, head, "q", w.q, (), "q"), "rows": keys,
-             "scaling": "× 1" if e.scale is not None else f"÷ √{w.q.shape[0]}",
+             "scaling": f"× {e.scale:g}" if e.scale is not None else f"÷ √{w.q.shape[0]}",
              "exp_sum": _cells(e, head, "exp_sum", w.exp_sum, (), "Sum of the exponentials")[0],
              "z": _cells(e, head, "z", w.z, (), "z")}
     return {**table, "shows": _shown_steps(table)}
@@ -101,7 +101,9 @@ def _notes(e: Exercise, d_k: int) -> list[str]:
         notes.append(f"A mask: query {i} reads keys {', '.join(readable)} only; the others' "
                      f"scores are −∞.")
     if e.scale is not None:
-        notes.append("No scaling: the scores are multiplied by 1, not divided by √d_k.")
+        notes.append("No scaling: the scores are multiplied by 1, not divided by √d_k."
+                     if e.scale == 1 else f"Scale {e.scale:g}: the scores are multiplied by "
+                     f"{e.scale:g}, not divided by √d_k.")
     else:
         notes.append(f"d_k = {d_k}: the scores are divided by √{d_k} = "
                      f"{shown(float(np.sqrt(d_k)))}.")

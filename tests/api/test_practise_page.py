@@ -62,3 +62,18 @@ def test_an_example_of_ones_own_in_the_link_and_a_seed_typed_beside_it(client):
     broken = client.get("/practise?level=z&request=%7B%22X%22")
     assert broken.status_code == 422
     assert "This link&#39;s example cannot be read: " in broken.get_data(as_text=True)
+
+
+def test_an_own_example_with_its_own_scale_says_that_scale(client):
+    """A scale of 0.5 sent with one's own example: the column and the note say × 0.5, as the
+    numbers are made, not × 1."""
+    import json
+    from urllib.parse import quote
+
+    request = {"tokens": ["a", "b"], "X": [[1, 0], [0, 1]], "W_Q": [[2, 0], [0, 2]],
+               "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "scale": 0.5, "row": 1}
+    r = client.get(f"/practise?level=scaled&request={quote(json.dumps(request))}")
+    assert r.status_code == 200
+    page = r.get_data(as_text=True)
+    assert "q<sub>2</sub>·k<sub>j</sub> × 0.5" in page
+    assert "Scale 0.5: the scores are multiplied by 0.5, not divided by √d_k." in page
