@@ -61,8 +61,18 @@ def remove_orphans(parent: Path) -> None:
     folder of shared memory otherwise holds its runs until the machine restarts."""
     for folder in parent.glob("attention-runs-*-*"):
         pid = folder.name.split("-")[2]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        if pid.isdigit() and not _alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: str) -> bool:
+    """Whether process ``pid`` runs: a killed master that its parent has not yet reaped is
+    still in /proc, as a zombie (state Z), but holds nothing any more."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"  # the state follows "(name)"
 
 
 def remove_runs_folder(path: str | None) -> None:

@@ -144,3 +144,22 @@ def test_the_runs_folder_of_a_killed_server_is_removed_by_the_next_start(tmp_pat
     with Production(tmp_path / "b", env={"ATTENTION_WORKERS": "1"}) as again:
         assert not orphan.exists()
         assert len(list(Path("/dev/shm").glob(f"attention-runs-{again.gunicorn()}-*"))) == 1
+
+
+def test_a_killed_master_not_yet_reaped_counts_as_gone(tmp_path):
+    """A zombie (killed, its parent not yet waiting on it) still has a /proc entry; its runs
+    folder is an orphan all the same, and the next start removes it."""
+    from attention_server.startup import remove_orphans
+
+    child = subprocess.Popen(["sleep", "60"])
+    folder = tmp_path / f"attention-runs-{child.pid}-x"
+    folder.mkdir()
+    remove_orphans(tmp_path)
+    assert folder.exists()  # its process runs
+    child.kill()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the killed child never became a zombie"
+    remove_orphans(tmp_path)
+    assert not folder.exists()
+    child.wait()
