@@ -11,6 +11,7 @@ from .tiles import ALLOWED
 
 RUNNING = {"type": ["number", "null"], "description": "null is −∞: no permitted key yet"}
 NUMBER = {"type": "number"}
+SPAN = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0}}
 
 
 def _ref(name: str) -> dict:
@@ -53,11 +54,13 @@ def tiles_schemas(attention_request: dict, limits: Limits) -> dict:
     vector = {"type": "array", "minItems": 1, "maxItems": d, "items": NUMBER}
     tile = {
         "type": "object", "additionalProperties": False,
-        "required": ["key_block", "skipped", "m_before", "m_after", "l_before", "l_after",
+        "required": ["key_block", "keys", "skipped", "m_before", "m_after", "l_before", "l_after",
                      "O_before", "O_after", "rescale", "scores"],
         "properties": {
             "key_block": {"type": "integer", "minimum": 0,
                           "description": "c: keys c·B_c to (c + 1)·B_c − 1"},
+            "keys": {**SPAN, "description": "[start, stop]: the keys j of this tile, "
+                                            "start ≤ j < stop, 0-based"},
             "skipped": {"type": "boolean", "description": "every entry of the B_r × B_c "
                         "tile is masked: its scores are never computed"},
             "m_before": RUNNING, "m_after": RUNNING,
@@ -73,8 +76,10 @@ def tiles_schemas(attention_request: dict, limits: Limits) -> dict:
         }}
     answer = {
         "type": "object", "additionalProperties": False,
-        "required": ["tiles", "final", "memory"],
+        "required": ["rows", "tiles", "final", "memory"],
         "properties": {
+            "rows": {**SPAN, "description": "[start, stop]: the queries i of the row's query "
+                                            "block, start ≤ i < stop, 0-based"},
             "tiles": {"type": "array", "minItems": 1, "maxItems": n, "items": tile},
             "final": {"type": "object", "additionalProperties": False,
                       "required": ["z", "logsumexp"], "properties": {

@@ -115,10 +115,12 @@ class Final:
 
 @dataclass(frozen=True)
 class RowTiles:
-    """Query row i's pass, tile by tile, within its query block (query_block, 0-based)."""
+    """Query row i's pass, tile by tile, within its query block (query_block, 0-based,
+    whose queries are rows = (start, stop))."""
 
     row: int
     query_block: int
+    rows: tuple[int, int]
     tiles: tuple[Tile, ...]
     final: Final
     skipped: int
@@ -153,7 +155,7 @@ def row_of(p: Prepared, row: int, block_q: int, block_k: int) -> RowTiles:
     block = block_tiles(p, b, block_q, block_k)
     r = int(row) - block.rows[0]
     tiles = tuple(_row_tile(t, r) for t in block.tiles)
-    return RowTiles(row=int(row), query_block=b, tiles=tiles,
+    return RowTiles(row=int(row), query_block=b, rows=block.rows, tiles=tiles,
                     final=Final(z=block.Z[r], logsumexp=float(block.logsumexp[r])),
                     skipped=block.skipped, memory=block.memory)
 

@@ -40,12 +40,14 @@ def test_three_tokens_one_key_per_tile_by_hand(client):
     e^−2(1 + e^−2) + 1 = 1 + e^−2 + e^−4; O [1, 0], [1, 2e^−2], [1 + e^−2, 2 + 2e^−4]."""
     a = tiles(client, one_head(row=2, block_q=1, block_k=1, scale=1))
     e2, e4 = math.exp(-2), math.exp(-4)
-    assert set(a) == {"tiles", "final", "memory"}
+    assert set(a) == {"rows", "tiles", "final", "memory"}
+    assert a["rows"] == [2, 3]  # B_r = 1: query block 2 is row 2 alone
     t = a["tiles"]
     assert [set(tile) for tile in t] == [{
-        "key_block", "skipped", "m_before", "m_after", "l_before", "l_after", "O_before",
+        "key_block", "keys", "skipped", "m_before", "m_after", "l_before", "l_after", "O_before",
         "O_after", "rescale", "scores"}] * 3
     assert [x["key_block"] for x in t] == [0, 1, 2]
+    assert [x["keys"] for x in t] == [[0, 1], [1, 2], [2, 3]]
     assert [x["m_before"] for x in t] == [None, 4, 4]  # −∞ is null
     assert [x["m_after"] for x in t] == [4, 4, 6]
     close([x["rescale"] for x in t], [0, 1, e2])
@@ -68,11 +70,14 @@ def test_causal_blocks_of_two_skip_the_tile_above_the_diagonal(client):
             "causal": True, "block_q": 2, "block_k": 2}
     row1 = tiles(client, {**body, "row": 1})
     assert [x["skipped"] for x in row1["tiles"]] == [False, True]
+    assert row1["rows"] == [0, 2]
+    assert [x["keys"] for x in row1["tiles"]] == [[0, 2], [2, 4]]
     assert row1["tiles"][1]["scores"] == [None, None]
     assert row1["tiles"][1]["rescale"] == 1
     assert row1["tiles"][1]["m_after"] == row1["tiles"][0]["m_after"] == 4  # max(2·1, 2·2)
     row3 = tiles(client, {**body, "row": 3})
     assert [x["skipped"] for x in row3["tiles"]] == [False, False]
+    assert row3["rows"] == [2, 4]
     row2 = tiles(client, {**body, "row": 2})
     assert row2["tiles"][1]["scores"] == [1, None]  # (−1)·(−1); key 3 is after query 2
     assert row3["memory"] == {"held": 4, "whole": 16}
@@ -110,6 +115,9 @@ def test_sinusoidal_cross_attention_agrees_with_the_reference(client, block_q, b
     close(a["final"]["z"], z)
     close(a["final"]["logsumexp"], lse)
     assert len(a["tiles"]) == math.ceil(4 / block_k)
+    # The key blocks cover the 4 keys in order, the last one shorter where B_c does not divide 4.
+    assert [x["keys"] for x in a["tiles"]] == [[c, min(c + block_k, 4)] for c in range(0, 4, block_k)]
+    assert a["rows"] == [1 // block_q * block_q, min(1 // block_q * block_q + block_q, 3)]
     assert a["memory"] == {"held": min(block_q, 3) * min(block_k, 4), "whole": 12}
 
 
