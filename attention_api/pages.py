@@ -67,6 +67,7 @@ def page_config() -> dict:
                  "docs": url_for("pages.api_docs"), "index": url_for("pages.index"),
                  "model": url_for("pages.model"), "practise": url_for("pages.practise"),
                  "exercise_check": url_for("api.api_exercise_check"),
+                 "tiles": url_for("api.api_tiles"),
                  "worksheet": url_for("api.api_worksheet"), "slide": url_for("api.api_slide"),
                  "kv_cache": url_for("api.api_kv_cache"), "cost": url_for("api.api_cost"),
                  "model_attention": url_for("models.model_attention"),

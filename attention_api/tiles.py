@@ -83,8 +83,9 @@ def _trace(req, h: int, block_q: int, block_k: int) -> RowTiles:
 def answer(r: RowTiles) -> dict:
     """The JSON answer: the row's query block (its rows, start ≤ i < stop), every tile (its
     keys, start ≤ j < stop), the final z and log-sum-exp, the scores held at once."""
-    tiles = [{"key_block": t.key_block, "keys": list(t.keys), "skipped": t.skipped, "m_before": t.m_before,
-              "m_after": t.m_after, "l_before": t.l_before, "l_after": t.l_after,
+    tiles = [{"key_block": t.key_block, "keys": list(t.keys), "skipped": t.skipped,
+              "m_before": t.m_before, "m_after": t.m_after, "l_before": t.l_before,
+              "l_after": t.l_after,
               "O_before": t.O_before, "O_after": t.O_after, "rescale": t.rescale,
               "scores": t.scores} for t in r.tiles]
     return plain({"rows": list(r.rows), "tiles": tiles,

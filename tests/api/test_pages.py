@@ -123,6 +123,7 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "model_slide": "/explorer/api/model/slide",
                     "models": "/explorer/api/models", "practise": "/explorer/practise",
                     "exercise_check": "/explorer/api/exercise/check",
+                    "tiles": "/explorer/api/tiles",
                     "worksheet": "/explorer/api/worksheet", "slide": "/explorer/api/slide",
                     "kv_cache": "/explorer/api/kv-cache", "cost": "/explorer/api/cost",
                     "katex": f"/explorer/assets/{app.extensions['assets_version']}"

@@ -116,7 +116,8 @@ def test_sinusoidal_cross_attention_agrees_with_the_reference(client, block_q, b
     close(a["final"]["logsumexp"], lse)
     assert len(a["tiles"]) == math.ceil(4 / block_k)
     # The key blocks cover the 4 keys in order, the last one shorter where B_c does not divide 4.
-    assert [x["keys"] for x in a["tiles"]] == [[c, min(c + block_k, 4)] for c in range(0, 4, block_k)]
+    assert [x["keys"] for x in a["tiles"]] == [[c, min(c + block_k, 4)]
+                                               for c in range(0, 4, block_k)]
     assert a["rows"] == [1 // block_q * block_q, min(1 // block_q * block_q + block_q, 3)]
     assert a["memory"] == {"held": min(block_q, 3) * min(block_k, 4), "whole": 12}
 

@@ -73,7 +73,7 @@ def test_present_mode_shows_the_heatmap_working_and_rows_used_on_one_projector_s
     assert results.violations_count == 0, results.generate_report()
     # Driven by the walk: its steps light the rows in place.
     page.get_by_role("button", name="Walk me through it").click()
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Next", exact=True).click()
     expect(page.locator('#qkv figure[data-key="qq"].walk-lit')).to_have_count(1)
     page.keyboard.press("Escape")  # ends the walk first
     expect(page.get_by_role("region", name="Walk through the calculation")).to_be_hidden()
@@ -94,7 +94,7 @@ def walk_texts(page):
             "n => [...n.childNodes].map(c => c.querySelector"
             " ? (c.querySelector('.katex-html')?.textContent ?? c.textContent)"
             " : c.textContent).join('')"))
-        page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
+        page.get_by_role("button", name="Finish" if k == 7 else "Next", exact=True).click()
     return ["".join(t.split()).replace("\u200b", "").replace("\u2212", "-").replace("\u22c5", "·")
             for t in texts]
 
@@ -283,7 +283,7 @@ def test_a_query_that_may_read_no_key_says_so_in_the_working_the_walk_and_presen
     expect(page.locator("html")).to_have_class("present")
     page.get_by_role("button", name="Walk me through it").click()
     for _ in range(5):
-        page.get_by_role("button", name="Next").click()
+        page.get_by_role("button", name="Next", exact=True).click()
     panel = page.get_by_role("region", name="Walk through the calculation")
     expect(panel).to_contain_text("Step 6 of 8")
     expect(panel).to_contain_text("its weights and output are all 0")

@@ -104,7 +104,7 @@ def test_the_walk_lights_its_step_in_a_block_redrawn_below_the_screen(browser, c
     loaded(page, server.url)
     page.get_by_role("button", name="Walk me through it").click()
     panel = page.get_by_role("region", name="Walk through the calculation")
-    page.get_by_role("button", name="Next").click()
+    page.get_by_role("button", name="Next", exact=True).click()
     expect(panel).to_contain_text("Step 2 of 8")
     lit = page.locator('figure[data-key="Q"] tbody tr.walk-lit')
     expect(lit).to_have_count(1)

@@ -101,7 +101,7 @@ def walk_clear_of_the_bar(page, what):
         page.wait_for_function(STILL, polling="raf")
         assert page.evaluate(LIT_CLEAR) == [], (what, k + 1)
         assert page.evaluate(END_CLEAR) == [], (what, k + 1)
-        page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
+        page.get_by_role("button", name="Finish" if k == 7 else "Next", exact=True).click()
     expect(panel).to_be_hidden()
 
 
@@ -278,7 +278,7 @@ def walk_checking(page, what):
     for k in range(8):
         expect(panel).to_contain_text(f"Step {k + 1} of 8")
         assert present_problems(page) == [], (what, f"step {k + 1}")
-        page.get_by_role("button", name="Finish" if k == 7 else "Next").click()
+        page.get_by_role("button", name="Finish" if k == 7 else "Next", exact=True).click()
     expect(panel).to_be_hidden()
 
 
@@ -345,5 +345,5 @@ def test_in_present_mode_the_walks_ring_leaves_x_and_q_clear(browser, console, s
         expect(panel).to_contain_text(f"Step {k + 1} of 8")
         expect(page.locator(f'figure[data-key="{key}"]')).to_have_class(re.compile("walk-lit"))
         assert page.evaluate(RING_CLEAR) == [], f"step {k + 1}"
-        page.get_by_role("button", name="Next").click()
+        page.get_by_role("button", name="Next", exact=True).click()
     page.context.close()

@@ -13,6 +13,8 @@ import { setProp, setText, STACKED } from "../lib/dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountGenerate } from "./generate.js";
 import { mountCost } from "./cost.js";
+import { mountTiles } from "./tiles.js";
+import { outlineTile } from "../draw/heatmaptile.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
 import { limits, urls as routes } from "../lib/config.js";
@@ -26,7 +28,7 @@ import { renderLink } from "./link.js";
 import { marksNote } from "./marks.js";
 import { fitPresentMode } from "./presentfit.js";
 import { exactFields, readoutText } from "../draw/readout.js";
-import { drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
+import { drawableHead, drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
 import { wirePractiseLink } from "./practiselink.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
@@ -62,6 +64,8 @@ const pages = new Map();  // matrix name → the page of its inputs shown, {row,
 let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
 let generatePanel = null;  // {changed()} of "Generate step by step", likewise
 let costPanel = null;  // {changed()} of "What n² costs", likewise
+let tilesPanel = null;  // {changed()} of "Step through the tiles", likewise
+let tileShown = null;  // the tile it is at, {head, rows, keys, skipped}, outlined in the heatmap; or null
 
 const api = createApi({ onConnection: (up) => {
   verdict.offline = !up;
@@ -289,6 +293,7 @@ function drawInputs({ later = null } = {}) {
 const exportChanged = coalesced(() => {
   exportPanel?.changed();
   generatePanel?.changed();
+  tilesPanel?.changed();
   costPanel?.changed();
 });
 
@@ -339,6 +344,7 @@ function drawResults({ workingWhenNear = false } = {}) {
   // The working is typeset after the paint, and lights the link it was given; by then the
   // pointer or an arrow key may have moved it.
   afterPaint(drawLink);
+  drawTile();
   if (walk.walking()) drawWaiting();  // a step may light, and scroll to, a block below the screen
   walk.draw();
   exportChanged.schedule();
@@ -357,6 +363,26 @@ function drawLink() {
     const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
     showCell(host, mine ? cell : null, mine ? readoutText(body, cell) : "");
   }
+}
+
+/** Outline the tile "Step through the tiles" is at, in its head's heatmap; none in the others. */
+function drawTile() {
+  for (const host of $("heatmap").querySelectorAll(".heatmap")) {
+    const head = Number(host.closest("[data-head]").dataset.head);
+    outlineTile(host, tileShown?.head === head ? tileShown : null);
+  }
+}
+
+/** What "Step through the tiles" reads of the page: the state, its request, and the
+ *  selected row's z as the page's answer has it (null while that answer is not the view's). */
+function tilesPage() {
+  const current = () => {
+    if (!answer.body || !sameInputs(answer.answered, state)) return null;
+    const working = shownHead(answer.body, state.head).working;
+    return working?.row === state.row && drawableHead(answer.body, state.head) === state.head ? working.z : null;
+  };
+  return { get: () => ({ state, request: built(state).request, z: current() }),
+    show: (tile) => { tileShown = tile; drawTile(); } };
 }
 
 // ---- events ----
@@ -490,6 +516,7 @@ function start() {
 const mountsBelow = [() => mountLab($("lab-panel")),
   () => { exportPanel = mountExport($("export-panel"), exportPage()); },
   () => { generatePanel = mountGenerate($("generate-panel"), { get: () => ({ state, request: built(state).request }) }); },
+  () => { tilesPanel = mountTiles($("tiles-panel"), tilesPage()); },
   () => { costPanel = mountCost($("cost-panel"), { get: () => ({ request: built(state).request }) }); }];
 
 start();
