@@ -17,7 +17,7 @@ from attention_core.cost import matrix_bytes, measure, slope, step_costs
 from attention_core.errors import AttentionInputError
 
 from .request import Limits
-from .values import describe
+from .values import describe, json_object
 
 FIELDS = ("n", "m", "d_model", "d_k", "d_v", "measure")
 BUDGET = 2.0  # seconds a measurement may take
@@ -59,12 +59,7 @@ def _slope(sizes, seconds) -> float | None:
 def cost_body(p, limits: Limits) -> dict:
     """The answer to ``{"n", "m", "d_model", "d_k", "d_v", "measure"}``: the view's costs by
     formula and, with ``"measure": true``, the times at n = 64 … 512."""
-    if not isinstance(p, dict):
-        raise AttentionInputError(f"the body must be a JSON object; got {describe(p)}", None)
-    unknown = [k for k in p if k not in FIELDS]
-    if unknown:
-        raise AttentionInputError(f"{unknown[0]!r} is not a field of this request; its fields "
-                                  f"are {', '.join(FIELDS)}", unknown[0])
+    json_object(p, FIELDS)
     n = _size(p, "n", limits.max_tokens)
     m = _size(p, "m", limits.max_tokens, n)
     d_model = _size(p, "d_model", limits.max_model_dim)

@@ -27,7 +27,7 @@ from attention_core.exercises import (
 )
 
 from .request import AttentionRequest, Limits, parse_request
-from .values import describe
+from .values import describe, json_object
 
 EXERCISE_FIELDS = ("seed", "level", "request")
 CHECK_FIELDS = ("seed", "level", "request", "answers")
@@ -39,14 +39,9 @@ BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-
 
 
 def _object(payload, fields: tuple[str, ...]) -> dict:
-    """``payload`` as a JSON object holding no field but ``fields``."""
-    if not isinstance(payload, dict):
-        raise AttentionInputError(f"the body must be a JSON object with {', '.join(fields)}; "
-                                  f"got {describe(payload)}")
-    unknown = [k for k in payload if k not in fields]
-    if unknown:
-        raise AttentionInputError(f"{unknown[0]!r} is not a field of this request; its fields "
-                                  f"are {', '.join(fields)}", unknown[0])
+    """``payload`` as a JSON object holding no field but ``fields``, with a level and a
+    seed or a request."""
+    json_object(payload, fields)
     if "level" not in payload:
         raise AttentionInputError(f"level is missing: one of {', '.join(LEVELS)}", "level")
     if ("seed" in payload) == ("request" in payload):

@@ -12,7 +12,7 @@ from attention_core.positions import sinusoidal
 
 from .request import AttentionRequest, Limits, parse_request
 from .response import plain, working_body
-from .values import describe
+from .values import describe, json_object
 
 MAX_STEPS = 64  # tokens generated in one answer: each step carries its row's whole working
 FLOAT_BYTES = 8  # float64, as the engine keeps K and V
@@ -21,9 +21,7 @@ FLOAT_BYTES = 8  # float64, as the engine keeps K and V
 def _checked(payload) -> tuple[AttentionRequest, int]:
     """The request (causal, self-attention, no mask by hand, at most MAX_STEPS tokens) and
     the query head whose steps to answer."""
-    if not isinstance(payload, dict):
-        raise AttentionInputError(f"the body must be a JSON object; got {describe(payload)}",
-                                  None)
+    json_object(payload)
     head = payload.get("head", 0)
     req = parse_request({k: v for k, v in payload.items() if k != "head"}, Limits())
     if not req.causal:

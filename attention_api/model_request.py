@@ -13,8 +13,8 @@ from attention_core.errors import AttentionInputError, counted
 from attention_models import registry
 from attention_models.base import Model, Tokenized
 
-from .request import CORNERED, WORKING_PARTS, _check_keys, _encoding, _fields
-from .values import describe, printable, quoted
+from .request import CORNERED, WORKING_PARTS, _encoding, _fields
+from .values import check_keys, describe, printable, quoted
 
 FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
 # A text is tokenized before its length in tokens is known: this many characters at most
@@ -71,7 +71,7 @@ def parse_model_request(payload) -> ModelRequest:
         raise AttentionInputError(
             f"The request must be a JSON object with model, text, layer and head, got "
             f"{describe(payload)}")
-    _check_keys(payload, FIELDS)
+    check_keys(payload, FIELDS)
     for name in ("model", "text", "layer", "head"):
         if name not in payload:
             raise AttentionInputError(f'The request needs the field "{name}"', name)

@@ -19,13 +19,11 @@ from attention_core.positions import ROPE_BASE, alibi_slopes
 from . import answer_fields
 from .values import (
     bool_matrix,
+    check_keys,
     describe,
-    did_you_mean,
     labels,
     matrix,
     number,
-    printable,
-    quoted,
     vector,
 )
 
@@ -125,21 +123,6 @@ class AttentionRequest:
                      for h, head in enumerate(self.heads))
 
 
-def _check_keys(payload: dict, allowed=FIELDS, where: dict | None = None,
-                owner: str = "") -> None:
-    """Refuse a key not in ``allowed``; ``where`` is the head whose key it is ({"head": 0}
-    for "heads[0]."), ``owner`` says so in the message ("Head 1 has an unknown field")."""
-    for key in payload:
-        if key not in allowed:
-            # The field names the key whole; the sentence quotes its first 40 characters,
-            # so a long key is not sent back twice over.
-            hint, said = did_you_mean(key, allowed), quoted(key, 40)
-            start = f"{owner} has an unknown field {said}" if owner else f"Unknown field {said}"
-            raise AttentionInputError(
-                f'{start}{hint} The fields are {", ".join(allowed)}.', printable(key),
-                **(where or {}))
-
-
 def _require(payload: dict, names, where: dict | None = None, owner: str = "The request") -> None:
     for name in names:
         if name not in payload:
@@ -200,7 +183,7 @@ def _heads(payload: dict, limits: Limits):
 def _head(obj: dict, where: dict, owner: str, allowed, required, limits: Limits) -> dict:
     """One head's (or key/value head's) ``required`` matrices and its biases, its keys
     checked against ``allowed``; ``where`` is the head ({"kv_head": 1}: "kv_heads[1].")."""
-    _check_keys(obj, allowed, where, owner)
+    check_keys(obj, allowed, where, owner)
     _require(obj, required, where, owner)
     dim = limits.max_dim
     return ({p: matrix(obj[p], Place(p, **where), limits.max_model_dim, dim) for p in required}
@@ -237,7 +220,7 @@ def parse_request(payload, limits: Limits = Limits()) -> AttentionRequest:
         raise AttentionInputError(
             f"The request must be a JSON object with X, W_Q, W_K and W_V, "
             f"got {describe(payload)}")
-    _check_keys(payload)
+    check_keys(payload, FIELDS)
     _require(payload, ("X",))
     X = matrix(payload["X"], "X", limits.max_tokens, limits.max_model_dim)
     n = X.shape[0]  # query tokens

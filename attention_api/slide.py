@@ -18,7 +18,7 @@ from .request import Limits, parse_request
 from .response import compute
 from .slide_typst import PPI, heatmap_slide, short_label, slide_source, working_slide
 from .typeset import FORMATS, compile_source, literal
-from .values import describe
+from .values import check_keys, describe, json_object
 from .worksheet import Sheet
 
 FIELDS = ("request", "row", "head", "what", "format")
@@ -49,8 +49,7 @@ def _whole(p: dict, name: str, below: int, what: str) -> int:
 
 def slide_options(p) -> tuple[str, str, dict]:
     """A slide body's ``what`` and ``format``, checked, and the rest of the body."""
-    if not isinstance(p, dict):
-        raise AttentionInputError(f"the body must be a JSON object; got {describe(p)}", None)
+    json_object(p)
     what = _choice(p, "what", WHATS, None)
     fmt = _choice(p, "format", SLIDE_FORMATS, "png")
     return what, fmt, {k: v for k, v in p.items() if k not in ("what", "format")}
@@ -59,10 +58,7 @@ def slide_options(p) -> tuple[str, str, dict]:
 def _checked(p) -> tuple:
     """The body's request, row, head, what and format, each checked."""
     what, fmt, rest = slide_options(p)
-    unknown = [k for k in rest if k not in FIELDS]
-    if unknown:
-        raise AttentionInputError(f"{unknown[0]!r} is not a field of this request; its fields "
-                                  f"are {', '.join(FIELDS)}", unknown[0])
+    check_keys(rest, FIELDS)
     if "request" not in p:
         raise AttentionInputError("request is missing: the view, in the request format of "
                                   "POST /api/attention", "request")

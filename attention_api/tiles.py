@@ -13,9 +13,9 @@ from attention_core.errors import AttentionInputError, counted
 from attention_core.multihead import named
 from attention_core.tiles import RowTiles, row_tiles
 
-from .request import FIELDS, Limits, _check_keys, parse_request
+from .request import FIELDS, Limits, parse_request
 from .response import engine_options, plain, positioned
-from .values import describe
+from .values import describe, json_object
 
 # The request's own fields and three more, side by side rather than a "request" field
 # beside them (as POST /api/slide has): a view's request is sent as it is, and its "row" is
@@ -27,9 +27,7 @@ ALLOWED = (*(f for f in FIELDS if f not in ("fields", "encoding")), *EXTRA)
 
 def tiles_body(p, limits: Limits) -> dict:
     """The answer to the body ``p``: its row's tiles, for the head asked (JSON-ready)."""
-    if not isinstance(p, dict):
-        raise AttentionInputError(f"the body must be a JSON object; got {describe(p)}", None)
-    _check_keys(p, ALLOWED)
+    json_object(p, ALLOWED)
     if p.get("row") is None:
         raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
                                   "row")

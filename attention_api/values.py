@@ -199,6 +199,30 @@ def did_you_mean(name, choices) -> str:
     return f'; did you mean "{guess}"?' if guess else "."
 
 
+def check_keys(payload: dict, allowed, where: dict | None = None, owner: str = "") -> None:
+    """Refuse a key not in ``allowed``; ``where`` is the head whose key it is ({"head": 0}
+    for "heads[0]."), ``owner`` says so in the message ("Head 1 has an unknown field")."""
+    for key in payload:
+        if key not in allowed:
+            # The field names the key whole; the sentence quotes its first 40 characters,
+            # so a long key is not sent back twice over.
+            hint, said = did_you_mean(key, allowed), quoted(key, 40)
+            start = f"{owner} has an unknown field {said}" if owner else f"Unknown field {said}"
+            raise AttentionInputError(
+                f'{start}{hint} The fields are {", ".join(allowed)}.', printable(key),
+                **(where or {}))
+
+
+def json_object(payload, allowed=None) -> dict:
+    """``payload``, a request's body, as a JSON object holding no field but ``allowed``
+    (any, for None): every route's first check, in the same words."""
+    if not isinstance(payload, dict):
+        raise AttentionInputError(f"the body must be a JSON object; got {describe(payload)}", None)
+    if allowed is not None:
+        check_keys(payload, allowed)
+    return payload
+
+
 def printable(text: str) -> str:
     r"""``text`` with each lone UTF-16 surrogate written as its JSON escape, so an answer
     can echo it: UTF-8 (and so orjson, and a terminal) cannot hold one.

@@ -14,7 +14,7 @@ from attention_core.exercises import SEEDS, Exercise, check_level, check_seed, e
 
 from .exercise import exercise_of
 from .typeset import FORMATS, compile_source
-from .values import describe
+from .values import describe, json_object
 from .worksheet_typst import worksheet_source
 
 FIELDS = ("seeds", "request", "level", "key", "format")
@@ -93,12 +93,7 @@ def _options(p: dict) -> tuple[bool, str]:
 
 def exercises_of(p: dict) -> list[Exercise]:
     """The body's exercises: one per seed, or the example of one's own."""
-    if not isinstance(p, dict):
-        raise AttentionInputError(f"the body must be a JSON object; got {describe(p)}", None)
-    unknown = [k for k in p if k not in FIELDS]
-    if unknown:
-        raise AttentionInputError(f"{unknown[0]!r} is not a field of this request; its fields "
-                                  f"are {', '.join(FIELDS)}", unknown[0])
+    json_object(p, FIELDS)
     if "level" not in p:
         raise AttentionInputError("level is missing", "level")
     if ("seeds" in p) == ("request" in p):

@@ -50,7 +50,7 @@ def test_a_second_measurement_is_refused_while_one_runs(client, tmp_path, monkey
     ({"d_k": 2.5}, "d_k", "got 2.5"),
     ({"d_model": 100000}, "d_model", "got 100000"),
     ({"measure": "yes"}, "measure", 'the string "yes"'),
-    ({"x": 1}, "x", "'x' is not a field"),
+    ({"x": 1}, "x", 'Unknown field "x". The fields are n, m, d_model'),
 ])
 def test_bad_input_is_a_422_naming_the_field(client, change, field, says):
     r = client.post("/api/cost", json={**VIEW, **change})

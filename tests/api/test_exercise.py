@@ -86,7 +86,7 @@ def test_right_answers_as_shown_are_correct_and_a_wrong_one_gets_its_hint(client
     ("/api/exercise", {"seed": 1, "level": "z", "request": {}}, "seed", "one of the two"),
     ("/api/exercise", {"seed": 1}, "level", "level is missing: one of dots, scaled"),
     ("/api/exercise", {"seed": 1, "level": "z", "answers": {}}, "answers",
-     "'answers' is not a field of this request"),
+     'Unknown field "answers". The fields are seed, level, request.'),
     ("/api/exercise/check", {"seed": 3, "level": "z"}, "answers", "answers is missing"),
     ("/api/exercise/check", {"seed": 3, "level": "z", "answers": {"working.z[0]": "1.5"}},
      'answers["working.z[0]"]', 'must be a number; got the string "1.5"'),

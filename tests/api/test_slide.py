@@ -127,7 +127,7 @@ def test_labels_are_text_in_every_format(client, what, fmt):
     ({"request": DEFAULT, "what": "heatmap", "row": True}, "row", "got true"),
     ({"request": DEFAULT, "what": "heatmap", "head": 1}, "head", "from 0 to 0"),
     ({"request": {**DEFAULT, "row": None}, "what": "working"}, "row", "row is missing"),
-    ({"request": DEFAULT, "what": "heatmap", "size": 2}, "size", "'size' is not a field"),
+    ({"request": DEFAULT, "what": "heatmap", "size": 2}, "size", 'Unknown field "size". The fields are'),
     ({"request": {**DEFAULT, "X": [[1, 0], [0, "x"], [1, 1]]}, "what": "heatmap"},
      "request.X[1][1]", "x"),
     ({"request": {"tokens": [f"t{i}" for i in range(65)], "X": [[1, 0]] * 65,
