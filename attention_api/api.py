@@ -12,7 +12,7 @@ from . import lab
 from .admission import LargeRequests
 from .answer_size import check_answer_size
 from .cost import Measuring, cost_body
-from .errors import error
+from .errors import retry_later
 from .exercise import check_body, exercise_body
 from .kv_cache import kv_cache_body
 from .openapi import openapi_document
@@ -96,11 +96,9 @@ def attention():
 def busy():
     """503: this process computes as many large answers as it may (admission.py)."""
     slots = current_app.extensions["large_requests"].slots
-    response = error(503, f"This server is computing {slots} other large answers, as many as "
-                          "it computes at once; nothing was computed. Send it again in a "
-                          "moment (the page does so on its own).")[0]
-    response.headers["Retry-After"] = "1"
-    return response, 503
+    return retry_later(f"This server is computing {slots} other large answers, as many as it "
+                       "computes at once; nothing was computed. Send it again in a moment (the "
+                       "page does so on its own).", 1)
 
 
 @bp.get("/api/presets")
@@ -132,11 +130,9 @@ def api_cost():
     try:
         return jsonify(cost_body(json_payload(), limits()))
     except Measuring:
-        response = error(503, "This server is measuring for another request, one measurement "
-                              "at a time (each takes up to 2 s); nothing was measured. Send it "
-                              "again in a moment.")[0]
-        response.headers["Retry-After"] = "2"
-        return response, 503
+        return retry_later("This server is measuring for another request, one measurement at a "
+                           "time (each takes up to 2 s); nothing was measured. Send it again in "
+                           "a moment.", 2)
 
 
 @bp.post("/api/kv-cache")

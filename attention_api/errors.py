@@ -18,6 +18,14 @@ def error(status: int, message: str, field: str | None = None):
     return jsonify({"error": {"message": message, "field": field}}), status
 
 
+def retry_later(message: str, seconds: int):
+    """503 with Retry-After: the server is busy with others' work, nothing was computed,
+    and the same request may be sent again after ``seconds``."""
+    response = error(503, message)[0]
+    response.headers["Retry-After"] = str(seconds)
+    return response, 503
+
+
 @bp.app_errorhandler(JSONSyntaxError)
 def not_json(exc: JSONSyntaxError):
     """400: the body is not JSON; the message says where it stops being JSON (values.py)."""

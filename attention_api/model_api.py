@@ -14,7 +14,7 @@ from attention_models.base import ModelUnavailable
 from attention_models.heads import attend, head_inputs
 
 from .api import json_payload
-from .errors import error
+from .errors import error, retry_later
 from .model_kv_cache import model_kv_cache_body
 from .model_request import parse_model_request
 from .model_response import describe_model, model_body
@@ -44,12 +44,10 @@ def unavailable(exc: ModelUnavailable):
 @bp.errorhandler(Busy)
 def busy(exc: Busy):
     """503: this process runs the model on as many texts as it may, and as many wait."""
-    response = error(503, f"This server is running the model on {counted(exc.computing, 'text')} "
-                          f"with {exc.waiting} more waiting, as many as it takes at once; nothing "
-                          "was computed. Send it again in a moment (the page does so on its "
-                          "own).")[0]
-    response.headers["Retry-After"] = "1"
-    return response, 503
+    return retry_later(f"This server is running the model on {counted(exc.computing, 'text')} "
+                       f"with {exc.waiting} more waiting, as many as it takes at once; nothing "
+                       "was computed. Send it again in a moment (the page does so on its own).",
+                       1)
 
 
 @bp.get("/api/models")
