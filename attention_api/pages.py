@@ -72,6 +72,7 @@ def page_config() -> dict:
                  "kv_cache": url_for("api.api_kv_cache"), "cost": url_for("api.api_cost"),
                  "model_attention": url_for("models.model_attention"),
                  "model_slide": url_for("models.model_slide"),
+                 "model_kv_cache": url_for("models.model_kv_cache"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),

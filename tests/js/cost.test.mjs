@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { bytesText, grouped, shapesOf } from "../../static/js/editor/cost.js";
+import { shapesOf } from "../../static/js/editor/cost.js";
+import { bytesText, grouped } from "../../static/js/lib/format.js";
 
 test("a view's sizes: its queries, keys, d_model, and the first head's d_k and d_v", () => {
   const one = { tokens: ["a", "b", "c"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0, 0], [0, 1, 0]],
@@ -19,5 +20,7 @@ test("bytes and counts as a person reads them", () => {
   assert.equal(bytesText(72), "72 B");
   assert.equal(bytesText(32768), "32.8 KB");
   assert.equal(bytesText(2097152), "2.1 MB");
+  assert.equal(bytesText(566_231_040), "566 MB");
+  assert.equal(bytesText(1_200_000_000), "1.2 GB");
   assert.equal(grouped(1234567), "1,234,567");
 });

@@ -5,7 +5,8 @@
 
 import { el } from "../lib/dom.js";
 import { urls } from "../lib/config.js";
-import { postOnce } from "../lib/api.js";
+import { askServer } from "../lib/api.js";
+import { bytesText, grouped } from "../lib/format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs = {}, text = null) => {
@@ -24,15 +25,6 @@ export function shapesOf(request) {
     d_model: request.X[0].length, d_k: head.W_Q[0].length, d_v: kv.W_V[0].length };
 }
 
-/** A whole number with its thousands grouped: 1,234,567. Pure. */
-export const grouped = (x) => x.toLocaleString("en-US");
-
-/** Bytes in KB or MB (1,000s), as a measurement's memory is read. Pure. */
-export function bytesText(b) {
-  if (b < 1e3) return `${b} B`;
-  if (b < 1e6) return `${+(b / 1e3).toPrecision(3)} KB`;
-  return `${+(b / 1e6).toPrecision(3)} MB`;
-}
 
 function formulas(body) {
   const row = (cells) => el("tr", {}, ...cells.map((c, k) => el(k ? "td" : "th", k ? { text: c } : { scope: "row", text: c })));
@@ -96,9 +88,7 @@ export function mountCost(host, page) {
   const ask = async (extra) => {
     const { request } = page.get();
     if (!request) throw new Error("Nothing to count while a cell is not a number.");
-    const reply = await postOnce({ ...shapesOf(request), ...extra }, { url: urls.cost });
-    if (reply.status !== 200) throw new Error(reply.body.error?.message ?? `The server answered ${reply.status}.`);
-    return reply.body;
+    return askServer({ ...shapesOf(request), ...extra }, urls.cost);
   };
   const refresh = () => ask({}).then((body) => table.replaceChildren(formulas(body)),
     (err) => table.replaceChildren(el("p", { text: err.message })));

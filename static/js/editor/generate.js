@@ -7,38 +7,11 @@
 
 import { el } from "../lib/dom.js";
 import { urls } from "../lib/config.js";
-import { postOnce } from "../lib/api.js";
+import { askServer } from "../lib/api.js";
 import { formatNumber } from "../lib/format.js";
-import { rgbCss, textRGB, weightRGB } from "../lib/colour.js";
 import { count as counted } from "../lib/words.js";
-
-const vector = (xs) => `(${xs.map((x) => formatNumber(x)).join(", ")})`;
-const SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉";
-const sub = (i) => [...String(i)].map((d) => SUBSCRIPT[d]).join("");
-
-/** What step ``s`` (one of POST /api/kv-cache's steps) says in words, for the status line
- *  and the cost line. Pure. */
-export function stepWords(s, n) {
-  const t = s.t + 1;
-  return {
-    status: `Step ${t} of ${n}: token ${t} “${s.token}” reads ${counted(s.working.allowed.filter(Boolean).length, "key")}`,
-    cost: `${counted(s.cost.dot_products, "dot product")} with the cache, against ` +
-      `${s.cost.without_cache} to compute every row again`,
-    cache: `Cache: ${counted(s.cache.tokens, "token")}, ${s.cache.numbers} numbers, ${s.cache.bytes} bytes` +
-      (s.cache.without_sharing !== s.cache.numbers
-        ? ` (${s.cache.without_sharing} numbers without shared key/value heads)` : ""),
-  };
-}
-
-function weightCell(w) {
-  if (w === undefined) return el("td", { class: "gen-later", text: "·" });
-  if (w === null) return el("td", { class: "gen-masked", text: "0", title: "masked" });
-  const bg = weightRGB(w);
-  const td = el("td", { text: formatNumber(w) });
-  td.style.backgroundColor = rgbCss(bg);  // through the DOM: the page's CSP allows no style attribute
-  td.style.color = rgbCss(textRGB(bg));
-  return td;
-}
+import { askedOnce, createStepper } from "../lib/stepper.js";
+import { stepWords, sub, vector, weightCell } from "../draw/generation.js";
 
 /** A so far: rows 0 … t of the generation, the newest outlined, a masked weight hatched
  *  (0); later rows not yet. */
@@ -84,24 +57,12 @@ function drawStep(view, answer, t) {
 /** The generation of the page's view, asked of the server when it is needed: ``steps()``
  *  resolves to POST /api/kv-cache's answer, or throws an Error saying why there is none. */
 function createSource(page) {
-  let answer = null;
-  let sent = null;  // the request the answer is for, as JSON
+  const ask = askedOnce((body) => askServer(body, urls.kv_cache));
   return async function steps() {
     const { request } = page.get();
     if (!request) throw new Error("Nothing to generate while a cell is not a number.");
     if (!request.causal) throw new Error("Generation is causal: turn on “Causal mask” above to step through it.");
-    const json = JSON.stringify(request);
-    if (json === sent) return answer;
-    let reply;
-    try {
-      reply = await postOnce({ ...request, fields: undefined, encoding: undefined, row: undefined },
-        { url: urls.kv_cache });
-    } catch {
-      throw new Error("The server cannot be reached; try again.");
-    }
-    if (reply.status !== 200) throw new Error(reply.body.error?.message ?? `The server answered ${reply.status}.`);
-    [answer, sent] = [reply.body, json];
-    return answer;
+    return ask({ ...request, fields: undefined, encoding: undefined, row: undefined });
   };
 }
 
@@ -117,35 +78,10 @@ export function mountGenerate(host, page) {
     "and v of token t only, and reads the keys and values of the tokens before from its cache: t dot " +
     "products, where computing every row again would take t²." }),
   el("div", { class: "gen-controls" }, previous, next), status, view);
-  const steps = createSource(page);
-  let t = -1;  // the step shown; −1 before the first
-
-  async function go(delta) {
-    let answer;
-    try {
-      answer = await steps();
-    } catch (err) {
-      t = -1;
-      [previous.disabled, next.disabled, status.textContent] = [true, false, err.message];
-      view.replaceChildren();
-      return;
-    }
-    const last = answer.steps.length - 1;
-    t = Math.max(0, Math.min(last, t + delta));
-    const focused = document.activeElement;
-    [previous.disabled, next.disabled] = [t <= 0, t >= last];
-    // A button disabled under the keyboard would drop the focus (and ← and → with it).
-    if (focused === next && next.disabled) previous.focus();
-    if (focused === previous && previous.disabled) next.focus();
-    status.textContent = drawStep(view, answer, t);
-  }
-
-  next.addEventListener("click", () => go(1));
-  previous.addEventListener("click", () => go(-1));
-  host.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowRight" && !next.disabled) { event.preventDefault(); next.click(); }
-    if (event.key === "ArrowLeft" && !previous.disabled) { event.preventDefault(); previous.click(); }
-  });
+  const stepper = createStepper({ host, previous, next, load: createSource(page),
+    count: (answer) => answer.steps.length,
+    draw: (answer, t) => { status.textContent = drawStep(view, answer, t); },
+    fail: (err) => { status.textContent = err.message; view.replaceChildren(); } });
   // After an edit, a started generation follows the view (its step kept where it can be).
-  return { changed: () => { if (t >= 0) go(0); } };
+  return { changed: () => { if (stepper.started()) stepper.go(0); } };
 }

@@ -7,9 +7,10 @@
 
 import { el } from "../lib/dom.js";
 import { urls } from "../lib/config.js";
-import { postOnce } from "../lib/api.js";
+import { askServer } from "../lib/api.js";
 import { formatNumber } from "../lib/format.js";
 import { count as counted } from "../lib/words.js";
+import { askedOnce, createStepper } from "../lib/stepper.js";
 
 export const DEFAULT_BLOCK = 2;  // B_r = B_c = 2: a few tiles in every preset, each small enough to read
 
@@ -147,26 +148,14 @@ function buildPanel(host) {
  *  to POST /api/tiles' answer with the head and the keys' tokens, or throws an Error saying
  *  why there is none (with ``field``, block_q or block_k, when a block size is to blame). */
 function createTrace(page, { rowsInput, keysInput }) {
-  let kept = { key: null, answer: null };
+  const ask = askedOnce((body) => askServer(body, urls.tiles).then((answer) => (
+    { ...answer, head: body.head ?? 0, tokens: body.tokens_kv ?? body.tokens })));
   return async function trace() {
     const { state, request } = page.get();
     if (!request) throw new Error("Nothing to follow while a cell is not a number.");
     if (state.row === null) throw new Error("Select a row in the heatmap to follow it through the tiles.");
-    const body = { ...request, fields: undefined, encoding: undefined, row: state.row,
-      head: request.heads ? state.head : undefined, block_q: typed(rowsInput.value), block_k: typed(keysInput.value) };
-    const key = JSON.stringify(body);
-    if (key === kept.key) return kept.answer;
-    let reply;
-    try {
-      reply = await postOnce(body, { url: urls.tiles });
-    } catch {
-      throw new Error("The server cannot be reached; try again.");
-    }
-    if (reply.status !== 200) {
-      throw Object.assign(new Error(reply.body.error?.message ?? `The server answered ${reply.status}.`), { field: reply.body.error?.field });
-    }
-    kept = { key, answer: { ...reply.body, head: body.head ?? 0, tokens: request.tokens_kv ?? request.tokens } };
-    return kept.answer;
+    return ask({ ...request, fields: undefined, encoding: undefined, row: state.row,
+      head: request.heads ? state.head : undefined, block_q: typed(rowsInput.value), block_k: typed(keysInput.value) });
   };
 }
 
@@ -176,9 +165,6 @@ function createTrace(page, { rowsInput, keysInput }) {
 export function mountTiles(host, page) {
   const ui = buildPanel(host);
   const { rowsInput, keysInput, error, previous, next, status, view } = ui;
-  const trace = createTrace(page, ui);
-  let k = -1;  // the step shown; −1 before the first
-  let asked = 0;  // the newest request's number: an older answer is dropped
 
   function mark(err) {
     const field = { block_q: rowsInput, block_k: keysInput }[err?.field];
@@ -187,44 +173,22 @@ export function mountTiles(host, page) {
     return Boolean(field);
   }
 
-  async function go(delta) {
-    const mine = ++asked;
-    let answer;
-    try {
-      answer = await trace();
-    } catch (err) {
-      if (mine !== asked) return;
-      k = -1;
-      [previous.disabled, next.disabled] = [true, false];
+  const stepper = createStepper({ host, previous, next, load: createTrace(page, ui),
+    count: (answer) => answer.tiles.length + 1,  // the tiles, then z
+    draw: (answer, k) => {
+      mark(null);
+      status.textContent = drawStep(view, answer, k, answer.tokens, page.get().z);
+      const tile = answer.tiles[k];
+      page.show(tile ? { head: answer.head, rows: answer.rows, keys: tile.keys, skipped: tile.skipped } : null);
+    },
+    fail: (err) => {
       status.textContent = mark(err) ? "" : err.message;
       view.replaceChildren();
       page.show(null);
-      return;
-    }
-    if (mine !== asked) return;
-    mark(null);
-    const last = answer.tiles.length;  // the tiles, then z
-    k = Math.max(0, Math.min(last, k + delta));
-    const focused = document.activeElement;
-    [previous.disabled, next.disabled] = [k <= 0, k >= last];
-    // A button disabled under the keyboard would drop the focus (and ← and → with it).
-    if (focused === next && next.disabled) previous.focus();
-    if (focused === previous && previous.disabled) next.focus();
-    status.textContent = drawStep(view, answer, k, answer.tokens, page.get().z);
-    const tile = answer.tiles[k];
-    page.show(tile ? { head: answer.head, rows: answer.rows, keys: tile.keys, skipped: tile.skipped } : null);
-  }
-
-  next.addEventListener("click", () => go(1));
-  previous.addEventListener("click", () => go(-1));
+    } });
   for (const box of [rowsInput, keysInput]) {
-    box.addEventListener("input", () => { if (k >= 0 || box.getAttribute("aria-invalid") === "true") go(0); });
+    box.addEventListener("input", () => { if (stepper.started() || box.getAttribute("aria-invalid") === "true") stepper.go(0); });
   }
-  host.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT") return;  // the arrows move the caret there
-    if (event.key === "ArrowRight" && !next.disabled) { event.preventDefault(); next.click(); }
-    if (event.key === "ArrowLeft" && !previous.disabled) { event.preventDefault(); previous.click(); }
-  });
   // After an edit, a started trace follows the view (its step kept where it can be).
-  return { changed: () => { if (k >= 0) go(0); } };
+  return { changed: () => { if (stepper.started()) stepper.go(0); } };
 }

@@ -120,3 +120,20 @@ export async function postOnce(request, { fetch = globalThis.fetch.bind(globalTh
   });
   return readAnswer(response, request.encoding === "base64");
 }
+
+/** A panel's one request (a generation, a row's tiles, the costs): the answer's body, or an
+ *  Error to show, whose message is the server's sentence (``field``: the field it names, or
+ *  null) or says the server cannot be reached. */
+export async function askServer(request, url) {
+  let reply;
+  try {
+    reply = await postOnce(request, { url });
+  } catch {
+    throw new Error("The server cannot be reached; try again.");
+  }
+  if (reply.status !== 200) {
+    throw Object.assign(new Error(reply.body.error?.message ?? `The server answered ${reply.status}.`),
+      { field: reply.body.error?.field ?? null });
+  }
+  return reply.body;
+}

@@ -91,3 +91,15 @@ export function parseCell(text) {
   }
   return { ok: true, value };
 }
+
+/** A whole number with its thousands grouped: 1,234,567. */
+export const grouped = (x) => x.toLocaleString("en-US");
+
+/** Bytes as a person reads them, in 1,000s to 3 significant figures: "72 B", "32.8 KB",
+ *  "189 MB", "1.2 GB". */
+export function bytesText(b) {
+  for (const [unit, size] of [["GB", 1e9], ["MB", 1e6], ["KB", 1e3]]) {
+    if (b >= size) return `${+(b / size).toPrecision(3)} ${unit}`;
+  }
+  return `${b} B`;
+}

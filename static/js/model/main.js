@@ -15,6 +15,7 @@ import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "
 import { drawModel, drawView } from "./view.js";
 import { katexReady } from "../draw/tex.js";
 import { wireSlide } from "./slides.js";
+import { mountModelGenerate } from "./generate.js";
 
 const $ = (id) => document.getElementById(id);
 const { models } = JSON.parse($("models-data").textContent);
@@ -72,6 +73,7 @@ function update(next, { history: kind = "push", field = null } = {}) {
   state = next;
   history.edited({ history: kind, field });
   refresh();
+  generate.changed();
 }
 
 /** Back or Forward: the state of that entry, whose URL is already written. */
@@ -81,6 +83,7 @@ function restore(hash) {
   focus.grid = { layer: state.layer, head: state.head };
   showControls();
   refresh();
+  generate.changed();
 }
 
 /** Ask for whatever the state needs and the kept answers lack; draw what comes. */
@@ -247,6 +250,8 @@ document.querySelector('.skip-links a[href="#working-block"]').addEventListener(
   e.preventDefault();
   $("working-block").focus();
 });
+
+const generate = mountModelGenerate($("generate-panel"), { get: () => ({ state, info: info() }) });
 
 history.listen(restore);
 history.edited({ history: "replace" });  // the URL in its normal form, in the entry opened
