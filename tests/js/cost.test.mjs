@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { shapesOf } from "../../static/js/editor/cost.js";
+import { shapesOf, slopeText } from "../../static/js/editor/cost.js";
 import { bytesText, grouped } from "../../static/js/lib/format.js";
 
 test("a view's sizes: its queries, keys, d_model, and the first head's d_k and d_v", () => {
@@ -23,4 +23,11 @@ test("bytes and counts as a person reads them", () => {
   assert.equal(bytesText(566_231_040), "566 MB");
   assert.equal(bytesText(1_200_000_000), "1.2 GB");
   assert.equal(grouped(1234567), "1,234,567");
+});
+
+test("a slope is written to two decimals, never −0.00, and a dash when none could be fitted", () => {
+  assert.equal(slopeText(1.9349), "1.93");
+  assert.equal(slopeText(-1e-17), "0.00");  // a flat line's fit
+  assert.equal(slopeText(-0.25), "−0.25");
+  assert.equal(slopeText(null), "—");  // the budget ran out after one size
 });

@@ -6,7 +6,7 @@
 import { el } from "../lib/dom.js";
 import { urls } from "../lib/config.js";
 import { askServer } from "../lib/api.js";
-import { bytesText, grouped } from "../lib/format.js";
+import { bytesText, formatNumber, grouped } from "../lib/format.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs = {}, text = null) => {
@@ -37,34 +37,63 @@ function formulas(body) {
       el("tbody", {}, ...body.matrices.map((m) => row([m.matrix, m.shape, grouped(m.bytes)])))));
 }
 
-/** Seconds against n on log–log axes: the engine's points and the tiles', each line
- *  labelled with its fitted slope. */
-export function plot(measured) {
-  const [W, H, L, B, R] = [480, 240, 70, 36, 150];  // R: room for the lines' labels
-  const all = [...measured.standard.seconds, ...measured.tiled.seconds];
+const LINES = [["standard", "engine"], ["tiled", "tiles"]];  // the two computations, as the plots name them
+
+/** A fitted slope as the plots write it: "1.93", or "—" when fewer than two sizes were timed. Pure. */
+export const slopeText = (slope) => (slope === null ? "—" : formatNumber(slope, 2));
+
+/** ``series`` ({kind, values}) against n (``sizes``) on log–log axes, in a box of 360 × 220
+ *  whose type stays legible at a phone's width; the y axis named ``yName``, its lowest and
+ *  highest values written by ``text``. The lines are named in a legend beside it (legend). */
+function logLog({ sizes, series, yName, text, label }) {
+  const [W, H, L, B, T, R] = [360, 220, 64, 34, 10, 16];
+  const all = series.flatMap((s) => s.values);
   const [lo, hi] = [Math.log10(Math.min(...all)), Math.log10(Math.max(...all))];
-  const span = Math.max(hi - lo, 0.3);
-  const x = (n) => L + (Math.log2(n / measured.sizes[0]) / Math.max(1, Math.log2(measured.sizes.at(-1) / measured.sizes[0]))) * (W - L - R);
-  const y = (s) => H - B - ((Math.log10(s) - lo) / span) * (H - B - 16);
-  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "cost-plot", role: "img",
-    "aria-label": `Time against n on log–log axes: the engine's slope ${measured.standard.slope.toFixed(2)}, the tiles' ${measured.tiled.slope.toFixed(2)}` });
-  const ms = (s) => `${+(s * 1e3).toPrecision(2)} ms`;
-  const [fast, slow] = [Math.min(...all), Math.max(...all)];
-  chart.append(svg("line", { x1: L, y1: H - B, x2: W - R + 10, y2: H - B, class: "axis" }),
-    svg("line", { x1: L, y1: 12, x2: L, y2: H - B, class: "axis" }),
-    svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "n (log scale)"),
-    svg("text", { x: 10, y: (H - B) / 2, transform: `rotate(-90 10 ${(H - B) / 2})`, "text-anchor": "middle" }, "time (log scale)"),
-    svg("text", { x: L - 4, y: y(fast) + 4, "text-anchor": "end" }, ms(fast)),
-    svg("text", { x: L - 4, y: y(slow) + 4, "text-anchor": "end" }, ms(slow)));
-  for (const n of measured.sizes) chart.append(svg("text", { x: x(n), y: H - B + 14, "text-anchor": "middle" }, String(n)));
-  for (const [kind, label] of [["standard", "engine"], ["tiled", `tiles ${measured.block}²`]]) {
-    const pts = measured.sizes.map((n, k) => [x(n), y(measured[kind].seconds[k])]);
+  const span = Math.max(hi - lo, 0.3);  // a flat line still gets an axis
+  const x = (n) => L + (Math.log2(n / sizes[0]) / Math.max(1, Math.log2(sizes.at(-1) / sizes[0]))) * (W - L - R);
+  const y = (v) => H - B - ((Math.log10(v) - lo) / span) * (H - B - T);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "cost-plot", role: "img", "aria-label": label });
+  const [least, most] = [Math.min(...all), Math.max(...all)];
+  chart.append(svg("line", { x1: L, y1: H - B, x2: W - R + 8, y2: H - B, class: "axis" }),
+    svg("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }),
+    svg("text", { x: (L + W - R) / 2, y: H - 3, "text-anchor": "middle" }, "n (log scale)"),
+    svg("text", { x: 12, y: (H - B) / 2, transform: `rotate(-90 12 ${(H - B) / 2})`, "text-anchor": "middle" }, `${yName} (log scale)`),
+    svg("text", { x: L - 5, y: y(least) + 4, "text-anchor": "end" }, text(least)));
+  if (most !== least) chart.append(svg("text", { x: L - 5, y: y(most) + 4, "text-anchor": "end" }, text(most)));
+  for (const n of sizes) chart.append(svg("text", { x: x(n), y: H - B + 16, "text-anchor": "middle" }, String(n)));
+  for (const { kind, values } of series) {
+    const pts = sizes.map((n, k) => [x(n), y(values[k])]);
     chart.append(svg("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: `line-${kind}` }),
-      ...pts.map(([px, py]) => svg("circle", { cx: px, cy: py, r: 3, class: `dot-${kind}` })),
-      svg("text", { x: pts.at(-1)[0] + 6, y: pts.at(-1)[1] + 4, class: `label-${kind}` },
-        `${label}: slope ${measured[kind].slope.toFixed(2)}`));
+      ...pts.map(([px, py]) => svg("circle", { cx: px, cy: py, r: 3.5, class: `dot-${kind}` })));
   }
   return chart;
+}
+
+/** The lines' names under a plot, each beside its line's mark. */
+function legend(names) {
+  return el("ul", { class: "cost-legend" }, ...LINES.map(([kind]) => el("li", { class: `key-${kind}` },
+    el("span", { class: "swatch", "aria-hidden": "true" }), names[kind])));
+}
+
+const ms = (s) => `${+(s * 1e3).toPrecision(2)} ms`;
+
+/** The measurement's two plots side by side: time against n with the fitted slopes, and the
+ *  scores held at once against n: n² for the engine, one B × B tile for the tiles, whatever n. */
+export function plots(m) {
+  const slopes = Object.fromEntries(LINES.map(([kind]) => [kind, slopeText(m[kind].slope)]));
+  const tile = bytesText(m.tiled.score_bytes[0]);
+  const time = el("figure", { class: "cost-figure" },
+    logLog({ sizes: m.sizes, yName: "time", text: ms, series: LINES.map(([kind]) => ({ kind, values: m[kind].seconds })),
+      label: `Time against n on log–log axes: the engine's slope ${slopes.standard}, the tiles' ${slopes.tiled}` }),
+    el("figcaption", {}, "Time, measured", legend({ standard: `engine: slope ${slopes.standard}`,
+      tiled: `tiles of ${m.block} × ${m.block}: slope ${slopes.tiled}` })));
+  const memory = el("figure", { class: "cost-figure" },
+    logLog({ sizes: m.sizes, yName: "scores held", text: bytesText,
+      series: LINES.map(([kind]) => ({ kind, values: m[kind].score_bytes })),
+      label: `Scores held at once against n on log–log axes: the engine's grow as n² (slope 2), the tiles' stay ${tile} (slope 0)` }),
+    el("figcaption", {}, "Scores held at once", legend({ standard: "engine: 8 · n² bytes, slope 2",
+      tiled: `tiles: 8 · ${m.block}² bytes = ${tile}, slope 0` })));
+  return el("div", { class: "cost-plots" }, time, memory);
 }
 
 function measuredText(m) {
@@ -97,7 +126,7 @@ export function mountCost(host, page) {
     status.textContent = "Measuring at n = 64, 128, 256 and 512…";
     try {
       const body = await ask({ measure: true });
-      chart.replaceChildren(plot(body.measured));
+      chart.replaceChildren(plots(body.measured));
       status.textContent = measuredText(body.measured);
     } catch (err) {
       status.textContent = err.message;
