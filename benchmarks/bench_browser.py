@@ -25,6 +25,12 @@ paints its working typeset), median and p95 over OPENS, against the baseline pag
 the editor's two round trips (the head's inputs, then its attention) and drawing the
 weights. Goals: a switch paints in <= 100 ms (p95); the editor shows the head's numbers
 in <= 1 s (p95).
+
+Then (--steppers: these alone) a step of the step-by-step panels ("Generate step by step" and
+"Step through the tiles" in the editor on 3, 8 and 24 causal tokens; "Generate step by step"
+on /model on 5 and 127 tokens), from the arrow key to the frame that paints it, median and
+p95 over STEPS steps forward and back, each in turn with an edit of the baseline page; goal:
+the 3-token edit's, p95 <= 50 ms.
 """
 
 import argparse
@@ -82,6 +88,26 @@ EDIT_JS = """async ([values, working]) => {
   input.dispatchEvent(new Event('input', { bubbles: true }));
   return [await numbers, working ? await typeset : null];
 }"""
+# One step of a step-by-step panel: a key pressed on the focused button inside ``panel``;
+# measured until the panel has changed and a frame has been painted.
+STEP_JS = """async ([panel, key]) => {
+  """ + AFTER_PAINT + """
+  const block = document.querySelector(panel);
+  const t0 = performance.now();
+  const painted = new Promise((resolve) => {
+    const seen = new MutationObserver(() => {
+      seen.disconnect();
+      afterPaint().then((t) => resolve(t - t0));
+    });
+    seen.observe(block, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  document.activeElement.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+  return await painted;
+}"""
+STEPS = 60
+# The panels: (section, its forward button, its back button).
+GENERATE = ("#generate-block", "Step forward", "Step back")
+TILES = ("#tiles-block", "Next tile", "Previous tile")
 REQUEST_ONLY = lambda r: r.url.endswith("/api/attention") and r.method == "POST"  # noqa: E731
 
 
@@ -186,6 +212,70 @@ FIRST_PAINT_JS = """(() => {
   });
   watch.observe(document, { subtree: true, childList: true, attributes: true });
 })()"""
+
+
+def steps(page, panel, baseline):
+    """(step painted, baseline edit painted) in ms over STEPS steps of ``panel`` by ← and →,
+    forward to its last step and back, in turn with an edit of the baseline page. The first
+    press, which asks the server, is made before and not counted."""
+    block = page.locator(panel[0])
+    forward, back = (block.get_by_role("button", name=n, exact=True) for n in panel[1:])
+    block.scroll_into_view_if_needed()
+    forward.click()
+    page.wait_for_function(f"() => document.querySelector('{panel[0]} .gen-status').textContent",
+                           timeout=60_000)
+    timed, base, key = [], [], "ArrowRight"
+    for k in range(STEPS):
+        if key == "ArrowRight" and forward.is_disabled():
+            key = "ArrowLeft"
+        elif key == "ArrowLeft" and back.is_disabled():
+            key = "ArrowRight"
+        timed.append(page.evaluate(STEP_JS, [panel[0], key]))
+        page.wait_for_timeout(20)
+        base.append(edit(baseline, k + 1, False)[0])
+        baseline.wait_for_timeout(20)
+    return timed, base
+
+
+def stepper_cases(browser, url) -> int:
+    """A step of each panel painted, against the baseline page's edit in the same run; goal:
+    the 3-token edit's, p95 <= 50 ms. Closes the browser."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    baseline = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(url)
+    settle(page)
+    baseline_for(page, baseline, url)
+    causal = lambda n, d: fragment(n, d).replace("&causal=0", "&causal=1")  # noqa: E731
+    cases = [("default, causal", "#causal=1"), ("8 tokens, d = 4, causal", causal(8, 4)),
+             ("24 tokens, d = 16, causal", causal(24, 16))]
+    print(f"{'panel, view':<46} {'median':>9} {'p95':>9} {'baseline':>19} {'ratio':>6}  goal")
+    for label, frag in cases:
+        page.goto(url + frag)
+        settle(page)
+        for name, panel in (("Generate", GENERATE), ("Tiles", TILES)):
+            step_row(f"{name}: {label}", *steps(page, panel, baseline))
+            page.goto(url + frag)
+            settle(page)
+    frag = handoff(url)
+    if frag:
+        model = frag.replace("#from=model&", "#")
+        for label, view in (("Generate, /model: the default text", "model"),
+                            ("Generate, /model: 127 tokens", "model" + model)):
+            page.goto(url + view)
+            page.wait_for_function("() => document.getElementById('page')"
+                                   ".getAttribute('aria-busy') === 'false'", timeout=60_000)
+            step_row(label, *steps(page, GENERATE, baseline))
+    else:
+        print("(no real models on this server: the real-model view's panel is not measured)")
+    browser.close()
+    return 0
+
+
+def step_row(label, timed, base):
+    p95, b95 = pct(timed, 95), pct(base, 95)
+    print(f"{label:<46} {statistics.median(timed):>6.1f} ms {p95:>6.1f} ms "
+          f"{statistics.median(base):>6.1f} ms {b95:>6.1f} ms {p95 / b95:>5.2f}×  <= 50 ms: "
+          f"{'meets' if p95 <= 50 else 'misses'}")
 
 
 def first_paint(page, url):
@@ -409,12 +499,16 @@ def main() -> int:
     parser.add_argument("--wide", action="store_true",
                         help="only the default example and the real models' widths")
     parser.add_argument("--model", action="store_true", help="only the real-model view's cases")
+    parser.add_argument("--steppers", action="store_true",
+                        help="only a step of the step-by-step panels")
     args = parser.parse_args()
     with serving(args.server) as url, sync_playwright() as p:
         print(f"served by {args.server}")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         if args.model:
             return model_cases(browser, url)
+        if args.steppers:
+            return stepper_cases(browser, url)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.add_init_script(FIRST_PAINT_JS)
         baseline = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -13,46 +13,75 @@ import { count as counted } from "../lib/words.js";
 import { askedOnce, createStepper } from "../lib/stepper.js";
 import { stepWords, sub, vector, weightCell } from "../draw/generation.js";
 
-/** A so far: rows 0 … t of the generation, the newest outlined, a masked weight hatched
- *  (0); later rows not yet. */
-function rowsSoFar(steps, t, tokens) {
-  const body = tokens.map((token, i) => {
-    const row = i <= t ? steps[i].weights : [];
-    const ok = i <= t ? steps[i].working.allowed : [];  // a later key, or one out of the window
-    const cells = tokens.map((_, j) => weightCell(i <= t ? (ok[j] ? row[j] : null) : undefined));
-    return el("tr", { class: i === t ? "gen-new" : "" }, el("th", { scope: "row", text: `${i + 1} ${token}` }), ...cells);
-  });
-  return el("table", { class: "gen-grid", "aria-label": `A, rows 1 to ${t + 1} generated` },
+/** A row's cells: its weights (a masked one hatched, 0) once generated, dots before. */
+function rowCells(step, tokens, generated) {
+  return tokens.map((_, j) => weightCell(!generated ? undefined : step.working.allowed[j] ? step.weights[j] : null));
+}
+
+/** The figures of a whole generation, built once an answer and shown a step at a time
+ *  (show): A with a row per token, the K and V caches with a row per token. Built afresh at
+ *  each step, 24 tokens' 1,344 cells took a step 33 ms (p95 66 ms) to paint
+ *  (benchmarks/bench_browser.py --steppers); a step now writes only the rows it changes. */
+function buildFigures({ steps, tokens }) {
+  const grid = el("table", { class: "gen-grid" },
     el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "query ↓ key →" }),
       ...tokens.map((k) => el("th", { scope: "col", text: k })))),
-    el("tbody", {}, ...body));
-}
-
-/** The cache after step t: K or V, a row per token so far, the newest marked. */
-function cacheTable(name, rows, tokens) {
-  const t = rows.length - 1;
-  return el("table", { class: "gen-cache", "aria-label": `${name} cache, ${counted(rows.length, "row")}` },
-    el("caption", { text: `${name} (${rows.length} × ${rows[0].length})` }),
-    el("tbody", {}, ...rows.map((r, j) => el("tr", { class: j === t ? "gen-new" : "" },
-      el("th", { scope: "row", text: `${j + 1} ${tokens[j]}${j === t ? " (new)" : ""}` }),
+    el("tbody", {}, ...tokens.map((token, i) => el("tr", { "data-generated": "false" },
+      el("th", { scope: "row", text: `${i + 1} ${token}` }), ...rowCells(steps[i], tokens, false)))));
+  const last = steps.at(-1).working;  // the cache after the last step: every earlier one is its first rows
+  const cache = (name, rows) => el("table", { class: "gen-cache", "data-name": name, "data-width": rows[0].length },
+    el("caption"),
+    el("tbody", {}, ...rows.map((r, j) => el("tr", {},
+      el("th", { scope: "row" }, `${j + 1} ${tokens[j]}`, el("span", { class: "gen-new-tag", text: " (new)" })),
       ...r.map((x) => el("td", { text: formatNumber(x) }))))));
+  return el("div", { class: "gen-figures" }, grid, cache("K", last.k), cache("V", last.v));
 }
 
-/** Draw step t of ``answer`` (POST /api/kv-cache's) into ``view``. */
+/** Show step t in ``figures`` (buildFigures'): A's rows 1 … t + 1, the caches' too, the newest marked. */
+function show(figures, { steps, tokens }, t) {
+  const [grid, ...caches] = figures.querySelectorAll("table");
+  grid.setAttribute("aria-label", `A, rows 1 to ${t + 1} generated`);
+  [...grid.tBodies[0].rows].forEach((tr, i) => {
+    tr.classList.toggle("gen-new", i === t);
+    if (tr.dataset.generated === String(i <= t)) return;
+    tr.dataset.generated = String(i <= t);
+    tr.replaceChildren(tr.cells[0], ...rowCells(steps[i], tokens, i <= t));
+  });
+  for (const table of caches) {
+    const name = table.dataset.name;
+    table.setAttribute("aria-label", `${name} cache, ${counted(t + 1, "row")}`);
+    table.caption.textContent = `${name} (${t + 1} × ${table.dataset.width})`;
+    [...table.tBodies[0].rows].forEach((tr, j) => {
+      tr.hidden = j > t;
+      tr.classList.toggle("gen-new", j === t);
+    });
+  }
+}
+
+/** Draw step t of ``answer`` (POST /api/kv-cache's) into ``view``, whose figures are built
+ *  once an answer. */
 function drawStep(view, answer, t) {
   const s = answer.steps[t];
   const w = s.working;
   const i = t + 1;
   const words = stepWords(s, answer.steps.length);
-  view.replaceChildren(
-    el("div", { class: "gen-figures" }, rowsSoFar(answer.steps, t, answer.tokens),
-      cacheTable("K", w.k, answer.tokens), cacheTable("V", w.v, answer.tokens)),
+  if (!built.has(view) || built.get(view).answer !== answer) {
+    built.set(view, { answer, figures: buildFigures(answer) });
+  }
+  const { figures } = built.get(view);
+  show(figures, answer, t);
+  const lines = el("div", { class: "gen-lines" },
     el("p", { class: "gen-line", text: `q${sub(i)} = ${vector(w.q)}: the one new query` }),
     el("p", { class: "gen-line", text: `q${sub(i)}·kⱼ for the ${counted(w.dots.length, "cached key")} = ${vector(w.dots)}` }),
     el("p", { class: "gen-line", text: `Row ${i} of A = ${vector(s.weights)}; z${sub(i)} = ${vector(s.z)}` }),
     el("p", { class: "gen-cost", text: `${words.cost}. ${words.cache}.` }));
+  // The figures stay in place (moved, the tables would be laid out afresh); the lines are new.
+  if (view.firstChild === figures) view.lastChild.replaceWith(lines);
+  else view.replaceChildren(figures, lines);
   return words.status;
 }
+
+const built = new WeakMap();  // a panel's view → the answer its figures were built for, and them
 
 /** The generation of the page's view, asked of the server when it is needed: ``steps()``
  *  resolves to POST /api/kv-cache's answer, or throws an Error saying why there is none. */
