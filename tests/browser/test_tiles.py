@@ -80,6 +80,8 @@ def test_the_default_row_through_its_tiles_by_keyboard(page, server):
     expect(block.get_by_role("table", name="Scores of keys 1–2").locator("td")).to_have_text(
         [f3(scores[0]), f3(scores[1])])
     outline_on_cells(page, (2, 3), (0, 2))
+    expect(page.locator("#tile-note")).to_have_text(
+        "Boxed: the tile followed in “Step through the tiles” below, query 3 with keys 1–2.")
     page.keyboard.press("ArrowRight")
     rescale = math.exp(m1 - m2)
     expect(status).to_have_text(f"Tile 2 of 2: key 3: the maximum grew from {f3(m1)} to {f3(m2)}, "
@@ -100,6 +102,7 @@ def test_the_default_row_through_its_tiles_by_keyboard(page, server):
     expect(block.locator(".tile-memory")).to_have_text(
         "Held at once: one tile's scores, at most 4, never all 9 of the whole matrix.")
     expect(page.locator("#heatmap .tile-outline")).to_have_count(0)  # z: no tile
+    expect(page.locator("#tile-note")).to_be_hidden()
     expect(block.get_by_role("button", name="Next tile")).to_be_disabled()
     expect(block.get_by_role("button", name="Previous tile")).to_be_focused()
     page.keyboard.press("ArrowLeft")
@@ -119,6 +122,11 @@ def test_a_causal_tile_above_the_diagonal_is_skipped_and_dashed(page, server):
         "Tile 2 of 2: key 3, skipped: every score in it is masked, so it is never computed")
     expect(page.locator("#heatmap .tile-outline")).to_have_class("tile-outline skipped")
     outline_on_cells(page, (0, 2), (2, 3))
+    # Present mode shows neither the panel nor the box.
+    page.get_by_role("button", name="Present").click()
+    expect(page.locator("#heatmap .tile-outline")).to_be_hidden()
+    page.get_by_role("button", name="Exit present mode").click()
+    expect(page.locator("#heatmap .tile-outline")).to_be_visible()
     expect(block.get_by_role("list", name="The row's key blocks").locator("li")).to_have_text(
         ["keys 1–2 (done)", "key 3 (skipped)"])
     # An edit while open: the trace follows it. Without the mask row 2 reads key 3 too:

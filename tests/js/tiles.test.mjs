@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { finalWords, heldText, keysText, span, tileWords } from "../../static/js/editor/tiles.js";
+import { finalWords, heldText, keysText, span, tileNote, tileWords } from "../../static/js/editor/tiles.js";
 
 const tile = (fields) => ({ key_block: 0, keys: [0, 2], skipped: false, m_before: null, m_after: 4,
   l_before: 0, l_after: 1, O_before: [0, 0], O_after: [1, 0], rescale: 0, scores: [4, 2], ...fields });
@@ -60,4 +60,12 @@ test("a row that may read no key ends with z = 0 and no log-sum-exp", () => {
   assert.equal(words.z, "z = (0.000, 0.000): this row may read no key, so ℓ = 0 and z is 0.");
   assert.equal(words.logsumexp, "log-sum-exp: −∞ (no key to read).");
   assert.equal(heldText({ held: 2, whole: 6 }), "Held at once: one tile's scores, at most 2, never all 6 of the whole matrix.");
+});
+
+test("the note under the heatmap says which tile the box is", () => {
+  assert.equal(tileNote({ rows: [2, 3], keys: [0, 2], skipped: false }),
+    "Boxed: the tile followed in “Step through the tiles” below, query 3 with keys 1–2.");
+  assert.equal(tileNote({ rows: [0, 2], keys: [2, 3], skipped: true }),
+    "Boxed: the tile followed in “Step through the tiles” below, queries 1–2 with key 3 " +
+    "(dashed: skipped, nothing in it is computed).");
 });

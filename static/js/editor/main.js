@@ -13,7 +13,7 @@ import { setProp, setText, STACKED } from "../lib/dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountGenerate } from "./generate.js";
 import { mountCost } from "./cost.js";
-import { mountTiles } from "./tiles.js";
+import { mountTiles, tileNote } from "./tiles.js";
 import { outlineTile } from "../draw/heatmaptile.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
@@ -365,12 +365,17 @@ function drawLink() {
   }
 }
 
-/** Outline the tile "Step through the tiles" is at, in its head's heatmap; none in the others. */
+/** Outline the tile "Step through the tiles" is at, in its head's heatmap (none in the
+ *  others), and say under the heatmaps what the box is. */
 function drawTile() {
+  let shown = false;
   for (const host of $("heatmap").querySelectorAll(".heatmap")) {
     const head = Number(host.closest("[data-head]").dataset.head);
     outlineTile(host, tileShown?.head === head ? tileShown : null);
+    shown ||= Boolean(host.querySelector(".tile-outline"));
   }
+  setProp($("tile-note"), "hidden", !shown);
+  setText($("tile-note"), shown ? tileNote(tileShown) : "");
 }
 
 /** What "Step through the tiles" reads of the page: the state, its request, and the

@@ -22,6 +22,13 @@ export const span = ([a, b]) => (b - a === 1 ? `${a + 1}` : `${a + 1}–${b}`);
 /** "key 3", "keys 3–4". */
 export const keysText = (keys) => `${keys[1] - keys[0] === 1 ? "key" : "keys"} ${span(keys)}`;
 
+/** The line under the heatmap while a tile is outlined in it ({rows, keys, skipped}). Pure. */
+export function tileNote({ rows, keys, skipped }) {
+  const queries = `${rows[1] - rows[0] === 1 ? "query" : "queries"} ${span(rows)}`;
+  return `Boxed: the tile followed in “Step through the tiles” below, ${queries} with ${keysText(keys)}` +
+    `${skipped ? " (dashed: skipped, nothing in it is computed)" : ""}.`;
+}
+
 /** What ``tile`` (one of POST /api/tiles' tiles) did to the running m, ℓ and O, in words:
  *  {status, rescale}: the status line and the rescale's reason. Pure. */
 export function tileWords(tile, k, total) {
