@@ -73,6 +73,7 @@ def page_config() -> dict:
                  "model_attention": url_for("models.model_attention"),
                  "model_slide": url_for("models.model_slide"),
                  "model_kv_cache": url_for("models.model_kv_cache"),
+                 "model_tiles": url_for("models.model_tiles"),
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),

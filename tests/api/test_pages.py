@@ -122,6 +122,7 @@ def test_under_a_url_prefix_every_url_of_the_page_carries_it(app, cat_sat):
                     "model": "/explorer/model", "model_attention": "/explorer/api/model/attention",
                     "model_slide": "/explorer/api/model/slide",
                     "model_kv_cache": "/explorer/api/model/kv-cache",
+                    "model_tiles": "/explorer/api/model/tiles",
                     "models": "/explorer/api/models", "practise": "/explorer/practise",
                     "exercise_check": "/explorer/api/exercise/check",
                     "tiles": "/explorer/api/tiles",

@@ -1,9 +1,10 @@
-""""Step through the tiles" (static/js/editor/tiles.js, draw/heatmaptile.js) in a real
+""""Step through the tiles" (static/js/draw/tiles.js, draw/heatmaptile.js) in a real
 browser: the selected row through FlashAttention's key blocks by keyboard, each tile's m, ℓ
 and O as an online softmax written here by hand computes them, the tile outlined over its
 cells in the heatmap, a causal tile skipped, and a block size that is not one named."""
 
 import math
+from urllib.parse import quote
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.browser.helpers import MINUS, loaded, wait_settled
 from tests.browser.test_heatmap import CAT, open_30
+from tests.browser.test_model_view import SENTENCE, head_inputs, open_view, reference
 
 pytestmark = pytest.mark.browser
 
@@ -178,3 +180,29 @@ def test_the_outline_on_a_canvas_heatmap_covers_its_share_of_the_map(page, serve
             canvas["width"] * 6 / 30, canvas["height"] * 6 / 30)
     got = (box["x"], box["y"], box["width"], box["height"])
     assert all(abs(a - b) <= 1 for a, b in zip(got, want, strict=True)), (got, want)
+
+
+def test_a_real_models_row_through_its_tiles(page, server):
+    """SmolLM2 layer 4 head 6, row 5 of "The cat sat on the mat": its first tile's maximum is
+    that of the scaled scores numpy computes here from the head's own inputs, and after the
+    last tile z agrees with the working's, every one of its 64 numbers."""
+    open_view(page, server, f"#model=smollm2-135m&text={quote(SENTENCE)}&layer=3&head=5&row=4")
+    inputs = head_inputs(page, server, "smollm2-135m", SENTENCE, 3, 5)
+    dots, _ = reference(inputs, causal=True)
+    scaled = dots[4] / math.sqrt(64)
+    n = len(inputs["tokens"])  # 6: "The", "␣cat", … "␣mat"; row 5's query block is rows 5–6
+    assert n == 6
+    block = panel(page)
+    block.get_by_role("button", name="Next tile").focus()
+    page.keyboard.press("Enter")
+    expect(block.locator(".gen-status")).to_have_text(
+        f"Tile 1 of 3: keys 1–2: the row's first keys; m starts at {f3(max(scaled[:2]))}")
+    outline_on_cells(page, (4, 6), (0, 2))
+    expect(page.locator("#tile-note")).to_have_text(
+        "Boxed: the tile followed in “Step through the tiles” below, queries 5–6 with keys 1–2.")
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect(block.locator(".tile-line").first).to_contain_text(
+        "the whole computation's z, in the working above, is the same, every one of its numbers.")
+    found = Axe().run(page, context="#tiles-block")
+    assert found.violations_count == 0, found.generate_report()

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { modelCacheWords, shortVector } from "../../static/js/model/generate.js";
+import { modelCacheWords } from "../../static/js/model/generate.js";
+import { vectorText } from "../../static/js/lib/format.js";
 
 const SMOLLM2 = { layers: 30, heads: 9, kv_heads: 3, d_head: 64 };
 
@@ -28,6 +29,7 @@ test("SmolLM2's cache: 2 · 30 · 3 · 64 numbers a token at 2 bytes, with and w
 
 test("a z of 64 numbers is written as its first six and its count; a short one whole", () => {
   const z = Array.from({ length: 64 }, (_, k) => (k - 2) / 1000);
-  assert.equal(shortVector(z), "(−0.002, −0.001, 0.000, 0.001, 0.002, 0.003, …) 64 numbers");
-  assert.equal(shortVector([1, -0.5]), "(1.000, −0.500)");
+  assert.equal(vectorText(z), "(−0.002, −0.001, 0.000, 0.001, 0.002, 0.003, …) 64 numbers");
+  assert.equal(vectorText([1, -0.5]), "(1.000, −0.500)");
+  assert.equal(vectorText(z.slice(0, 8)).split(", ").length, 8);  // up to 8 written whole
 });

@@ -1,9 +1,9 @@
-// "Step through the tiles"'s words (static/js/editor/tiles.js): a tile's effect on the
+// "Step through the tiles"'s words (static/js/draw/tiles.js): a tile's effect on the
 // running m, ℓ and O, and the last step's z and log-sum-exp, with hand-worked numbers.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { finalWords, heldText, keysText, span, tileNote, tileWords } from "../../static/js/editor/tiles.js";
+import { finalWords, heldText, keysText, span, tileNote, tileWords } from "../../static/js/draw/tiles.js";
 
 const tile = (fields) => ({ key_block: 0, keys: [0, 2], skipped: false, m_before: null, m_after: 4,
   l_before: 0, l_after: 1, O_before: [0, 0], O_after: [1, 0], rescale: 0, scores: [4, 2], ...fields });
@@ -68,4 +68,15 @@ test("the note under the heatmap says which tile the box is", () => {
   assert.equal(tileNote({ rows: [0, 2], keys: [2, 3], skipped: true }),
     "Boxed: the tile followed in “Step through the tiles” below, queries 1–2 with key 3 " +
     "(dashed: skipped, nothing in it is computed).");
+});
+
+test("a real model's z of 64 numbers is compared whole and written short", () => {
+  const z = Array.from({ length: 64 }, (_, k) => k / 100);
+  const answer = { tiles: [tile({ m_after: 1, l_after: 2, O_after: z.map((x) => 2 * x) })], final: { z, logsumexp: 1 + Math.log(2) },
+    memory: { held: 4, whole: 16 } };
+  assert.equal(finalWords(answer, z).z, "z = O/ℓ = (0.000, 0.020, 0.040, 0.060, 0.080, 0.100, …) 64 numbers / 2.000 = " +
+    "(0.000, 0.010, 0.020, 0.030, 0.040, 0.050, …) 64 numbers; the whole computation's z, in the working above, " +
+    "is the same, every one of its numbers.");
+  const other = [...z.slice(0, 63), 0.9];  // only the last number differs: not "the same"
+  assert.ok(finalWords(answer, other).z.endsWith("is (0.000, 0.010, 0.020, 0.030, 0.040, 0.050, …) 64 numbers."));
 });

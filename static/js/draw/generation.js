@@ -7,7 +7,7 @@ import { formatNumber, grouped } from "../lib/format.js";
 import { rgbCss, textRGB, weightRGB } from "../lib/colour.js";
 import { count as counted } from "../lib/words.js";
 
-export const vector = (xs) => `(${xs.map((x) => formatNumber(x)).join(", ")})`;
+export { vectorText as vector } from "../lib/format.js";
 const SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉";
 /** i as a subscript: 12 → "₁₂". */
 export const sub = (i) => [...String(i)].map((d) => SUBSCRIPT[d]).join("");

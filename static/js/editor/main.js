@@ -13,7 +13,8 @@ import { setProp, setText, STACKED } from "../lib/dom.js";
 import { mountExport } from "./exportpanel.js";
 import { mountGenerate } from "./generate.js";
 import { mountCost } from "./cost.js";
-import { mountTiles, tileNote } from "./tiles.js";
+import { editorTrace } from "./tiles.js";
+import { mountTiles, tileNote } from "../draw/tiles.js";
 import { outlineTile } from "../draw/heatmaptile.js";
 import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
@@ -378,15 +379,16 @@ function drawTile() {
   setText($("tile-note"), shown ? tileNote(tileShown) : "");
 }
 
-/** What "Step through the tiles" reads of the page: the state, its request, and the
- *  selected row's z as the page's answer has it (null while that answer is not the view's). */
+/** What "Step through the tiles" reads of the page: the selected row's tiles (editorTrace),
+ *  its z as the page's answer has it (null while that answer is not the view's), and where
+ *  to outline a tile. */
 function tilesPage() {
   const current = () => {
     if (!answer.body || !sameInputs(answer.answered, state)) return null;
     const working = shownHead(answer.body, state.head).working;
     return working?.row === state.row && drawableHead(answer.body, state.head) === state.head ? working.z : null;
   };
-  return { get: () => ({ state, request: built(state).request, z: current() }),
+  return { trace: editorTrace(() => ({ state, request: built(state).request })), z: current,
     show: (tile) => { tileShown = tile; drawTile(); } };
 }
 

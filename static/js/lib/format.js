@@ -103,3 +103,13 @@ export function bytesText(b) {
   }
   return `${b} B`;
 }
+
+const WHOLE_VECTOR = 8;  // a longer vector is written as its first 6 numbers and its count
+
+/** A vector as the panels write it: "(1.000, −0.500)"; beyond 8 numbers (a real model's 64)
+ *  its first 6 and its count, "(…, …) 64 numbers". */
+export function vectorText(xs) {
+  const long = xs.length > WHOLE_VECTOR;
+  const text = (long ? xs.slice(0, 6) : xs).map((x) => formatNumber(x)).join(", ");
+  return long ? `(${text}, …) ${xs.length} numbers` : `(${text})`;
+}

@@ -9,12 +9,10 @@
 import { el } from "../lib/dom.js";
 import { urls } from "../lib/config.js";
 import { askServer } from "../lib/api.js";
-import { bytesText, formatNumber, grouped } from "../lib/format.js";
+import { bytesText, grouped, vectorText } from "../lib/format.js";
 import { count as counted } from "../lib/words.js";
 import { askedOnce, createStepper } from "../lib/stepper.js";
 import { stepWords, sub, weightCell } from "../draw/generation.js";
-
-const SHOWN = 6;  // a 64-number z is written as its first SHOWN numbers and its count
 
 /** The whole model's cache in words, from the answer's ``model_cache`` and the model's
  *  sizes (``info``: layers, kv_heads, heads, d_head). Pure. */
@@ -28,12 +26,6 @@ export function modelCacheWords(cache, info) {
     `${grouped(cache.per_token)} numbers a token, ${bytesText(perToken)} at ${cache.bytes_per_number} bytes a number ` +
     `(16-bit, as servers keep it). At your ${counted(cache.at_text.tokens, "token")}: ${bytesText(cache.at_text.bytes)}; ` +
     `at the model's limit of ${grouped(cache.context)} tokens: ${bytesText(cache.at_context.bytes)}.${shared}`;
-}
-
-/** z, 64 numbers, as its first SHOWN and its count. Pure. */
-export function shortVector(xs) {
-  const head = xs.slice(0, SHOWN).map((x) => formatNumber(x)).join(", ");
-  return xs.length > SHOWN ? `(${head}, …) ${xs.length} numbers` : `(${head})`;
 }
 
 /** The new row: token t's weight on each token so far, each in its colour. */
@@ -53,7 +45,7 @@ function drawStep(view, answer, t, { info, state: { causal } }) {
   const same = causal ? `the same numbers as row ${t + 1} of the heatmap above, computed from the cache alone`
     : "under the model's own causal mask (the heatmap above is under the one you chose)";
   view.replaceChildren(newRow(s, answer.tokens),
-    el("p", { class: "gen-line", text: `Row ${t + 1} of A: ${same}. z${sub(t + 1)} = ${shortVector(s.z)}` }),
+    el("p", { class: "gen-line", text: `Row ${t + 1} of A: ${same}. z${sub(t + 1)} = ${vectorText(s.z)}` }),
     el("p", { class: "gen-cost", text: `${words.cost}. This head's ${words.cache.charAt(0).toLowerCase()}${words.cache.slice(1)}: a key and a value of ${info.d_head} numbers a token, at 8 bytes (float64) here.` }),
     el("p", { class: "gen-cost", text: modelCacheWords(answer.model_cache, info) }));
   return words.status;

@@ -11,11 +11,14 @@ import { cellAt, moveFocus } from "../draw/heatmap.js";
 import { createHistory } from "../lib/history.js";
 import { cellOf, gridMove } from "./grid.js";
 import { decodeAnswer, keptFor, merged, nothingKept, requestFor, runKey } from "./request.js";
-import { appended, fragmentOf, modelOf, parseFragment, rowOf, withModel } from "./state.js";
+import { appended, fragmentOf, modelOf, parseFragment, rowOf, sameHead, withModel } from "./state.js";
 import { drawModel, drawView } from "./view.js";
 import { katexReady } from "../draw/tex.js";
 import { wireSlide } from "./slides.js";
 import { mountModelGenerate } from "./generate.js";
+import { modelTrace } from "./tiles.js";
+import { mountTiles, tileNote } from "../draw/tiles.js";
+import { outlineTile } from "../draw/heatmaptile.js";
 
 const $ = (id) => document.getElementById(id);
 const { models } = JSON.parse($("models-data").textContent);
@@ -55,6 +58,20 @@ const tokenCount = () => (kept.run === runKey(state) ? kept.n : null);
 
 function draw() {
   drawView({ state, n: tokenCount(), shown: kept.shown, info: info(), answer: kept.answer, focus, expanded, opened, maths, urls });
+  drawTile();
+}
+
+let tileShown = null;  // the tile "Step through the tiles" is at, outlined in the heatmap; or null
+
+/** Outline that tile while the heatmap shows the head and row it was traced for, and say
+ *  under the heatmap what the box is. */
+function drawTile() {
+  const host = $("heatmap");
+  const fits = tileShown !== null && host.dataset.mode !== undefined && sameHead(kept.shown ?? {}, state);
+  outlineTile(host, fits ? tileShown : null);
+  const shown = Boolean(host.querySelector(".tile-outline"));
+  $("tile-note").hidden = !shown;
+  $("tile-note").textContent = shown ? tileNote(tileShown) : "";
 }
 
 function textError(message) {
@@ -94,7 +111,10 @@ async function refresh() {
   draw();
   // Busy while the numbers on screen are not yet the state's (the browser tests wait on it).
   $("page").setAttribute("aria-busy", String(Boolean(request)));
-  if (!request) return;
+  if (!request) {
+    tiles.changed();  // the row it follows is known once the text's run has come
+    return;
+  }
   const slow = setTimeout(() => { if (!lost) status("Reading the model…"); }, 300);
   const result = await answer;
   clearTimeout(slow);
@@ -252,6 +272,11 @@ document.querySelector('.skip-links a[href="#working-block"]').addEventListener(
 });
 
 const generate = mountModelGenerate($("generate-panel"), { get: () => ({ state, info: info() }) });
+const tiles = mountTiles($("tiles-panel"), {
+  trace: modelTrace(() => ({ state, n: tokenCount() })),
+  z: () => (kept.shown && sameHead(kept.shown, state) && kept.answer.working?.row === rowOf(state, kept.answer.tokens.length)
+    ? kept.answer.working.z : null),
+  show: (tile) => { tileShown = tile; drawTile(); } });
 
 history.listen(restore);
 history.edited({ history: "replace" });  // the URL in its normal form, in the entry opened
