@@ -27,8 +27,8 @@ weights. Goals: a switch paints in <= 100 ms (p95); the editor shows the head's 
 in <= 1 s (p95).
 
 Then (--steppers: these alone) a step of the step-by-step panels ("Generate step by step" and
-"Step through the tiles" in the editor on 3, 8 and 24 causal tokens; "Generate step by step"
-on /model on 5 and 127 tokens), from the arrow key to the frame that paints it, median and
+"Step through the tiles" in the editor on 3, 8 and 24 causal tokens, and on /model on 5 and
+127 tokens), from the arrow key to the frame that paints it, median and
 p95 over STEPS steps forward and back, each in turn with an edit of the baseline page; goal:
 the 3-token edit's, p95 <= 50 ms.
 """
@@ -259,12 +259,13 @@ def stepper_cases(browser, url) -> int:
     frag = handoff(url)
     if frag:
         model = frag.replace("#from=model&", "#")
-        for label, view in (("Generate, /model: the default text", "model"),
-                            ("Generate, /model: 127 tokens", "model" + model)):
-            page.goto(url + view)
-            page.wait_for_function("() => document.getElementById('page')"
-                                   ".getAttribute('aria-busy') === 'false'", timeout=60_000)
-            step_row(label, *steps(page, GENERATE, baseline))
+        for label, view in (("/model: the default text", "model"),
+                            ("/model: 127 tokens", "model" + model)):
+            for name, panel in (("Generate", GENERATE), ("Tiles", TILES)):
+                page.goto(url + view)
+                page.wait_for_function("() => document.getElementById('page')"
+                                       ".getAttribute('aria-busy') === 'false'", timeout=60_000)
+                step_row(f"{name}, {label}", *steps(page, panel, baseline))
     else:
         print("(no real models on this server: the real-model view's panel is not measured)")
     browser.close()
