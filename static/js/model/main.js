@@ -272,10 +272,14 @@ document.querySelector('.skip-links a[href="#working-block"]').addEventListener(
 });
 
 const generate = mountModelGenerate($("generate-panel"), { get: () => ({ state, info: info() }) });
-const tiles = mountTiles($("tiles-panel"), {
-  trace: modelTrace(() => ({ state, n: tokenCount() })),
-  z: () => (kept.shown && sameHead(kept.shown, state) && kept.answer.working?.row === rowOf(state, kept.answer.tokens.length)
-    ? kept.answer.working.z : null),
+/** The row's z as the kept answer has it, while that answer is the state's head's and row's. */
+function shownZ() {
+  const n = tokenCount();
+  const { working } = kept.answer;
+  return n !== null && kept.shown && sameHead(kept.shown, state) && working?.row === rowOf(state, n) ? working.z : null;
+}
+
+const tiles = mountTiles($("tiles-panel"), { trace: modelTrace(() => ({ state, n: tokenCount() })), z: shownZ,
   show: (tile) => { tileShown = tile; drawTile(); } });
 
 history.listen(restore);
