@@ -27,7 +27,7 @@ def post(client, body, content_type="application/json"):
 def decode(obj):
     """The test's own reading of "encoding": "base64": numpy straight from the bytes."""
     if isinstance(obj, dict) and set(obj) == {"dtype", "shape", "base64"}:
-        dtype = {"float64": "<f8", "bool": np.uint8}[obj["dtype"]]
+        dtype = {"float64": "<f8", "bool": np.uint8, "uint8": np.uint8}[obj["dtype"]]
         a = np.frombuffer(base64.b64decode(obj["base64"]), dtype=dtype).reshape(obj["shape"])
         return a.astype(bool) if obj["dtype"] == "bool" else a
     if isinstance(obj, dict):
