@@ -78,3 +78,19 @@ def assert_same_answer(got_body: str, want_body: str, what: str = "answer"):
     got, want = decode(json.loads(got_body)), decode(json.loads(want_body))
     found = differences(got, want)
     assert not found, f"{what} differs:\n" + "\n".join(found[:20])
+
+
+def printed_near(x: float, write, tol: float = RTOL * 10) -> set[str]:
+    """What ``write`` (a number → text function) may print for ``x`` computed on another CPU,
+    or in float32 where the test computes in float64: its text at x and at x ± tol·max(1, |x|).
+    Two texts only when x lies that close to a rounding boundary of what is printed."""
+    step = tol * max(1.0, abs(x))
+    return {write(x - step), write(x), write(x + step)}
+
+
+def colours_near(rgbs, fills: set[str]) -> list[tuple[int, int, int]]:
+    """The colours of ``rgbs`` that no fill (``#rrggbb``) of ``fills`` matches within 1 in each
+    channel: a weight on a channel's rounding boundary may be coloured either side of it."""
+    got = [tuple(int(f[i:i + 2], 16) for i in (1, 3, 5)) for f in fills]
+    return [rgb for rgb in rgbs
+            if not any(all(abs(a - b) <= 1 for a, b in zip(rgb, g, strict=True)) for g in got)]

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.numbers import assert_same_answer
+from tests.numbers import assert_same_answer, colours_near, printed_near
 
 PINNED = {"tokens": ["a", "b"], "d_k": 2, "causal": False, "scale": 0.7071067811865475,
           "weights": [[0.4458082215862046, 0.5541917784137954]], "z": [1.0, 0.0],
@@ -62,3 +62,16 @@ def test_base64_arrays_are_compared_as_numbers():
             assert_same_answer(body(weights=wrong), want)
     assert_same_answer(body(weights_u8=encoded([[115, 141]], "uint8")),
                        body(weights_u8=encoded([[114, 141]], "uint8")))
+
+
+def test_printed_near_gives_both_sides_only_at_a_boundary():
+    three = lambda x: f"{x:.3f}"  # noqa: E731
+    assert printed_near(0.1871, three) == {"0.187"}  # far from a boundary: one text
+    assert printed_near(0.1875, three) == {"0.187", "0.188"}  # exactly on one: both
+    assert printed_near(0.12349999999999, three, tol=1e-5) == {"0.123", "0.124"}
+
+
+def test_colours_near_allows_one_step_in_each_channel_and_no_more():
+    fills = {"#fde725", "#440154"}
+    assert colours_near([(253, 231, 37), (252, 232, 36), (68, 1, 84)], fills) == []
+    assert colours_near([(253, 229, 37), (70, 1, 84)], fills) == [(253, 229, 37), (70, 1, 84)]
