@@ -138,7 +138,7 @@ class _Cells:
 def _table(view: dict, t: dict, cells: _Cells) -> str:
     """One head's working, key by key, as the page's table."""
     i, d_k = view["row"] + 1, len(t["q"])
-    scaling = f"(q_{i} dot k_j) / sqrt({d_k})" if t["scaling"].startswith("÷") \
+    scaling = f"q_{i} dot k_j \\/ sqrt({d_k})" if t["scaling"].startswith("÷") \
         else f"q_{i} dot k_j times {t['scaling'].removeprefix('× ')}"  # the scale given
     columns = [("k", "$k_j$"), ("dots", f"$q_{i} dot k_j$"), ("scaled", f"$s_j = {scaling}$"),
                ("exp", "$e^(s_j)$"), ("weights", "$a_j = e^(s_j) \\/ Sigma$"), ("v", "$v_j$")]

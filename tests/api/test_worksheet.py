@@ -252,3 +252,11 @@ def test_the_notes_maths_is_typeset(client, level):
         assert '$sin(p \\/ 10000^(2c \\/ d_"model"))$' in notes
     if level == "causal":
         assert "$-infinity$" in notes
+
+
+def test_the_scaled_scores_heading_is_on_one_line_at_the_body_size(client):
+    """s_j = q_i·k_j / √d_k with a slash: a fraction in a table's heading would set q·k at
+    7.35 pt. Seed 13 of "mask": query 2, d_k = 4."""
+    source = post(client, {"seeds": [13], "level": "mask", "format": "typ"})
+    assert source.status_code == 200
+    assert "[$s_j = q_2 dot k_j \\/ sqrt(4)$]" in source.get_data(as_text=True)
