@@ -18,6 +18,9 @@ from .typeset import literal
 WIDTH, HEIGHT = 960, 540  # pt
 PPI = 144  # 960 pt at 144 pixels per inch: 1920 pixels
 NUMBERS_FROM = 26  # pt: a cell at least this wide and tall writes its weight in it
+# The body's height under the title and the line about the view: the page less its margins
+# (30 + 34) and the heading (~76 pt, on one line; a longer one makes `fitted` shrink the body).
+BODY_HEIGHT = HEIGHT - 64 - 76
 
 def _rgb(c) -> str:
     return f"rgb({c[0]}, {c[1]}, {c[2]})"
@@ -55,6 +58,7 @@ def _preamble(title: str, foot: str) -> str:
 
 def _label(tokens: list[str], j: int) -> str:
     return f"{j + 1} #{literal(short_label(tokens[j]))}"
+
 
 
 def _slide(title: str, subtitle: str, body: str) -> str:
@@ -151,53 +155,125 @@ def heatmap_slide(result: AttentionResult, queries: list[str], keys: list[str],
 
 
 SHOWN_ENTRIES = 8  # a longer vector (a real model's q, 64 entries) is shown shortened
+# In the working's table, where a key's q·kⱼ and vⱼ share a line with its other numbers:
+# up to 4 terms or entries written whole, a longer one by its first 3 and its count.
+SHOWN_TERMS = 4
 
 
-def _vector(values) -> str:
-    """"(1.000, −0.500)"; beyond SHOWN_ENTRIES, the first three, "…", the last and the
+def _vector(values, most: int = SHOWN_ENTRIES) -> str:
+    """"(1.000, −0.500)"; beyond ``most`` entries, the first three, "…", the last and the
     count: "(0.1, 0.2, 0.3, …, 0.9) (64 entries)"."""
     texts = [f"#{literal(shown(float(x)))}" for x in values]
-    if len(texts) <= SHOWN_ENTRIES:
+    if len(texts) <= most:
         return "(" + ", ".join(texts) + ")"
     return f"({', '.join(texts[:3])}, …, {texts[-1]}) #text(fill: luma(90))[({len(texts)} entries)]"
 
 
+def terms(q, k) -> str:
+    """q·k written as its sum of products with their numbers, then its value:
+    "2.000·(−1.000) + 0.000·1.000 = −2.000"; beyond SHOWN_TERMS terms, the first three and
+    their count: "… + … (64 terms) = 56.396"."""
+    def factor(x: float) -> str:
+        text = shown(float(x))
+        return f"({text})" if text.startswith("−") else text
+    written = [f"{factor(a)}·{factor(b)}" for a, b in zip(q, k, strict=True)]
+    if len(written) > SHOWN_TERMS:
+        written = written[:3] + [f"… ({len(written)} terms)"]
+    return " + ".join(written) + f" = {shown(float(q @ k))}"
+
+
+def _rows(w: RowWorking, keys: list[str], exps, split: bool) -> list[str]:
+    """The table's cells, key by key: q·kⱼ as its terms, sⱼ, e^sⱼ, aⱼ (in the weight's
+    colour) and vⱼ; a masked key's sⱼ is −∞ and its weight 0, hatched. Each cell is a box:
+    a line never wraps, the table is scaled to the slide instead (_fitted_table). With
+    ``split``, q·kⱼ's cell holds its value and its terms take a line of their own under it."""
+    cells = []
+    for j in range(len(keys)):
+        label = f"[#box({literal(f'{j + 1} ')} + {literal(short_label(keys[j]))})]"
+        sum_of = f"#box({literal(terms(w.q, w.k[j]))})"
+        dots = f"[#{literal(shown(float(w.dots[j])))}]" if split else f"[{sum_of}]"
+        v = f"[#box[{_vector(w.v[j], SHOWN_TERMS)}]]"
+        bg = weight_rgb(float(w.weights[j])) if w.allowed[j] else None
+        cells += [label, dots] + (['[#"−∞"]', "[0]", "table.cell(fill: masked)[0]"]
+                                  if bg is None else [
+            f"[#{literal(shown(float(w.scaled[j])))}]",
+            f"[#{literal(shown(float(exps[j]), 'exp'))}]",
+            f"table.cell(fill: {_rgb(bg)})[#text(fill: {_rgb(text_rgb(bg))})"
+            f"[#{literal(shown(float(w.weights[j])))}]]"]) + [v]
+        if split:
+            cells += ["[]", f"table.cell(colspan: 5, align: left, inset: (top: 0pt))"
+                            f"[#text(fill: luma(70))[{sum_of}]]"]
+    return cells
+
+
+# The table's room: the page's width less its margins, and the body's height less the lines
+# above and below it (LINE_PT, with their gaps); its type at most 1.4 × 20 = 28 pt.
+TABLE_WIDTH, TABLE_HEIGHT, LINE_PT = WIDTH - 80, BODY_HEIGHT - 90, 20
+MIXED_KEYS = 4  # up to this many keys, z's sum is written out: "0.003·(−2.000, 1.000) + …"
+
+
+def _mix(w: RowWorking) -> str:
+    """z's sum Σ aⱼvⱼ with its numbers, each aⱼ times its row vⱼ, then "=": written for a
+    few keys with short rows (MIXED_KEYS, SHOWN_TERMS), else nothing."""
+    if len(w.weights) > MIXED_KEYS or w.v.shape[1] > SHOWN_TERMS:
+        return ""
+    return " + ".join(f"#{literal(shown(float(a)) + '·')};{_vector(v)}"  # ";" ends the string
+                      for a, v in zip(w.weights, w.v, strict=True)) + " = "
+
+
+def _table(name: str, header: list[str], cells: list[str], split: bool) -> str:
+    """A typst function ``name(y)``: the table at 20 pt, its rows' inset y; a line under
+    each key (under its terms, when ``split``)."""
+    under = "calc.even(y)" if split else "true"
+    return (f"#let {name}(y) = text(size: 20pt, table(columns: 6, inset: (x: 8pt, y: y),\n"
+            f"  align: (left, right, right, right, right, left), stroke: (x, y) => "
+            f"if y == 0 {{ (bottom: 1pt) }} else if {under} {{ (bottom: 0.4pt + luma(210)) }},"
+            f"\n  table.header({', '.join(header)}), {', '.join(cells)}))")
+
+
+def _fitted_table(w: RowWorking, keys: list[str], exps, header: list[str]) -> str:
+    """The table in the layout that sets it larger in its room: a line per key, or its
+    terms on a line of their own (few keys with long vectors); scaled to fill the room,
+    its rows given air where the height has room to spare."""
+    m = len(keys)
+    return "\n".join([
+        _table("one-line", header, _rows(w, keys, exps, False), False),
+        _table("two-line", header, _rows(w, keys, exps, True), True),
+        f"""\
+#context {{
+  let fit(t) = {{
+    let natural = measure(t(3pt))
+    calc.min({TABLE_WIDTH}pt / natural.width, {TABLE_HEIGHT}pt / natural.height, 1.4)
+  }}
+  let (t, rows) = if fit(two-line) > fit(one-line) * 1.15 {{ (two-line, {2 * m + 1}) }} else {{
+    (one-line, {m + 1}) }}
+  let f = fit(t)
+  let spare = calc.max(0pt, {TABLE_HEIGHT}pt / f - measure(t(3pt)).height)
+  scale(f * 100%, reflow: true, origin: top + left, t(3pt + calc.min(spare / (2 * rows), 14pt)))
+}}"""])
+
+
 def working_slide(w: RowWorking, keys: list[str], title: str, subtitle: str,
                   scaled: str) -> str:
-    """Row i's working: key by key q·kⱼ, sⱼ (``scaled``: how it is made, in typst maths),
-    e^sⱼ and aⱼ (its cell in the weight's colour); beside them q_i, Σ and z_i. Overflowing
-    exponentials are written shifted by the row's maximum, as the engine computes them."""
-    i, m = w.row + 1, len(keys)
+    """Row i's working: q_i; then key by key q·kⱼ as its sum of products, sⱼ (``scaled``:
+    how it is made, in typst maths), e^sⱼ, aⱼ (its cell in the weight's colour) and the
+    value vⱼ; then Σ and z_i = Σ aⱼvⱼ. Overflowing exponentials are written shifted by the
+    row's maximum, as the engine computes them."""
+    i = w.row + 1
     shifted = bool(w.exp_overflow)
     exps, total = (w.exp_shifted, w.exp_shifted_sum) if shifted else (w.exp, w.exp_sum)
-    size = min(24.0, 380.0 / (m + 1) / 1.6)
     e_head = f"e^(s_j - {shown(w.shift)})" if shifted else "e^(s_j)"
     header = ["[key $j$]", f"[$q_{i} dot k_j$]", f"[$s_j = {scaled}$]", f"[${e_head}$]",
-              "[$a_j$]"]
-    cells = []
-    for j in range(m):
-        dots = f"[#{literal(shown(float(w.dots[j])))}]"
-        if not w.allowed[j]:
-            cells += [f"[{_label(keys, j)}]", dots, '[#"−∞"]', "[0]",
-                      "table.cell(fill: masked)[0]"]
-            continue
-        bg = weight_rgb(float(w.weights[j]))
-        cells += [f"[{_label(keys, j)}]", dots, f"[#{literal(shown(float(w.scaled[j])))}]",
-                  f"[#{literal(shown(float(exps[j]), 'exp'))}]",
-                  f"table.cell(fill: {_rgb(bg)})[#text(fill: {_rgb(text_rgb(bg))})"
-                  f"[#{literal(shown(float(w.weights[j])))}]]"]
-    table = (f"table(columns: 5, inset: (x: 10pt, y: {size * 0.3:.1f}pt), "
-             f"align: (left, right, right, right, right), stroke: (x, y) => if y == 0 "
-             f"{{ (bottom: 1pt) }} else {{ (bottom: 0.4pt + luma(210)) }}, "
-             f"table.header({', '.join(header)}), {', '.join(cells)})")
-    beside = "\n\n".join([
-        f"$q_{i} = $ {_vector(w.q)}",
-        f"$Sigma = sum_j {e_head} = $ #{literal(shown(float(total), 'exp_sum'))}",
-        f"$a_j = {e_head} \\/ Sigma$",
-        f"$z_{i} = sum_j a_j v_j = $ {_vector(w.z)}"])
-    return _slide(title, subtitle, (
-        f"#grid(columns: (auto, 1fr), column-gutter: 36pt, text(size: {size:.1f}pt, {table}), "
-        f"[#set text(size: 21pt)\n#set par(leading: 0.7em)\n{beside}])"))
+              f"[$a_j = {e_head} \\/ Sigma$]", "[$v_j$]"]
+    above = (f"$q_{i} = $ {_vector(w.q)} #h(1fr) #text(fill: luma(90))[$k_j$ and $v_j$: "
+             f"row $j$ of $K$ and $V$]")
+    below = (f"$Sigma = sum_j {e_head} = $ #{literal(shown(float(total), 'exp_sum'))} "
+             f"#h(1.5em) $z_{i} = sum_j a_j v_j = $ {_mix(w)}{_vector(w.z)}")
+    return _slide(title, subtitle, "\n".join([
+        f"#set text(size: {LINE_PT}pt)", "#set par(leading: 0.6em)",
+        f"#block(below: 10pt)[{above}]",
+        _fitted_table(w, keys, exps, header),
+        f"#block(above: 14pt)[{below}]"]))
 
 
 def slide_source(body: str, title: str, foot: str) -> str:

@@ -3,10 +3,12 @@ with blanks, as the practice page lays it out (practise.practise_view); in the a
 every blank is filled with the number the engine computes, written as the page shows it.
 
 Every label and number reaches the source as a string literal (typeset.literal), never as
-markup; the maths around them (q·kⱼ, √d_k, Σ) is typst's own.
+markup; the maths around them (q·kⱼ, √d_k, Σ, the notes' d_k and −∞) is typst's own.
 """
 
 from __future__ import annotations
+
+import re
 
 from attention_core.diagnosis import shown
 from attention_core.exercises import Exercise, parse_path, solve
@@ -29,12 +31,16 @@ TITLES = {
     "heads": "The weights and $z_i$ of two heads",
 }
 
+# The body's type, in pt; the weight matrices' entries are set at it too (display style),
+# legible on paper, where inline maths would shrink them to 70 % (7.35 pt).
+BODY_PT = 10.5
+
 # The page, the fonts (those the compiler carries) and the three kinds of cell: a blank to
 # fill, a number given, and the student's own work on the way.
 PREAMBLE = """\
 #set document(title: TITLE, author: "Attention Explorer")
 #set page(paper: "a4", margin: (x: 1.7cm, top: 2.1cm, bottom: 1.9cm))
-#set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
+#set text(font: "Libertinus Serif", size: BODY_PT, lang: "en")
 #show math.equation: set text(font: "New Computer Modern Math")
 #set table(stroke: (x, y) => if y == 0 { (bottom: 0.6pt) } else { (bottom: 0.3pt + luma(200)) })
 #let blank = box(width: 3.3em, height: 1.35em, baseline: 0.35em, radius: 2pt,
@@ -58,6 +64,35 @@ PREAMBLE = """\
 """
 
 
+# The maths in the notes' words (practise._notes), each as typst maths: the rest of a note
+# stays a string literal.
+NOTE_MATHS = (
+    (r"sin\(p / 10000\^\(2c/d_model\)\)", 'sin(p \\/ 10000^(2c \\/ d_"model"))'),
+    (r"√d_k", "sqrt(d_k)"),
+    (r"√(\d+)", "sqrt({0})"),
+    (r"d_k", "d_k"),
+    (r"d_model", 'd_"model"'),
+    (r"−∞", "-infinity"),
+    (r"c = 0, 1, …", "c = 0, 1, dots"),
+    (r"\bPE\b", '"PE"'),
+    (r"\b[Xp]\b", "{0}"),
+)
+_NOTE_MATHS = re.compile("|".join(f"({pattern})" for pattern, _ in NOTE_MATHS))
+
+
+def note(text: str) -> str:
+    """A note (or a cell's text) as typst markup: its maths typeset (NOTE_MATHS), its
+    words string literals."""
+    out, at = [], 0
+    for found in _NOTE_MATHS.finditer(text):
+        pattern, maths = next(m for m in NOTE_MATHS if re.fullmatch(m[0], found[0]))
+        inner = re.fullmatch(pattern, found[0])
+        out += [f"#{literal(text[at:found.start()])}"] if found.start() > at else []
+        out.append(f"${maths.format(*(inner.groups() or [found[0]]))}$")
+        at = found.end()
+    return "".join(out + ([f"#{literal(text[at:])}"] if at < len(text) else []))
+
+
 def _number(x) -> str:
     """An input's entry in a ``mat(…)``: whole numbers as written (2), others as Python
     writes them (0.5)."""
@@ -65,9 +100,10 @@ def _number(x) -> str:
 
 
 def _matrix(name: str, rows: list) -> str:
-    """A matrix in maths: ``W_Q = mat(…)``."""
+    """A matrix in maths: ``W_Q = mat(…)``, in display style: its entries at the body's
+    size (BODY_PT), not shrunk as inline maths would."""
     body = "; ".join(", ".join(_number(x) for x in r) for r in rows)
-    return f"${name} = mat({body})$"
+    return f"${name} = display(mat(column-gap: #0.8em, {body}))$"
 
 
 def _tokens(view: dict) -> str:
@@ -93,7 +129,7 @@ class _Cells:
             return f"#answer({literal(shown(self.truth[c.path], parse_path(c.path).step))})"
         if c.blank:
             return "#blank"
-        return "#own" if c.text is None else f"#{literal(c.text)}"
+        return "#own" if c.text is None else note(c.text)  # a masked score's −∞ as maths
 
     def vector(self, cells: list[Cell]) -> str:
         return "( " + ", ".join(self.one(c) for c in cells) + " )"
@@ -102,7 +138,7 @@ class _Cells:
 def _table(view: dict, t: dict, cells: _Cells) -> str:
     """One head's working, key by key, as the page's table."""
     i, d_k = view["row"] + 1, len(t["q"])
-    scaling = f"(q_{i} dot k_j) / sqrt({d_k})" if t["scaling"].startswith("÷") \
+    scaling = f"q_{i} dot k_j \\/ sqrt({d_k})" if t["scaling"].startswith("÷") \
         else f"q_{i} dot k_j times {t['scaling'].removeprefix('× ')}"  # the scale given
     columns = [("k", "$k_j$"), ("dots", f"$q_{i} dot k_j$"), ("scaled", f"$s_j = {scaling}$"),
                ("exp", "$e^(s_j)$"), ("weights", "$a_j = e^(s_j) \\/ Sigma$"), ("v", "$v_j$")]
@@ -151,7 +187,7 @@ def _inputs(view: dict) -> list[str]:
     boxes = " #h(1.2em) ".join(f"#box(inset: (bottom: 0.5em))[{m}]" for m in weights)
     grid = (f"#grid(columns: (auto, 1fr), column-gutter: 2em, {_tokens(view)}, "
             f"[#set par(leading: 0.9em)\n{boxes}])")
-    notes = [f"- #{literal(n)}" for n in view["notes"]]
+    notes = [f"- {note(n)}" for n in view["notes"]]
     return ["== The inputs", grid, "", *notes]
 
 
@@ -169,7 +205,7 @@ def exercise_page(e: Exercise, key: bool, regenerate: str) -> str:
              + ("every blank filled in" if key else "fill in the blanks"))
     how = ("Write each number as the page shows it: 3 decimals, and 4 significant figures "
            "for $e^(s_j)$ and their sum (16.92).")
-    name = "" if key else ('#h(1fr) #text(size: 10.5pt, weight: "regular")[Name: '
+    name = "" if key else (f'#h(1fr) #text(size: {BODY_PT}pt, weight: "regular")[Name: '
                            '#box(width: 13em, stroke: (bottom: 0.5pt))[]]')
     return "\n".join([
         f"#sheet({head}, {seed_line}, {literal(regenerate)})[",
@@ -186,4 +222,5 @@ def worksheet_source(exercises: list[Exercise], key: bool, regenerate: str) -> s
                                                  if len(seeds) > 1 else
                                                  f" · seed {seeds[0]}" if seeds else "")
     pages = [exercise_page(e, key, regenerate) for e in exercises]
-    return PREAMBLE.replace("TITLE", literal(title)) + "\n".join(pages) + "\n"
+    preamble = PREAMBLE.replace("TITLE", literal(title)).replace("BODY_PT", f"{BODY_PT}pt")
+    return preamble + "\n".join(pages) + "\n"

@@ -455,6 +455,21 @@ def test_a_model_heads_slides_hold_its_weights_and_its_rows_working(client):
                    printed_near(A[4, j], lambda x: f"{x:.3f}", tol=1e-5)), (j, A[4, j])
     assert "SmolLM2-135M-Instruct, layer 4 head 6 · 5 tokens · causal mask" in source
     assert "(64 entries)" in source  # q and z, shortened
+    # Each q₅·kⱼ by its first 3 terms and their count, against the reference's Q and K, and
+    # still one page.
+    from io import BytesIO
+
+    import typst
+    from pypdf import PdfReader
+
+    from tests.api.test_slide import check_terms, dot_terms
+    Q, K, *_ = reference(body)
+    cells = dot_terms(source)
+    assert len(cells) in (5, 10)
+    for j in range(5):
+        check_terms(cells[j], Q[4], K[j], 3)
+    assert len(PdfReader(BytesIO(typst.compile(source.encode(), format="pdf",
+                                                  ignore_system_fonts=True))).pages) == 1
 
 
 @pytest.mark.parametrize(("extra", "field", "says"), [

@@ -6,6 +6,7 @@ import json
 import re
 import struct
 
+import numpy as np
 import pytest
 
 from attention_api.colours import weight_rgb
@@ -76,6 +77,79 @@ def test_the_working_slide_writes_the_rows_numbers(client):
                 + [shown(z) for z in ref["output"][2]])
     assert [x in written for x in expected] == [True] * len(expected), expected
     assert "“sat”" in written  # the title's token
+
+
+NUMBER = re.compile(r"[−-]?\d+\.\d+")
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x.replace("−", "-")) for x in NUMBER.findall(text)]
+
+
+def dot_terms(source: str) -> list[str]:
+    """The working's q·kⱼ cells, key by key: "2.000·(−2.000) + 0.000·1.000 = −4.000" (in
+    the source twice, once per layout: the first m are the one-line table's)."""
+    return [t for t in literals(source.encode()) if "·" in t and " = " in t]
+
+
+def value_rows(source: str) -> list[list[float]]:
+    """The working's vⱼ cells, key by key, as numbers (the one-line table's first)."""
+    return [numbers(row) for row in re.findall(r'#box\[\(((?:#"[^"]*"(?:, …)?(?:, )?)+)\)', source)]
+
+
+def check_terms(cell: str, q, k, shown_terms: int):
+    """One q·kⱼ cell against q and kⱼ computed in the test: its first ``shown_terms``
+    products' factors, their count when shortened, and the sum, within 5e-4 (3 decimals)."""
+    written = numbers(cell)
+    assert len(written) == 2 * shown_terms + 1, cell
+    pairs = [(q[c], k[c]) for c in range(shown_terms)]
+    assert written[:-1] == pytest.approx([x for pair in pairs for x in pair], abs=5e-4)
+    assert written[-1] == pytest.approx(float(np.dot(q, k)), abs=5e-4)
+    assert (f"… ({len(q)} terms)" in cell) == (shown_terms < len(q))
+
+
+@pytest.mark.parametrize(("n", "d", "causal"), [(3, 2, False), (5, 8, True), (16, 4, False)])
+def test_the_working_slide_writes_each_dot_product_term_by_term_and_the_values(client, n, d,
+                                                                               causal):
+    """Each q·kⱼ as its sum of products with the numbers (a vector of more than 4 numbers
+    by its first 3 terms and their count), and each vⱼ that z sums, against Q, K and V
+    computed in the test."""
+    row = 2 if causal else n - 1
+    request = {**view(n, lambda i: f"w{i}", d), "causal": causal, "row": row}
+    request["W_K"] = [[(r + 2 * c) % 3 - 1 for c in range(d)] for r in range(d)]
+    request["W_V"] = [[(2 * r + c) % 5 - 2 for c in range(d)] for r in range(d)]
+    answer = post(client, {"request": request, "what": "working", "format": "typ"})
+    assert answer.status_code == 200
+    source = answer.get_data(as_text=True)
+    X = np.array(request["X"], float)
+    q = (X @ np.array(request["W_Q"]))[row]
+    K, V = X @ np.array(request["W_K"]), X @ np.array(request["W_V"])
+    cells = dot_terms(source)
+    assert len(cells) in (n, 2 * n)  # the one-line table, and the two-line one
+    for j in range(n):
+        check_terms(cells[j], q, K[j], d if d <= 4 else 3)
+    rows = value_rows(source)[:n]
+    for j in range(n):
+        want = list(V[j]) if d <= 4 else [*V[j][:3], V[j][-1]]
+        assert rows[j] == pytest.approx(want, abs=5e-4), j
+    # A masked key (keys 4 and 5 of query 3) still shows its dot product; its weight is 0,
+    # hatched, in each layout's table.
+    assert source.count("fill: masked)[0]") == (2 * 2 if causal else 0)
+
+
+def test_a_few_keys_write_z_as_its_sum_of_weighted_values(client):
+    """Up to 4 keys: z₃ = 0.003·v₁ + 0.056·v₂ + 0.941·v₃ written with the numbers."""
+    ref = reference_attention(DEFAULT["X"], DEFAULT["W_Q"], DEFAULT["W_K"], DEFAULT["W_V"])
+    source = post(client, {"request": DEFAULT, "what": "working", "format": "typ"})
+    assert source.status_code == 200
+    text = source.get_data(as_text=True)
+    mix = re.search(r"sum_j a_j v_j = \$ (.*)$", text, re.M)[1]
+    terms = re.findall(r'#"([^"]*)·";\(([^)]*)\)', mix)
+    assert len(terms) == 3
+    for (a, v), weight, value in zip(terms, ref["weights"][2], ref["V"], strict=True):
+        assert numbers(a) == pytest.approx([weight], abs=5e-4)
+        assert numbers(v) == pytest.approx(list(value), abs=5e-4)
+    assert numbers(mix.split(" = ")[-1]) == pytest.approx(list(ref["output"][2]), abs=5e-4)
 
 
 def test_another_head_and_cross_attention(client):
@@ -164,7 +238,7 @@ def test_every_slide_is_one_page(client, n, label):
     name = (lambda i: f"w{i}") if label == "short" else (lambda i: (f"{i}" + "ẅ" * 63)[:64])
     whats = ["heatmap", "working"] if n <= 16 else ["heatmap"]
     for what in whats:
-        for d in (2, 64) if what == "working" else (2,):
+        for d in (2, 4, 8, 64) if what == "working" else (2,):
             body = {"request": view(n, name, d), "what": what, "format": "typ"}
             source = post(client, body)
             assert source.status_code == 200, source.get_data(as_text=True)[:300]

@@ -179,3 +179,84 @@ def test_the_command_says_what_is_wrong_and_exits_2(tmp_path, capsys):
     assert "seeds[1]" in capsys.readouterr().err
     assert console(["worksheet", "--seeds", "3", "--out", str(tmp_path / "none")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def largest_seed(level: str, seeds=range(40)) -> int:
+    """The seed, of the first 40, of the level's largest exercise: most tokens, then the
+    widest X and W (4 tokens, d_model 3 and d_k 4 at most: exercises.TOKENS, D_MODEL, D_K)."""
+    from attention_core.exercises import exercise
+    size = {s: (len(e.tokens), e.X.shape[1], e.heads[0]["W_Q"].shape[1])
+            for s in seeds for e in [exercise(s, level)]}
+    return max(size, key=size.get)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_each_worksheet_and_key_is_one_page_at_the_levels_largest(client, level):
+    seed = largest_seed(level)
+    for key in (False, True):
+        answer = post(client, {"seeds": [seed], "level": level, "key": key})
+        assert answer.status_code == 200
+        assert len(pages(answer.data)) == 1, (level, seed, key)
+
+
+def text_sizes(pdf: bytes) -> list[tuple[str, float]]:
+    """Each piece of the first page's text with its size in pt, as the PDF sets it (the
+    font's size scaled by the text and current matrices); maths sets a minus apart from
+    its number, and here it is joined to it again."""
+    out = []
+
+    def piece(text, cm, tm, font, size):
+        if text.strip():
+            out.append((text.strip(), size * tm[3] * cm[3]))
+        if len(out) > 1 and out[-2][0] == "−" and out[-1][0] != "−":
+            out[-2:] = [("−" + out[-1][0], out[-1][1])]
+    PdfReader(io.BytesIO(pdf)).pages[0].extract_text(visitor_text=piece)
+    return out
+
+
+@pytest.mark.parametrize(("level", "seed"), [("heads", 3), ("positions", 14)])
+def test_the_weight_matrices_are_set_at_the_body_size(client, level, seed):
+    """Every entry of X, W_Q, W_K, W_V (and W_O) is printed at 10.5 pt, the body text's
+    size: inline maths would set the matrices' entries at 7.35 pt."""
+    asked = client.post("/api/exercise", json={"seed": seed, "level": level})
+    assert asked.status_code == 200
+    body = asked.get_json()["request"]
+    heads = body.get("heads") or [body]
+    matrices = [body["X"], *(h[w] for h in heads for w in ("W_Q", "W_K", "W_V"))]
+    matrices += [body["W_O"]] if "W_O" in body else []
+    entries = Counter(str(int(x)) for m in matrices for r in m for x in r)
+    answer = post(client, {"seeds": [seed], "level": level})
+    assert answer.status_code == 200
+    whole = re.compile(r"[−-]?\d+")
+    at_body_size = Counter(t.replace("−", "-") for t, size in text_sizes(answer.data)
+                           if whole.fullmatch(t) and abs(size - 10.5) < 0.01)
+    assert entries - at_body_size == Counter()
+
+
+@pytest.mark.parametrize("level", ["positions", "unscaled", "causal", "heads"])
+def test_the_notes_maths_is_typeset(client, level):
+    """d_k, d_model, √, 10000^(…) and −∞ in the notes are typst maths, not plain text: no
+    "d_k" or "^(" reaches the PDF's text, and no string literal of the source holds them."""
+    seed = largest_seed(level)
+    for key in (False, True):
+        pdf = post(client, {"seeds": [seed], "level": level, "key": key})
+        source = post(client, {"seeds": [seed], "level": level, "key": key, "format": "typ"})
+        assert (pdf.status_code, source.status_code) == (200, 200)
+        text = pages(pdf.data)[0]
+        assert [s for s in ("d_k", "d_model", "^(", "√d") if s in text] == []
+        strings = re.findall(r'"((?:[^"\\]|\\.)*)"', source.get_data(as_text=True))
+        assert [s for s in strings if re.search(r"d_k|d_model|√|−∞|\^\(", s)] == []
+    notes = source.get_data(as_text=True)
+    assert "$d_k$" in notes if level != "unscaled" else "$sqrt(d_k)$" in notes
+    if level == "positions":
+        assert '$sin(p \\/ 10000^(2c \\/ d_"model"))$' in notes
+    if level == "causal":
+        assert "$-infinity$" in notes
+
+
+def test_the_scaled_scores_heading_is_on_one_line_at_the_body_size(client):
+    """s_j = q_i·k_j / √d_k with a slash: a fraction in a table's heading would set q·k at
+    7.35 pt. Seed 13 of "mask": query 2, d_k = 4."""
+    source = post(client, {"seeds": [13], "level": "mask", "format": "typ"})
+    assert source.status_code == 200
+    assert "[$s_j = q_2 dot k_j \\/ sqrt(4)$]" in source.get_data(as_text=True)

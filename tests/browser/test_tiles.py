@@ -44,6 +44,27 @@ def online(scores, V, block):
     return after
 
 
+def t3(x):
+    """A number in TeX as the panel writes it: 3 decimals, an ASCII minus."""
+    return f"{x:.3f}"
+
+
+# A line as written: its words, and each maths span as $TeX$, the TeX taken from the MathML
+# annotation KaTeX typeset (so "$…$" only where KaTeX has typeset that TeX).
+WRITTEN = """(p) => [...p.childNodes].map((n) => n.nodeType === Node.TEXT_NODE ? n.textContent
+  : n.classList.contains("math") ? `$${n.querySelector(".katex annotation")?.textContent}$`
+  : n.textContent).join("")"""
+
+
+def written(line):
+    """``line`` once each of its maths spans is typeset, as WRITTEN reads it."""
+    expect(line.locator(".math > .katex")).to_have_count(line.locator(".math").count())
+    return line.evaluate(WRITTEN)
+
+
+RESCALE = r"\mathrm{rescale} = e^{m_\mathrm{before} - m_\mathrm{after}}"
+
+
 def panel(page):
     block = page.locator("#tiles-block")
     block.scroll_into_view_if_needed()
@@ -75,12 +96,18 @@ def test_the_default_row_through_its_tiles_by_keyboard(page, server):
     expect(status).to_have_text(
         f"Tile 1 of 2: keys 1–2: the row's first keys; m starts at {f3(m1)}")
     lines = block.locator(".tile-line")
-    expect(lines.nth(0)).to_have_text(f"m = max(m, sⱼ): −∞ → {f3(m1)}")
-    expect(lines.nth(2)).to_have_text(f"ℓ = ℓ · rescale + Σ e^(sⱼ − m): 0.000 → {f3(l1)}")
-    expect(lines.nth(3)).to_have_text(
-        f"O = O · rescale + Σ e^(sⱼ − m) vⱼ: (0.000, 0.000) → {vec(O1)}")
-    expect(block.get_by_role("table", name="Scores of keys 1–2").locator("td")).to_have_text(
-        [f3(scores[0]), f3(scores[1])])
+    assert [written(lines.nth(k)) for k in range(4)] == [
+        f"$m = \\max(m, s_j)$: −∞ → {f3(m1)}",
+        f"${RESCALE} = e^{{-\\infty}} = 0$: $\\ell$ and $O$ were still empty",
+        f"$\\ell = \\ell \\cdot \\mathrm{{rescale}} + \\sum_j e^{{s_j - m}}$: 0.000 → {f3(l1)}",
+        f"$O = O \\cdot \\mathrm{{rescale}} + \\sum_j e^{{s_j - m}}\\, v_j$: (0.000, 0.000) → "
+        f"{vec(O1)}"]
+    scores_table = block.get_by_role("table", name="Scores of keys 1–2")
+    expect(scores_table.locator("td")).to_have_text([f3(scores[0]), f3(scores[1])])
+    assert written(scores_table.locator("tbody th")) == "score $s_j$"
+    assert written(block.locator(".gen-note")).endswith(
+        "multiplied by $e^{m_\\mathrm{before} - m_\\mathrm{after}}$. Follow the selected row "
+        "through its tiles.")
     outline_on_cells(page, (2, 3), (0, 2))
     expect(page.locator("#tile-note")).to_have_text(
         "Boxed: the tile followed in “Step through the tiles” below, query 3 with keys 1–2.")
@@ -88,19 +115,18 @@ def test_the_default_row_through_its_tiles_by_keyboard(page, server):
     rescale = math.exp(m1 - m2)
     expect(status).to_have_text(f"Tile 2 of 2: key 3: the maximum grew from {f3(m1)} to {f3(m2)}, "
                                 f"so ℓ and O are multiplied by {f3(rescale)}")
-    expect(lines.nth(1)).to_have_text(
-        f"rescale = e^(m_before − m_after) = e^({f3(m1)} − {f3(m2)}) = {f3(rescale)}")
-    expect(lines.nth(2)).to_have_text(f"ℓ = ℓ · rescale + Σ e^(sⱼ − m): {f3(l1)} → {f3(l2)}")
+    assert written(lines.nth(1)) == f"${RESCALE} = e^{{{t3(m1)} - {t3(m2)}}} = {t3(rescale)}$"
+    assert written(lines.nth(2)).endswith(f"$: {f3(l1)} → {f3(l2)}")
     outline_on_cells(page, (2, 3), (2, 3))
     page.keyboard.press("ArrowRight")
     z = O2 / l2
     expect(status).to_have_text(f"After 2 tiles: z = O/ℓ = {vec(z)}")
-    expect(lines.nth(0)).to_have_text(
-        f"z = O/ℓ = {vec(O2)} / {f3(l2)} = {vec(z)}; the whole computation's z, in the working "
-        f"above, is the same: {vec(z)}.")
+    assert written(lines.nth(0)) == (
+        f"$z = O / \\ell$ = {vec(O2)} / {f3(l2)} = {vec(z)}; the whole computation's z, in the "
+        f"working above, is the same: {vec(z)}.")
     lse = math.log(sum(math.exp(s) for s in scores))
-    expect(lines.nth(1)).to_contain_text(
-        f"log-sum-exp = m + ln ℓ = {f3(m2)} + ln {f3(l2)} = {f3(lse)}")
+    assert written(lines.nth(1)).startswith(
+        f"log-sum-exp $= m + \\ln \\ell = {t3(m2)} + \\ln {t3(l2)} = {t3(lse)}$: ")
     expect(block.locator(".tile-memory")).to_have_text(
         "Held at once: one tile's scores, at most 4, never all 9 of the whole matrix.")
     expect(page.locator("#heatmap .tile-outline")).to_have_count(0)  # z: no tile
@@ -122,6 +148,12 @@ def test_a_causal_tile_above_the_diagonal_is_skipped_and_dashed(page, server):
     block.get_by_role("button", name="Next tile").click()
     expect(block.locator(".gen-status")).to_have_text(
         "Tile 2 of 2: key 3, skipped: every score in it is masked, so it is never computed")
+    # m, ℓ and O pass it as the first tile left them (keys 1–2 of q₂ = x₂·W_Q), in maths.
+    Q, K, V = (X @ np.array(CAT[w]) for w in ("W_Q", "W_K", "W_V"))
+    [(m1, l1, O1)] = online([Q[1] @ K[j] / math.sqrt(2) for j in range(2)], V, 2)
+    assert written(block.locator(".tile-line")) == (
+        f"Every score of queries 1–2 with key 3 is masked: the tile is skipped, and "
+        f"$m = {t3(m1)}$, $\\ell = {t3(l1)}$ and $O$ = {vec(O1)} pass it unchanged.")
     expect(page.locator("#heatmap .tile-outline")).to_have_class("tile-outline skipped")
     outline_on_cells(page, (0, 2), (2, 3))
     # Present mode shows neither the panel nor the box.
