@@ -11,6 +11,7 @@ import * as H from "./heads.js";
 import { fieldId } from "./inputs.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
+import { count } from "../lib/words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -56,7 +57,7 @@ export function drawControls(state, errors, presetMatch) {
   setProp($("biases"), "checked", state.biases);
   const refused = drawKvHeads(state);
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
-  setText($("mask-count"), `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  setText($("mask-count"), `${count(state.blocked.length, "score")} masked by hand.`);
   typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= limits.tokens);

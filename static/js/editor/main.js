@@ -40,6 +40,7 @@ import { katexReady } from "../draw/tex.js";
 import { changedCells, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
 import { fromHash, fromSourceHash, toHash, writtenAtOnce } from "./url.js";
 import { walkContext } from "./walk.js";
+import { count } from "../lib/words.js";
 import { createWalk } from "./walkevents.js";
 
 const $ = (id) => document.getElementById(id);
@@ -191,7 +192,7 @@ function drawSource() {
   if (!source) return;
   const changed = changedCells(state);
   const since = changed === null ? "; reshaped since, so its link holds the whole view"
-    : changed.length ? `; ${changed.length === 1 ? "1 number" : `${changed.length} numbers`} changed since` : "";
+    : changed.length ? `; ${count(changed.length, "number")} changed since` : "";
   const href = routes.model + viewFragment(state);
   const words = `These inputs are ${sourceWords(source, modelNames.get(source.model))}${since}.`;
   if (note.dataset.words === words && note.dataset.href === href) return;
