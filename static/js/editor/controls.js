@@ -62,8 +62,17 @@ export function drawControls(state, errors, presetMatch) {
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= limits.tokens);
   setProp($("preset"), "value", presetMatch >= 0 ? String(presetMatch) : "edited");
+  drawPresetNote(presetMatch);
   drawBeyond(state);  // once its controls are drawn and marked
   return refused;
+}
+
+/** The sentence of the example the view is (its option's, from attention_core/presets.py
+ *  through the template), under the heatmap; none once the view is edited away from it. */
+function drawPresetNote(presetMatch) {
+  const option = presetMatch >= 0 ? $("preset").options[presetMatch] : null;
+  setProp($("preset-note"), "hidden", !option);
+  if (option) setText($("preset-note"), option.dataset.description);
 }
 
 /** The inputs' heading names what there is to edit: "— X, W_Q of each of 4 heads, W_K, W_V
