@@ -233,10 +233,13 @@ function wireOptions({ now, update }) {
   $("window").addEventListener("input", (e) => update({ ...now(), window: e.target.value }, { field: "window" }));
   $("sinks").addEventListener("input", (e) => update({ ...now(), sinks: e.target.value }, { field: "sinks" }));
   $("clear-masks").addEventListener("click", () => update({ ...now(), blocked: [] }));
-  $("present").addEventListener("click", () => update({ ...now(), present: !now().present }));
+  // Present mode's URL is written at once, not after the next paint: a projector's page
+  // may be given no frame for a while, and its address bar kept "present=1" meanwhile.
+  const present = (on) => update({ ...now(), present: on }, { urlNow: true });
+  $("present").addEventListener("click", () => present(!now().present));
   document.addEventListener("keydown", (e) => {
     // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
-    if (e.key === "Escape" && !e.defaultPrevented && now().present) update({ ...now(), present: false });
+    if (e.key === "Escape" && !e.defaultPrevented && now().present) present(false);
   });
 }
 
