@@ -72,3 +72,24 @@ def test_columns_beyond_16_are_paged_too(page, server):
     page.wait_for_function("() => location.hash.includes(',1.5&W_Q=')")
     X = hash_matrix(page, "X")
     assert X.shape == (3, 20) and X[2][19] == 1.5
+
+
+def test_under_w_q_w_k_and_w_v_a_quiet_line_says_what_each_makes(page, server):
+    """The walk's intuitions, where a student meets the matrices: small, muted lines under
+    the names of W_Q, W_K and W_V (of every head), none under X."""
+    loaded(page, server.url)
+    for key, line in [("W_Q", "each token's query: what it is looking for"),
+                      ("W_K", "each token's key: what it offers"),
+                      ("W_V", "each token's value: what it passes on")]:
+        role = page.locator(f'figure[data-key="{key}"] .role')
+        expect(role).to_have_text(line)
+        expect(role).to_be_visible()
+        size = role.evaluate("n => parseFloat(getComputedStyle(n).fontSize)")
+        caption = page.locator(f'figure[data-key="{key}"] figcaption').evaluate(
+            "n => parseFloat(getComputedStyle(n).fontSize)")
+        assert size < caption, (key, size, caption)
+        # Below the name, above the matrix.
+        top = role.bounding_box()["y"]
+        assert page.locator(f'figure[data-key="{key}"] figcaption').bounding_box()["y"] < top
+        assert top < page.locator(f'figure[data-key="{key}"] table.cells').bounding_box()["y"]
+    expect(page.locator('figure[data-key="X"] .role')).to_have_count(0)

@@ -10,6 +10,7 @@ import { compactOf } from "./source.js";
 import { SHOWN } from "../draw/matrix.js";
 import { pageText, windowOf } from "./pages.js";
 import { grouped, matricesOf } from "./state.js";
+import { roleLine } from "./roles.js";
 
 const CAPTIONS = {
   X: ["X", "token embeddings", "n × d_model"],
@@ -261,9 +262,11 @@ function build(figure, { name, bias, kv }, w, space) {
   // inputs each, plus its caption; once drawn, the browser remembers its real size.
   figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * (space + (bias ? 1.4 : 0)))}px`;
   drawn.delete(figure);  // new inputs are empty: every row is written
+  const role = roleLine(split(name).base);
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),
       el("span", { class: "formula" })),
+    role ? el("p", { class: "role", text: role }) : null,
     el("div", { class: "scroll" },
       el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, el("table", { class: "cells" }, tbody))),
       biasCells.length ? biasLine(bias, biasCells) : null),
