@@ -93,3 +93,4 @@ def test_under_w_q_w_k_and_w_v_a_quiet_line_says_what_each_makes(page, server):
         assert page.locator(f'figure[data-key="{key}"] figcaption').bounding_box()["y"] < top
         assert top < page.locator(f'figure[data-key="{key}"] table.cells').bounding_box()["y"]
     expect(page.locator('figure[data-key="X"] .role')).to_have_count(0)
+    expect(page.locator('figure[data-key="X"]')).not_to_contain_text("null")

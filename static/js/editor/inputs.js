@@ -266,7 +266,7 @@ function build(figure, { name, bias, kv }, w, space) {
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),
       el("span", { class: "formula" })),
-    role ? el("p", { class: "role", text: role }) : null,
+    ...(role ? [el("p", { class: "role", text: role })] : []),
     el("div", { class: "scroll" },
       el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, el("table", { class: "cells" }, tbody))),
       biasCells.length ? biasLine(bias, biasCells) : null),
