@@ -94,3 +94,25 @@ def test_under_w_q_w_k_and_w_v_a_quiet_line_says_what_each_makes(page, server):
         assert top < page.locator(f'figure[data-key="{key}"] table.cells').bounding_box()["y"]
     expect(page.locator('figure[data-key="X"] .role')).to_have_count(0)
     expect(page.locator('figure[data-key="X"]')).not_to_contain_text("null")
+
+
+def test_a_label_longer_than_its_column_is_whole_while_focused_and_moves_nothing(page, server):
+    loaded(page, server.url)
+    label = page.get_by_role("textbox", name="Token 1 label", exact=True)
+    first_cell = cell(page, "X row 1 column 1")
+    long = "a label far longer than its column"
+    label.fill(long)
+    page.get_by_role("textbox", name="Token 2 label", exact=True).focus()
+    page.mouse.move(0, 0)
+    cut = "i => i.scrollWidth > i.clientWidth"
+    assert label.evaluate(cut), "at rest the column keeps its cap"
+    width, x = label.bounding_box()["width"], first_cell.bounding_box()["x"]
+    assert width <= 9 * 16 + 1, width
+    label.focus()
+    expect(label).to_have_value(long)
+    assert not label.evaluate(cut), "focused, the whole label shows"
+    assert label.bounding_box()["width"] > width
+    assert first_cell.bounding_box()["x"] == x  # over the matrix: nothing moves
+    page.get_by_role("textbox", name="Token 2 label", exact=True).focus()
+    label.hover()
+    assert not label.evaluate(cut), "under the pointer too"

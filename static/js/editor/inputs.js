@@ -185,7 +185,21 @@ function drawCells(figure, { name, bias, m, state, w }, errors) {
       if (state.source || input.parentElement.dataset.compact !== undefined) showCompact(input, compactOf(state, bias, 0, j, biasRow[j]));
     }
   }
+  if (labels && !(clean && last.labels === labels)) fitLabels(figure, labelInputs);
   drawn.set(figure, { m, labels, biasRow, errors: errors.size > 0 });
+}
+
+/** Each label's length in characters, and the longest, for app.css: the labels' column
+ *  as wide as its longest label (a real model's "␣teacher" whole), up to a cap, and a
+ *  label longer still whole while it is focused or under the pointer. */
+function fitLabels(figure, inputs) {
+  let longest = 0;
+  for (const input of inputs) {
+    const chars = [...input.value].length;
+    if (input.style.getPropertyValue("--chars") !== String(chars)) input.style.setProperty("--chars", String(chars));
+    longest = Math.max(longest, chars);
+  }
+  if (figure.style.getPropertyValue("--label-chars") !== String(longest)) figure.style.setProperty("--label-chars", String(longest));
 }
 
 const builtCells = new WeakMap();  // figure → {cells: inputs by [i][j], labelInputs by [i], biasCells by [j]}
