@@ -14,7 +14,8 @@ pytestmark = pytest.mark.browser
 
 # A key pressed and the URL read in the same task: written "at once" means before any frame.
 PRESS_AND_READ = """key => {
-  document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true, cancelable: true}));
+  const event = new KeyboardEvent("keydown", {key, bubbles: true, cancelable: true});
+  document.activeElement.dispatchEvent(event);
   return location.hash;
 }"""
 CLICK_AND_READ = "id => { document.getElementById(id).click(); return location.hash; }"
