@@ -105,7 +105,8 @@ def _about(req, head: int) -> str:
     if req.positional is not None:
         parts.append(f"{req.positional} positions")
     if req.window is not None:
-        parts.append(f"window {req.window}" + (f", {req.sinks} sinks" if req.sinks else ""))
+        sinks = f", {counted(req.sinks, 'sink')}" if req.sinks else ""
+        parts.append(f"window {req.window}{sinks}")
     if len(req.heads) > 1:
         parts.append(f"head {head + 1} of {len(req.heads)}")
     return " · ".join(parts)

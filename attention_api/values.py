@@ -295,7 +295,7 @@ def table(value, at: Place | str, max_rows: int, max_cols: int) -> list[list]:
         raise AttentionInputError(f"{name} is empty; it needs at least one row", **where)
     if len(value) > max_rows:
         raise AttentionInputError(
-            f"{name} has {len(value)} rows; at most {max_rows} are allowed", **where)
+            f"{name} has {counted(len(value), 'row')}; at most {max_rows} are allowed", **where)
     width = len(value[0]) if isinstance(value[0], list) else None
     for i, row in enumerate(value):
         if not isinstance(row, list) or not row or len(row) > max_cols or len(row) != width:
@@ -313,10 +313,10 @@ def _bad_row(row, at: Place, max_cols: int, width: int | None):
         raise AttentionInputError(f"{NAME} is an empty row", **where)
     if len(row) > max_cols:
         raise AttentionInputError(
-            f"{NAME} has {len(row)} numbers; at most {max_cols} are allowed", **where)
+            f"{NAME} has {counted(len(row), 'number')}; at most {max_cols} are allowed", **where)
     first = page_name(replace(at, row=0))
     raise AttentionInputError(
-        f"{NAME} has {len(row)} numbers but {first} has {width}; "
+        f"{NAME} has {counted(len(row), 'number')} but {first} has {width}; "
         "every row must be the same length", **where)
 
 
@@ -348,7 +348,8 @@ def vector(value, at: Place | str, max_len: int) -> np.ndarray:
             f"{at.field} must be a list of numbers, got {describe(value)}", **asdict(at))
     if not value or len(value) > max_len:
         raise AttentionInputError(
-            f"{at.field} has {len(value)} numbers; it needs 1 to {max_len}", **asdict(at))
+            f"{at.field} has {counted(len(value), 'number')}; it needs 1 to {max_len}",
+            **asdict(at))
     entry = (lambda c: replace(at, head=c)) if at.input in PER_HEAD else \
         (lambda c: replace(at, column=c))
     return np.array([number(v, entry(c)) for c, v in enumerate(value)], dtype=np.float64)
@@ -364,8 +365,8 @@ def bool_matrix(value, name: str, rows: int, cols: int, max_size: int) -> np.nda
                                           name, row=i, column=j)
     if len(checked) != rows or len(checked[0]) != cols:
         raise AttentionInputError(
-            f"{name} is {len(checked)}×{len(checked[0])} but there are {rows} queries and "
-            f"{cols} keys; it must be {rows}×{cols}", name)
+            f"{name} is {len(checked)}×{len(checked[0])}; with {counted(rows, 'query', 'queries')} "
+            f"and {counted(cols, 'key')} it must be {rows}×{cols}", name)
     return np.array(checked, dtype=bool)
 
 
@@ -393,6 +394,6 @@ def labels(value, name: str, n: int, rows_of: str, max_label: int, prefix: str) 
                 "of a pair, with no other half), which no text can hold", name, row=i)
         if len(label) > max_label:
             raise AttentionInputError(
-                f"{NAME} is {len(label)} characters long; at most "
+                f"{NAME} is {counted(len(label), 'character')} long; at most "
                 f"{max_label} are allowed", name, row=i)
     return list(value)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import counted
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
 from .positions import sinusoidal
 from .working import RowWorking
@@ -254,7 +255,8 @@ def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"takes the key, k{_sub(j + 1)}, not the value."))
     return candidates, (
         f"Your {shown(a)} is not q·k{_sub(j + 1)}: that adds q[c]·k{_sub(j + 1)}[c] over the "
-        f"{len(w.q)} components, q = {_vector(w.q)} and k{_sub(j + 1)} = {_vector(w.k[j])}.")
+        f"{counted(len(w.q), 'component')}, q = {_vector(w.q)} and "
+        f"k{_sub(j + 1)} = {_vector(w.k[j])}.")
 
 
 def _root(d_k: int, t: float) -> str:
@@ -346,7 +348,7 @@ def _exp_sum(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"{_key(ctx.e, j)}: the sum takes every key the query may read."))
     return candidates, (
         f"Your {shown(a, 'exp_sum')} is not Σ e^s: that adds e^s of the "
-        f"{int(allowed.sum())} keys query {ctx.e.row + 1} may read.")
+        f"{counted(int(allowed.sum()), 'key')} query {ctx.e.row + 1} may read.")
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

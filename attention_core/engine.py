@@ -221,7 +221,7 @@ def sequences(X, X_kv):
     X_kv = _as_matrix(X_kv, "X_kv")
     if X_kv.shape[1] != X.shape[1]:
         raise AttentionInputError(
-            f"X_kv has {X_kv.shape[1]} numbers per token but X has {X.shape[1]}; both "
+            f"X_kv has {counted(X_kv.shape[1], 'number')} per token but X has {X.shape[1]}; both "
             "sequences must use the same embedding width d_model", "X_kv")
     return X, X_kv, "X_kv"
 

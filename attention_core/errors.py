@@ -137,10 +137,11 @@ class AttentionInputError(ValueError):
         return AttentionInputError(self.text, **asdict(place), step=(head, kv_head))
 
 
-def counted(k: int, thing: str) -> str:
-    """"1 head", "2 heads": a count for a message.
+def counted(k: int, thing: str, things: str | None = None) -> str:
+    """"1 head", "2 heads": a count for a message, its noun agreeing with it; ``things`` is
+    a plural that is not ``thing`` + "s".
 
-    >>> counted(1, "slope"), counted(3, "key/value head")
-    ('1 slope', '3 key/value heads')
+    >>> counted(1, "slope"), counted(3, "key/value head"), counted(2, "query", "queries")
+    ('1 slope', '3 key/value heads', '2 queries')
     """
-    return f"{k} {thing}{'' if k == 1 else 's'}"
+    return f"{k} {thing if k == 1 else things or thing + 's'}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import AttentionInputError
+from .errors import AttentionInputError, counted
 
 
 def distances(n: int, m: int, first: int = 0) -> np.ndarray:
@@ -45,8 +45,8 @@ def allowed(n: int, m: int, *, causal: bool = False, mask=None, window: int | No
         given = np.asarray(mask)
         if given.shape != (n, m):
             raise AttentionInputError(
-                f"mask has shape {given.shape} but there are {n} queries and {m} keys; "
-                f"it must be {n}×{m}", "mask")
+                f"mask has shape {given.shape}; with {counted(n, 'query', 'queries')} and "
+                f"{counted(m, 'key')} it must be {n}×{m}", "mask")
         if given.dtype != bool:
             raise AttentionInputError("mask must hold only true and false", "mask")
         ok = ok & given

@@ -116,8 +116,8 @@ def _groups(H: int, kv_heads) -> np.ndarray:
     G = len(kv_heads)
     if not 1 <= G <= H or H % G:
         raise AttentionInputError(
-            f"there are {H} query heads and {G} key/value heads; the query heads must share "
-            f"them equally, so the number of key/value heads must divide {H} "
+            f"{counted(H, 'query head')} cannot share {counted(G, 'key/value head')} equally: "
+            f"the number of key/value heads must divide {H} "
             f"({', '.join(str(g) for g in range(1, H + 1) if H % g == 0)})", "kv_heads")
     return np.arange(H) * G // H
 
@@ -129,7 +129,8 @@ def _slopes(H: int, alibi_slopes) -> list:
     slopes = list(alibi_slopes)
     if len(slopes) != H:
         raise AttentionInputError(
-            f"alibi_slopes has {len(slopes)} slopes but there are {H} heads; give one per head",
+            f"alibi_slopes has {counted(len(slopes), 'slope')} for {counted(H, 'head')}; give one "
+            "per head",
             "alibi_slopes")
     return slopes
 

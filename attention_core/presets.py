@@ -33,12 +33,15 @@ _PRESETS = (
     },
     {
         "name": "sharp attention",
-        "description": "Large weights make large scores, and the softmax picks almost one key.",
+        "description": "Large weights make large scores, so the softmax puts almost all of "
+                       "each row's weight, over 0.98, on one key.",
+        # Each token's query points along its own key and away from the others (blue's
+        # key, (−1, −1), is not the sum of red's and green's, which would tie it with them).
         "request": {
             "tokens": ["red", "green", "blue"],
             "X": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
-            "W_Q": [[6, 0], [0, 6], [3, 3]],
-            "W_K": [[1, 0], [0, 1], [1, 1]],
+            "W_Q": [[6, 0], [0, 6], [-3, -3]],
+            "W_K": [[1, 0], [0, 1], [-1, -1]],
             "W_V": [[1, 0], [0, 1], [1, 1]],
             "causal": False,
         },

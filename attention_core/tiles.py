@@ -176,7 +176,8 @@ def block_tiles(p: Prepared, b: int, block_q: int, block_k: int) -> BlockTiles:
     start, stop = b * block_q, min((b + 1) * block_q, n)
     if not 0 <= start < n:
         raise AttentionInputError(
-            f"query block {b} starts at row {start}, beyond the {n} queries", "block_q")
+            f"query block {b} starts at row {start}, past the last query, row {n - 1}",
+            "block_q")
     d_v = p.V.shape[1]
     state = (np.full(stop - start, -np.inf), np.zeros(stop - start),
              np.zeros((stop - start, d_v)))  # m, ℓ, O of each row

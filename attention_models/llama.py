@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attention_core.errors import counted
 from attention_core.positions import rope_angles
 
 from .base import Forward
@@ -55,7 +56,7 @@ def read_config(metadata: dict) -> LlamaConfig:
     d_head = metadata.get("llama.attention.key_length", d_model // heads)
     d_value = metadata.get("llama.attention.value_length", d_head)
     if d_value != d_head:
-        raise ValueError(f"the file's heads have keys of {d_head} numbers and values of "
+        raise ValueError(f"the file's heads have keys of {counted(d_head, 'number')} and values of "
                          f"{d_value}; this reader takes heads whose keys and values are "
                          "equally wide")
     return LlamaConfig(

@@ -345,6 +345,16 @@ WORDING = [
      "X row 3 must be a row (a list of numbers), got 3"),
     ("ragged", with_(("X", 1), [0, 1, 2]), "X[1]",
      "X row 2 has 3 numbers but X row 1 has 2; every row must be the same length"),
+    ("ragged-one", with_(("X", 1), [0]), "X[1]",
+     "X row 2 has 1 number but X row 1 has 2; every row must be the same length"),
+    ("ragged-after-one", json.dumps({**cat(), "X": [[1], [0, 1], [1]], "W_Q": [[1]],
+                                     "W_K": [[1]], "W_V": [[1]]}), "X[1]",
+     "X row 2 has 2 numbers but X row 1 has 1; every row must be the same length"),
+    ("mask-shape-one", json.dumps({**cat(), "tokens": ["the"], "X": [[1, 0]],
+                                   "mask": [[True], [True]]}), "mask",
+     "mask is 2×1; with 1 query and 1 key it must be 1×1"),
+    ("mask-shape", with_(("mask",), [[True, True]]), "mask",
+     "mask is 1×2; with 3 queries and 3 keys it must be 3×3"),
     ("empty-row", with_(("X", 0), []), "X[0]", "X row 1 is an empty row"),
     ("too-wide-head", with_(("heads", 0, "W_V", 1), [0] * 257, two_heads()), "heads[0].W_V[1]",
      "W_V row 2 has 257 numbers; at most 256 are allowed"),  # head 1's is the page's plain W_V
@@ -368,6 +378,9 @@ WORDING = [
      "to take their dot product"),
     ("shared-x-kv", json.dumps(two_heads(X_kv=[[1, 0, 0]])), "X_kv",
      "X_kv has 3 numbers per token but X has 2; both sequences must use the same embedding "
+     "width d_model"),
+    ("x-kv-one", json.dumps({**cat(), "X_kv": [[1], [2]], "tokens_kv": ["a", "b"]}), "X_kv",
+     "X_kv has 1 number per token but X has 2; both sequences must use the same embedding "
      "width d_model"),
     ("row", with_(("row",), 5), "row",
      "row must be a whole number from 0 to 2 (0-based, queries 1 to 3), got 5"),

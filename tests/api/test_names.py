@@ -56,7 +56,7 @@ def test_a_row_of_a_key_value_head_is_refused_with_its_head_and_row():
     exc = refused(body)
     assert (exc.input, exc.head, exc.kv_head, exc.row, exc.column) == ("W_K", None, 1, 1, None)
     assert exc.field == "kv_heads[1].W_K[1]"
-    assert page_message(exc) == ("W_K key/value head 2 row 2 has 1 numbers but W_K key/value "
+    assert page_message(exc) == ("W_K key/value head 2 row 2 has 1 number but W_K key/value "
                                  "head 2 row 1 has 2; every row must be the same length")
 
 

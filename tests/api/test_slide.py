@@ -258,3 +258,11 @@ def test_the_formulas_say_what_the_view_computes(client, change, formula, s_j):
     working = post(client, {"request": request, "what": "working", "format": "typ"})
     assert formula in heatmap.get_data(as_text=True)
     assert s_j in working.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("sinks, about", [(1, "window 2, 1 sink"), (2, "window 2, 2 sinks")])
+def test_the_slide_counts_its_sinks_in_words_that_agree(client, sinks, about):
+    request = {**DEFAULT, "causal": True, "window": 2, "sinks": sinks}
+    r = post(client, {"request": request, "what": "heatmap", "format": "typ"})
+    assert r.status_code == 200
+    assert f"3 tokens · causal mask · {about}\"]" in r.data.decode()

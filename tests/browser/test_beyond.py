@@ -436,3 +436,36 @@ def test_rotary_positions_with_an_odd_d_k_mark_the_positions_choice(page, server
     wait_settled(page)
     expect(positions).to_have_attribute("aria-invalid", "false")
     without_422s(console)
+
+
+INPUTS_SAY = (
+    "Each row of X is one token's embedding: dmodel numbers that stand for the token. WQ, WK "
+    "and WV are what a transformer learns; here you choose them. A token's row x times each "
+    "gives its query q = x·WQ, its key k = x·WK and its value v = x·WV, each a row of Q, K "
+    "and V. Row d of WQ is what the token's d-th number adds to its query, in proportion to "
+    "that number: q = x1·(row 1) + x2·(row 2) + …; the rows of WK and WV make its key and "
+    "value the same way.")
+BEYOND_SAYS = (
+    "What goes beyond the textbook chapter. With “Sinusoidal” positions, each row of X first "
+    "gets its position's encoding PE added, so the same word in another place is a different "
+    "vector; “Rotary (RoPE)” turns each query and key by an angle that grows with its "
+    "position instead, and “ALiBi” subtracts from each score a penalty that grows with the "
+    "distance. With “Biases” on, each projection adds a row of numbers, bQ, bK, bV, to every "
+    "token's. “Heads” runs several heads side by side, each with its own WQ, WK and WV; with "
+    "fewer “Key/value heads” than heads, neighbouring heads share one WK and WV (grouped-query "
+    "attention). A “Window” of w lets each query read only the keys fewer than w places away, "
+    "and the first “Sinks” keys stay readable whatever the distance. With “Cross-attention” "
+    "on, the keys and values come from a second sequence, Xkv. “Seed” is the number “Random” "
+    "draws its numbers from; typing one draws that seed's numbers.")
+
+
+def test_the_inputs_explain_the_chapter_and_the_group_what_goes_beyond(page, server):
+    """The inputs' "What is this?" says what X, W_Q, W_K and W_V are and what a row of each
+    means, and nothing beyond the chapter; that is said in the group's own."""
+    loaded(page, server.url)
+    inputs = page.locator(".block-inputs > details.explain")
+    inputs.get_by_text("What is this?").click()
+    expect(inputs.locator("p")).to_have_text(INPUTS_SAY)
+    group = beyond(page).get_by_role("group", name="Beyond the basics")
+    group.get_by_text("What is this?").click()
+    expect(group.locator("details.explain p")).to_have_text(BEYOND_SAYS)

@@ -150,3 +150,24 @@ def test_a_reshaped_head_keeps_every_number_however_large(browser, console, serv
     wait_settled(page)
     expect(cell(page, "W_K row 2 column 1")).to_have_value("0.5")
     page.context.close()
+
+
+# Each label input of X: whether its text is cut (it scrolls inside the input), and its name.
+CUT = """f => [...f.querySelectorAll('.label-input')].map(
+  i => [i.getAttribute('aria-label'), i.value, i.scrollWidth > i.clientWidth])"""
+
+
+def test_a_model_heads_token_labels_are_whole_in_x(browser, console, server, decoder):
+    """"␣teacher" was cut to "␣teache": the labels' column fits the longest label."""
+    model, layer, head = decoder
+    page = open_page(browser, console, 1280, 800)
+    text = "The teacher said that the capital of France is"
+    page.goto(server.url + link(model, layer, head).replace(urllib.parse.quote(TEXT),
+                                                             urllib.parse.quote(text)))
+    expect(page.locator("#source-note")).to_be_visible(timeout=120_000)
+    wait_settled(page)
+    labels = page.locator('figure[data-key="X"]').evaluate(CUT)
+    assert [value for _, value, _ in labels][:3] == ["The", "\u2423teacher", "\u2423said"]
+    assert [name for name, _, _ in labels][:2] == ["Token 1 label", "Token 2 label"]
+    assert [value for _, value, cut in labels if cut] == []
+    page.context.close()

@@ -113,3 +113,29 @@ def test_every_examples_name_is_shown_whole_and_the_bar_keeps_its_rows(browser, 
           Math.round(document.querySelector(s).closest('.control').getBoundingClientRect().top))""")
         assert abs(tops[0] - tops[1]) <= 6, tops
     page.context.close()
+
+
+def test_each_example_says_what_it_shows_while_it_is_the_view(page, server):
+    """The sentence of GET /api/presets under the heatmap, for the example the view is: from
+    the first paint, for each example chosen, gone once an input is edited away from it and
+    back once the view is the example again. The Example list is described by it."""
+    loaded(page, server.url)
+    note = page.locator("#preset-note")
+    said = {p["name"]: p["description"] for p in presets()}
+    assert said["sharp attention"] == ("Large weights make large scores, so the softmax puts "
+                                       "almost all of each row's weight, over 0.98, on one key.")
+    expect(note).to_have_text(said["the cat sat"])
+    expect(page.get_by_label("Example")).to_have_attribute("aria-describedby", "preset-note")
+    for name in PRESETS:
+        choose(page, name)
+        expect(note).to_be_visible()
+        expect(note).to_have_text(said[name])
+    x = page.get_by_role("textbox", name="X row 1 column 1", exact=True)
+    x.fill("5")
+    wait_settled(page)
+    expect(page.get_by_label("Example")).to_have_value("edited")
+    expect(note).to_be_hidden()
+    x.fill("1")
+    wait_settled(page)
+    expect(note).to_have_text(said[PRESETS[-1]])
+    expect(note).to_be_visible()

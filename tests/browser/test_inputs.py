@@ -72,3 +72,47 @@ def test_columns_beyond_16_are_paged_too(page, server):
     page.wait_for_function("() => location.hash.includes(',1.5&W_Q=')")
     X = hash_matrix(page, "X")
     assert X.shape == (3, 20) and X[2][19] == 1.5
+
+
+def test_under_w_q_w_k_and_w_v_a_quiet_line_says_what_each_makes(page, server):
+    """The walk's intuitions, where a student meets the matrices: small, muted lines under
+    the names of W_Q, W_K and W_V (of every head), none under X."""
+    loaded(page, server.url)
+    for key, line in [("W_Q", "each token's query: what it is looking for"),
+                      ("W_K", "each token's key: what it offers"),
+                      ("W_V", "each token's value: what it passes on")]:
+        role = page.locator(f'figure[data-key="{key}"] .role')
+        expect(role).to_have_text(line)
+        expect(role).to_be_visible()
+        size = role.evaluate("n => parseFloat(getComputedStyle(n).fontSize)")
+        caption = page.locator(f'figure[data-key="{key}"] figcaption').evaluate(
+            "n => parseFloat(getComputedStyle(n).fontSize)")
+        assert size < caption, (key, size, caption)
+        # Below the name, above the matrix.
+        top = role.bounding_box()["y"]
+        assert page.locator(f'figure[data-key="{key}"] figcaption').bounding_box()["y"] < top
+        assert top < page.locator(f'figure[data-key="{key}"] table.cells').bounding_box()["y"]
+    expect(page.locator('figure[data-key="X"] .role')).to_have_count(0)
+    expect(page.locator('figure[data-key="X"]')).not_to_contain_text("null")
+
+
+def test_a_label_longer_than_its_column_is_whole_while_focused_and_moves_nothing(page, server):
+    loaded(page, server.url)
+    label = page.get_by_role("textbox", name="Token 1 label", exact=True)
+    first_cell = cell(page, "X row 1 column 1")
+    long = "a label far longer than its column"
+    label.fill(long)
+    page.get_by_role("textbox", name="Token 2 label", exact=True).focus()
+    page.mouse.move(0, 0)
+    cut = "i => i.scrollWidth > i.clientWidth"
+    assert label.evaluate(cut), "at rest the column keeps its cap"
+    width, x = label.bounding_box()["width"], first_cell.bounding_box()["x"]
+    assert width <= 9 * 16 + 1, width
+    label.focus()
+    expect(label).to_have_value(long)
+    assert not label.evaluate(cut), "focused, the whole label shows"
+    assert label.bounding_box()["width"] > width
+    assert first_cell.bounding_box()["x"] == x  # over the matrix: nothing moves
+    page.get_by_role("textbox", name="Token 2 label", exact=True).focus()
+    label.hover()
+    assert not label.evaluate(cut), "under the pointer too"

@@ -223,3 +223,11 @@ def test_a_number_is_shown_as_the_pages_working_writes_it():
                          text=True, check=True, timeout=60)
     pages = [[a, b.replace("-", "\u2212")] for a, b in json.loads(out.stdout)]
     assert [[shown(x), shown(x, "exp")] for x in values] == pages
+
+
+@pytest.mark.parametrize("row, causal, says", [
+    (0, True, "Your 1000 is not Σ e^s: that adds e^s of the 1 key query 1 may read."),
+    (2, False, "Your 1000 is not Σ e^s: that adds e^s of the 3 keys query 3 may read."),
+])
+def test_the_sum_hint_counts_the_keys_in_words_that_agree(row, causal, says):
+    assert hint({"working.exp_sum": 1000.0}, textbook(row=row, causal=causal)) == says

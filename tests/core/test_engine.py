@@ -504,7 +504,7 @@ def test_h_not_a_multiple_of_g_names_kv_heads(G):
     with pytest.raises(AttentionInputError) as info:
         multi_head_attention(I2, [I2] * 3, np.ones((6, 1)), kv_heads=[(I2, I2)] * G)
     assert info.value.field == "kv_heads"
-    assert f"3 query heads and {G} key/value heads" in info.value.message
+    assert f"3 query heads cannot share {G} key/value heads" in info.value.message
 
 
 def test_with_kv_heads_a_query_head_has_no_keys_of_its_own():

@@ -112,3 +112,56 @@ def test_a_bias_entry_is_a_column():
     with pytest.raises(AttentionInputError) as info:
         attention(I2, I2, I2, I2, b_K=[1.0, math.nan])
     assert where(info.value) == ("b_K", None, None, None, 1) and info.value.field == "b_K[1]"
+
+
+# ---- counts in messages: a number and its noun agree, for 1 and for several ----
+
+def test_counted_agrees_with_its_number_and_takes_an_irregular_plural():
+    from attention_core.errors import counted
+    assert [counted(k, "number") for k in (0, 1, 2)] == ["0 numbers", "1 number", "2 numbers"]
+    assert [counted(k, "query", "queries") for k in (1, 3)] == ["1 query", "3 queries"]
+
+
+X3 = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: attention([[1.0]], [[1.0]], [[1.0]], [[1.0]], mask=[[True, True]]),
+     "mask has shape (1, 2); with 1 query and 1 key it must be 1×1"),
+    (lambda: attention(X3, I2, I2, I2, mask=[[True, True]]),
+     "mask has shape (1, 2); with 3 queries and 3 keys it must be 3×3"),
+    (lambda: attention(X3, I2, I2, I2, X_kv=[[1.0]]),
+     "X_kv has 1 number per token but X has 2; both sequences must use the same embedding "
+     "width d_model"),
+    (lambda: attention([[1.0]], [[1.0]], [[1.0]], [[1.0]], X_kv=[[1.0, 2.0, 3.0]]),
+     "X_kv has 3 numbers per token but X has 1; both sequences must use the same embedding "
+     "width d_model"),
+    (lambda: multi_head_attention(X3, [{"W_Q": I2}], I2,
+                                  kv_heads=[{"W_K": I2, "W_V": I2}] * 2),
+     "1 query head cannot share 2 key/value heads equally: the number of key/value heads "
+     "must divide 1 (1)"),
+    (lambda: multi_head_attention(X3, [{"W_Q": I2}] * 2, [[1.0, 0.0]] * 4,
+                                  kv_heads=[{"W_K": I2, "W_V": I2}] * 3),
+     "2 query heads cannot share 3 key/value heads equally: the number of key/value heads "
+     "must divide 2 (1, 2)"),
+    (lambda: multi_head_attention(X3, [{"W_Q": I2, "W_K": I2, "W_V": I2}], I2,
+                                  alibi_slopes=[0.5, 0.25]),
+     "alibi_slopes has 2 slopes for 1 head; give one per head"),
+    (lambda: multi_head_attention(X3, [{"W_Q": I2, "W_K": I2, "W_V": I2}] * 2,
+                                  [[1.0, 0.0]] * 4, alibi_slopes=[0.5]),
+     "alibi_slopes has 1 slope for 2 heads; give one per head"),
+], ids=["mask-1", "mask-3", "x-kv-1", "x-kv-3", "kv-heads-1", "kv-heads-2", "slopes-2",
+        "slopes-1"])
+def test_a_count_in_a_message_agrees_with_its_noun(call, message):
+    with pytest.raises(AttentionInputError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_a_query_block_past_the_last_query_names_that_row_without_a_count():
+    """Once "beyond the 1 queries": the last row is named instead (0-based, as block_q)."""
+    from attention_core.engine import prepare
+    from attention_core.tiles import block_tiles
+    with pytest.raises(AttentionInputError) as info:
+        block_tiles(prepare([[1.0, 0.0]], I2, I2, I2), 1, 1, 1)
+    assert str(info.value) == "query block 1 starts at row 1, past the last query, row 0"

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limits } from "../../static/js/lib/config.js";
 import {
-  changedCells, compactOf, fitLabel, keepsShapes, readSource, sourceRequest, sourceWords, stateFromHead, viewFragment,
+  changedCells, changedWords, compactOf, fitLabel, keepsShapes, readSource, sourceRequest, sourceWords, stateFromHead, viewFragment,
 } from "../../static/js/editor/source.js";
 import { addToken, resize, setCell, setLabel, toggleBlocked } from "../../static/js/editor/state.js";
 import { buildRequest } from "../../static/js/editor/request.js";
@@ -66,6 +66,8 @@ test("the URL of a model's head is its reference and the cells changed, and read
   assert.deepEqual(changedCells(s), []);
   const edited = setLabel(setCell(setCell(s, "W_Q", 1, 0, "0.25"), "X", 2, 1, "1,5;x|%"), 1, "␣city");
   assert.deepEqual(changedCells(edited), [["tokens", 1, 0, "␣city"], ["X", 2, 1, "1,5;x|%"], ["W_Q", 1, 0, "0.25"]]);
+  assert.deepEqual([s, setCell(s, "W_Q", 1, 0, "0.25"), edited].map(changedWords),
+    ["", "; 1 number changed since", "; 3 numbers changed since"]);
   const hash = toHash({ ...toggleBlocked(edited, 2, 0), row: 1, causal: false, scale: "1" });
   assert.ok(hash.length < 400, hash);
   assert.match(hash, /&row=1&causal=0&cells=tokens:1:0:%E2%90%A3city,X:2:1:1%252C5%253Bx%257C%2525,W_Q:1:0:0.25&scale=1&/);

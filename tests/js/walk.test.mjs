@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { STEPS, walkContext } from "../../static/js/editor/walk.js";
+import { ROLES, roleLine } from "../../static/js/editor/roles.js";
 
 // The default example's answer for query 3 "sat", worked by hand: q_3 = (2, 2), keys
 // k = (2, 0), (0, 1), (2, 1), dots 4, 2, 6, scaled by 1/√2.
@@ -52,7 +53,7 @@ test("biases, rotary positions and ALiBi are said where they act, with their num
     q: turned, k_unrotated: [[2, 1], [0, 2], [2, 2]], position: 2, bias: [-1, -0.5, 0], alibi_slope: 0.5 };
   const say = STEPS.map((step) => step.say(walkContext({ ...body, working: w }, 2, request, false)));
   assert.match(say[1], /plus the bias \$b_Q = \(1,\\allowbreak 0\)\$, it gives its query vector \$\(3\.000,\\allowbreak 2\.000\)\$, which rotary positions then turn by its position 2: \$q_\{3\} = \(-3\.067,\\allowbreak 1\.896\)\$/);
-  assert.match(say[2], /multiplied by \$W_K\$, plus \$b_K = \(0,\\allowbreak 1\)\$, and turned by its own position: its keys/);
+  assert.match(say[2], /multiplied by \$W_K\$, plus \$b_K = \(0,\\allowbreak 1\)\$, and turned by its own position, to give its key, what it offers: \$k_\{1\}/);
   assert.match(say[4], /then ALiBi adds \$-0\.5 \\cdot \|i - j\|\$/);  // the slope as the working's note writes it
   assert.match(say[6], /through \$W_V\$ plus \$b_V = \(1,\\allowbreak 1\)\$: /);
   const plain = STEPS[1].say(walkContext(body, 2, request, false));
@@ -119,4 +120,14 @@ test("a query that may read no key: every step says so, with no empty maths and 
   assert.match(say[5], /its weights and output are all 0/);
   assert.match(say[6], /no value/);
   assert.match(say[7], /z_\{1\} = \(0\.000,\\allowbreak 0\.000\)\$/);
+});
+
+test("the walk says what q, k and v are in the words written under W_Q, W_K and W_V", () => {
+  const say = STEPS.map((step) => step.say(walkContext(body, 2, request, false)));
+  assert.equal(say[2], "Every token it may read is multiplied by $W_K$, to give its key, what it offers: "
+    + "$k_{1} = (2.000,\\allowbreak 0.000), k_{2} = (0.000,\\allowbreak 1.000), k_{3} = (2.000,\\allowbreak 1.000)$.");
+  assert.match(say[6], /^Every token it may read also gives a value vector, what it passes on, through \$W_V\$: /);
+  assert.deepEqual(["W_Q", "W_K", "W_V", "X", "W_O"].map(roleLine), ["each token's query: what it is looking for",
+    "each token's key: what it offers", "each token's value: what it passes on", "", ""]);
+  for (const [k, base] of [[1, "W_Q"], [2, "W_K"], [6, "W_V"]]) assert.ok(say[k].includes(ROLES[base]), base);
 });

@@ -11,6 +11,7 @@ import * as H from "./heads.js";
 import { fieldId } from "./inputs.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
+import { count } from "../lib/words.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -56,13 +57,22 @@ export function drawControls(state, errors, presetMatch) {
   setProp($("biases"), "checked", state.biases);
   const refused = drawKvHeads(state);
   setProp($("mask-tools"), "hidden", state.blocked.length === 0);
-  setText($("mask-count"), `${state.blocked.length} score${state.blocked.length === 1 ? "" : "s"} masked by hand.`);
+  setText($("mask-count"), `${count(state.blocked.length, "score")} masked by hand.`);
   typed($("tokens"), dims.n);
   setProp($("remove-token"), "disabled", dims.n <= 1);
   setProp($("add-token"), "disabled", dims.n >= limits.tokens);
   setProp($("preset"), "value", presetMatch >= 0 ? String(presetMatch) : "edited");
+  drawPresetNote(presetMatch);
   drawBeyond(state);  // once its controls are drawn and marked
   return refused;
+}
+
+/** The sentence of the example the view is (its option's, from attention_core/presets.py
+ *  through the template), under the heatmap; none once the view is edited away from it. */
+function drawPresetNote(presetMatch) {
+  const option = presetMatch >= 0 ? $("preset").options[presetMatch] : null;
+  setProp($("preset-note"), "hidden", !option);
+  if (option) setText($("preset-note"), option.dataset.description);
 }
 
 /** The inputs' heading names what there is to edit: "— X, W_Q of each of 4 heads, W_K, W_V
@@ -223,10 +233,13 @@ function wireOptions({ now, update }) {
   $("window").addEventListener("input", (e) => update({ ...now(), window: e.target.value }, { field: "window" }));
   $("sinks").addEventListener("input", (e) => update({ ...now(), sinks: e.target.value }, { field: "sinks" }));
   $("clear-masks").addEventListener("click", () => update({ ...now(), blocked: [] }));
-  $("present").addEventListener("click", () => update({ ...now(), present: !now().present }));
+  // Present mode's URL is written at once, not after the next paint: a projector's page
+  // may be given no frame for a while, and its address bar kept "present=1" meanwhile.
+  const present = (on) => update({ ...now(), present: on }, { urlNow: true });
+  $("present").addEventListener("click", () => present(!now().present));
   document.addEventListener("keydown", (e) => {
     // Escape leaves present mode once no walk is on (the walk's own Escape ends the walk).
-    if (e.key === "Escape" && !e.defaultPrevented && now().present) update({ ...now(), present: false });
+    if (e.key === "Escape" && !e.defaultPrevented && now().present) present(false);
   });
 }
 

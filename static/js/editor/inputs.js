@@ -10,6 +10,7 @@ import { compactOf } from "./source.js";
 import { SHOWN } from "../draw/matrix.js";
 import { pageText, windowOf } from "./pages.js";
 import { grouped, matricesOf } from "./state.js";
+import { roleLine } from "./roles.js";
 
 const CAPTIONS = {
   X: ["X", "token embeddings", "n × d_model"],
@@ -184,7 +185,21 @@ function drawCells(figure, { name, bias, m, state, w }, errors) {
       if (state.source || input.parentElement.dataset.compact !== undefined) showCompact(input, compactOf(state, bias, 0, j, biasRow[j]));
     }
   }
+  if (labels && !(clean && last.labels === labels)) fitLabels(figure, labelInputs);
   drawn.set(figure, { m, labels, biasRow, errors: errors.size > 0 });
+}
+
+/** Each label's length in characters, and the longest, for app.css: the labels' column
+ *  as wide as its longest label (a real model's "␣teacher" whole), up to a cap, and a
+ *  label longer still whole while it is focused or under the pointer. */
+function fitLabels(figure, inputs) {
+  let longest = 0;
+  for (const input of inputs) {
+    const chars = [...input.value].length;
+    if (input.style.getPropertyValue("--chars") !== String(chars)) input.style.setProperty("--chars", String(chars));
+    longest = Math.max(longest, chars);
+  }
+  if (figure.style.getPropertyValue("--label-chars") !== String(longest)) figure.style.setProperty("--label-chars", String(longest));
 }
 
 const builtCells = new WeakMap();  // figure → {cells: inputs by [i][j], labelInputs by [i], biasCells by [j]}
@@ -261,9 +276,11 @@ function build(figure, { name, bias, kv }, w, space) {
   // inputs each, plus its caption; once drawn, the browser remembers its real size.
   figure.style.containIntrinsicSize = `auto ${Math.round(16 * 5 + 2.2 * 16 * (space + (bias ? 1.4 : 0)))}px`;
   drawn.delete(figure);  // new inputs are empty: every row is written
+  const role = roleLine(split(name).base);
   figure.replaceChildren(
     el("figcaption", {}, el("span", { class: "name" }, ...symbols(symbol)),
       el("span", { class: "formula" })),
+    ...(role ? [el("p", { class: "role", text: role })] : []),
     el("div", { class: "scroll" },
       el("div", { class: "grid-wrap" }, side, el("div", { class: "brackets" }, el("table", { class: "cells" }, tbody))),
       biasCells.length ? biasLine(bias, biasCells) : null),

@@ -37,7 +37,7 @@ import { createShuffleTest } from "./shuffletest.js";
 import * as S from "./state.js";
 import { clearWarning, say } from "./status.js";
 import { katexReady } from "../draw/tex.js";
-import { changedCells, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
+import { changedWords, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
 import { fromHash, fromSourceHash, toHash, writtenAtOnce } from "./url.js";
 import { walkContext } from "./walk.js";
 import { createWalk } from "./walkevents.js";
@@ -189,9 +189,7 @@ function drawSource() {
   const source = state.source;
   setProp(note, "hidden", !source);
   if (!source) return;
-  const changed = changedCells(state);
-  const since = changed === null ? "; reshaped since, so its link holds the whole view"
-    : changed.length ? `; ${changed.length === 1 ? "1 number" : `${changed.length} numbers`} changed since` : "";
+  const since = changedWords(state);
   const href = routes.model + viewFragment(state);
   const words = `These inputs are ${sourceWords(source, modelNames.get(source.model))}${since}.`;
   if (note.dataset.words === words && note.dataset.href === href) return;

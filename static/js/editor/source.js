@@ -16,6 +16,7 @@ import { readFragment } from "../lib/fragment.js";
 import { fragmentOf } from "../model/state.js";
 import { inputsOf } from "./state.js";
 import { wholeIn } from "../lib/whole.js";
+import { count } from "../lib/words.js";
 
 /** What the editor asks POST /api/model/attention for (the contract's list). */
 export const SOURCE_FIELDS = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "positional", "rope_base", "causal"];
@@ -111,6 +112,14 @@ export function changedCells(state) {
     });
   }
   return out;
+}
+
+/** What the source's note adds about the edits since: "; 1 number changed since", "; 3
+ *  numbers changed since", the reshaping, or nothing. */
+export function changedWords(state) {
+  const changed = changedCells(state);
+  return changed === null ? "; reshaped since, so its link holds the whole view"
+    : changed.length ? `; ${count(changed.length, "number")} changed since` : "";
 }
 
 /** ``base`` with ``cells`` ([name, i, j, text]) written in; throws on a cell outside it. */

@@ -3,6 +3,7 @@
 // data; drawing is one function.
 
 import { keepRoom, showLit } from "./walkroom.js";  // the bar's room and the scroll above it
+import { ROLES } from "./roles.js";
 import { el, setProp } from "../lib/dom.js";
 import { formatNumber, texNumber } from "../lib/format.js";
 import { prose, proseText, typeset } from "../draw/tex.js";
@@ -42,13 +43,13 @@ export const STEPS = [
     say: (c) => {
       const i = c.i + 1;
       if (!c.w.b_Q && !c.w.q_unrotated) {
-        return `Multiplied by ${c.head}$W_Q$ it gives its query vector, what it is looking for: $q_{${i}} = ${texVector(c.w.q)}$.`;
+        return `Multiplied by ${c.head}$W_Q$ it gives its query vector, ${ROLES.W_Q}: $q_{${i}} = ${texVector(c.w.q)}$.`;
       }
       const made = c.w.b_Q ? `Multiplied by ${c.head}$W_Q$, plus the bias $b_Q = ${texInputs(c.w.b_Q)}$, it gives its query vector`
         : `Multiplied by ${c.head}$W_Q$ it gives its query vector`;
       return c.w.q_unrotated
         ? `${made} $${texVector(c.w.q_unrotated)}$, which rotary positions then turn by its position ${c.w.position}: $q_{${i}} = ${texVector(c.w.q)}$.`
-        : `${made}, what it is looking for: $q_{${i}} = ${texVector(c.w.q)}$.`;
+        : `${made}, ${ROLES.W_Q}: $q_{${i}} = ${texVector(c.w.q)}$.`;
     },
   },
   {
@@ -58,7 +59,7 @@ export const STEPS = [
       : `Every token it may read${c.cross ? " (a row of $X_{kv}$)" : ""} is multiplied by ${c.head}$W_K$`
       + (c.w.b_K ? `, plus $b_K = ${texInputs(c.w.b_K)}$` : "")
       + (c.w.k_unrotated ? ", and turned by its own position" : "")
-      + `: its keys are $${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`),
+      + `, to give its key, ${ROLES.W_K}: $${listed(c.keys, (j) => `k_{${j + 1}} = ${texVector(c.K[j])}`)}$.`),
   },
   {
     block: ".block-scores",
@@ -103,7 +104,7 @@ export const STEPS = [
     block: ".block-projections",
     light: (c) => [...c.keys.map((j) => row("V", j)), '#qkv [data-key="qv"]'],
     say: (c) => (!c.keys.length ? "It may read no key, so no value $v_j$ enters its output."
-      : `Every token it may read also gives a value vector, what it passes on, through ${c.head}$W_V$`
+      : `Every token it may read also gives a value vector, ${ROLES.W_V}, through ${c.head}$W_V$`
       + (c.w.b_V ? ` plus $b_V = ${texInputs(c.w.b_V)}$` : "") + ": "
       + `$${listed(c.keys, (j) => `v_{${j + 1}} = ${texVector(c.V[j])}`)}$.`),
   },

@@ -1,7 +1,9 @@
-// The guided walk's events: "Walk me through it" starts it, its buttons and Escape step
-// through and end it. The step on screen is the walk's own (not part of the URL's state).
+// The guided walk's events: "Walk me through it" starts it, its buttons, a clicker's keys
+// (walkkeys.js) and Escape step through and end it. The step on screen is the walk's own
+// (not part of the URL's state).
 
 import { renderWalk, STEPS, walkPanel } from "./walk.js";
+import { walkKeyStep } from "./walkkeys.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -29,12 +31,19 @@ export function createWalk(page) {
     e.preventDefault();  // a skip link moves focus without touching the URL's fragment
     $("walk").focus();
   });
+  const move = (by) => walkTo(by < 0 ? Math.max(0, step - 1) : step + 1 < STEPS.length ? step + 1 : null);
   host.addEventListener("click", (e) => {
     const b = e.target.closest("button");
     if (!b) return;
-    if (b.classList.contains("walk-prev")) walkTo(Math.max(0, step - 1));
-    else if (b.classList.contains("walk-next")) walkTo(step + 1 < STEPS.length ? step + 1 : null);
+    if (b.classList.contains("walk-prev")) move(-1);
+    else if (b.classList.contains("walk-next")) move(1);
     else walkTo(null);
+  });
+  document.addEventListener("keydown", (e) => {
+    const by = step === null ? 0 : walkKeyStep(e);
+    if (!by) return;
+    e.preventDefault();  // PageDown would scroll the page the step has just placed
+    move(by);
   });
   host.addEventListener("keydown", (e) => {
     if (e.key !== "Escape") return;
