@@ -10,9 +10,15 @@ A wrong number is compared with what the usual mistakes would have given, comput
 the exercise's numbers and from the student's own earlier answers: no scaling, scaling by
 d_k instead of √d_k, no exponential, the wrong sum, a sign slipped in one product, another
 key, weights that do not add to 1, z from e^s instead of the weights, a masked key given
-weight, and a number that follows from the student's own wrong earlier one. The hint
+weight, a key the query reads given none, e^s with the row's maximum subtracted (the stable
+softmax's), and a number that follows from the student's own wrong earlier one. The hint
 names the step, quotes the student's number and says what the number is built from; it
 never gives the number asked for.
+
+A 0 for a key the query reads is taken for "a small weight is none" before it is taken for
+rounding: the hint says first that e^s > 0 for every score, and adds the rounding only when
+the number rounds to 0 at 1 or 2 decimals. A number with decimals other than 0 (0.05 for
+0.045) is rounding, and said to be.
 
 >>> from attention_core.exercises import exercise
 >>> e = exercise(4, "scaled")
@@ -139,9 +145,9 @@ class _Context:
         head = f"Head {b.head + 1}: " if self.e.W_O is not None else ""
         t = self.truth[b.path]
         if b.step in ("exp", "weights"):
-            masked = _masked(self, b, a)
-            if masked:
-                return head + masked
+            first = _masked(self, b, a) or _none(self, b, a, t)
+            if first:
+                return head + first
         candidates, otherwise = STEPS[b.step](self, b, a, t)
         return head + (_first(a, t, b.step, candidates) or _rounded(a, t, b.step) or otherwise)
 
@@ -204,6 +210,32 @@ def _masked(ctx: _Context, b: Blank, a: float) -> str | None:
     return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but it is masked: "
             f"{_why_masked(ctx.e, j)}. Its score is −∞ and e^−∞ = 0, so a masked key gets "
             f"no weight.")
+
+
+def _none(ctx: _Context, b: Blank, a: float, t: float) -> str | None:
+    """A 0 for a key the query reads: a small weight taken for none (see the module's
+    docstring for when rounding is said as well)."""
+    j = b.index[0]
+    if a != 0 or not ctx.rows[b.head].allowed[j]:
+        return None
+    what = "no weight" if b.step == "weights" else "an e^s of 0"
+    then = f", so e^s{_sub(j + 1)} / Σ e^s > 0" if b.step == "weights" else ""
+    wanted = "4 significant figures" if b.step in SIGNIFICANT else "3 decimals"
+    rounded = (f" Rounded to the {wanted} this step is written to, it is not 0 either."
+               if 0 in (round(t, 1), round(t, 2)) else "")
+    return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but every key the query "
+            f"may read gets a weight above zero: e^s > 0 for every score s, however "
+            f"negative{then}.{rounded}")
+
+
+_SHIFTED = ("as a stable softmax computes {it}: it gives the same weights, since the shift "
+            "cancels in e^s / Σ e^s, but this blank asks for {what} itself, unshifted.")
+
+
+def _shift(w: RowWorking) -> float:
+    """The row's largest scaled score among the keys it reads: what a stable softmax
+    subtracts before the exponentials (none, NaN, for a row that reads no key)."""
+    return float(w.scaled[w.allowed].max()) if w.allowed.any() else math.nan
 
 
 def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -308,6 +340,9 @@ def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                               f"divided by {_root(d_k, t)}, not by {d_k}."),
         (math.exp(-s), f"Your {shown(a, 'exp')} is e^−s: the exponent is the scaled score "
                        f"{shown(s)}, sign and all."),
+        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is e^(s{_sub(j + 1)} − max s), the "
+                                  f"exponential with the row's largest score subtracted, "
+                                  + _SHIFTED.format(it="it", what=f"e^s{_sub(j + 1)}")),
     ]
     return candidates, (
         f"Your {shown(a, 'exp')} is not e^s{_sub(j + 1)}: that is e (2.71828…) raised to the "
@@ -340,6 +375,9 @@ def _exp_sum(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         (float(np.exp(w.dots[allowed] / d_k).sum()), f"Your {shown(a, 'exp_sum')} adds "
                                                      f"e^(q·k / d_k): divide by {_root(d_k, t)}, "
                                                      f"not {d_k}."),
+        (float(np.exp(w.scaled[allowed] - _shift(w)).sum()),
+         f"Your {shown(a, 'exp_sum')} adds e^(s − max s), the exponentials with the row's "
+         f"largest score subtracted, " + _SHIFTED.format(it="them", what="Σ e^s")),
     ]
     for j in np.flatnonzero(allowed):
         candidates.append((t - float(w.exp[j]), f"Your {shown(a, 'exp_sum')} leaves out "
