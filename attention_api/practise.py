@@ -16,6 +16,8 @@ from attention_core.diagnosis import shown
 from attention_core.exercises import GIVEN, LEVELS, Exercise, request, rows_of
 
 DEFAULT = {"seed": 1, "level": "dots"}
+COLUMNS = ("k", "dots", "scaled", "exp", "weights", "v")  # the table's, left to right
+VECTORS = ("k", "v")  # the columns whose cells are vectors
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,11 @@ def _table(e: Exercise, head: int, w) -> dict:
              "scaling": f"× {e.scale:g}" if e.scale is not None else f"÷ √{w.q.shape[0]}",
              "exp_sum": _cells(e, head, "exp_sum", w.exp_sum, (), "Sum of the exponentials")[0],
              "z": _cells(e, head, "z", w.z, (), "z")}
-    return {**table, "shows": _shown_steps(table)}
+    shows = _shown_steps(table)
+    columns = [step for step in COLUMNS if step in shows]
+    for k in keys:  # a row's cells in the columns' order, for the line of hints under it
+        k["cells"] = [c for step in columns for c in (k[step] if step in VECTORS else [k[step]])]
+    return {**table, "shows": shows, "columns": columns, "vectors": VECTORS}
 
 
 def _shown_steps(table: dict) -> set[str]:

@@ -216,3 +216,55 @@ def test_the_editors_row_as_a_worksheet_and_the_servers_reason_when_it_cannot_be
         "an example worked by hand may have a mask, a scale, sinusoidal positions and "
         "several heads, not RoPE")
     console[:] = [m for m in console if "status of 422" not in m[1]]  # that one, expected
+
+
+def fill_every_blank_wrong(page, level, seed=5):
+    """Every blank of the exercise given a wrong number (1.3 times the reference's, plus
+    0.7), checked at once; waits until every one is marked wrong with its hint shown."""
+    from tests.core.helpers import exercise_value
+
+    numbers = exercise_reference(request(exercise(seed, level)))
+    page.goto(f"{page.url.split('practise')[0]}practise?seed={seed}&level={level}")
+    inputs = page.locator("input.answer")
+    count = inputs.count()
+    for k in range(count):
+        path = inputs.nth(k).get_attribute("data-path")
+        inputs.nth(k).fill(f"{exercise_value(numbers, path) * 1.3 + 0.7:.3f}")
+    inputs.last.press("Enter")
+    expect(page.locator('.blank[data-state="wrong"]')).to_have_count(count)
+    expect(page.locator(".hint:not(:empty)")).to_have_count(count)
+    return count
+
+
+BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  return {card: box(document.getElementById("working-card")),
+          blanks: [...document.querySelectorAll(".blank")].map(box),
+          hints: [...document.querySelectorAll(".hint:not(:empty)")].map(box),
+          width: document.documentElement.scrollWidth};
+}"""
+
+
+def overlap(a, b):
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] \
+        and b["top"] < a["bottom"]
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 700), (390, 844)])
+def test_hints_never_cover_a_blank_or_one_another_and_stay_in_the_card(browser, console, server,
+                                                                      width, height):
+    """Every blank wrong at the row level (each with its hint), and at two levels more."""
+    page = open_page(browser, console, width=width, height=height)
+    page.goto(server.url + "practise")
+    for level in ("row", "causal", "positions"):
+        count = fill_every_blank_wrong(page, level)
+        b = page.evaluate(BOXES)
+        assert len(b["hints"]) == len(b["blanks"]) == count, level
+        card = b["card"]
+        for k, hint in enumerate(b["hints"]):
+            assert card["left"] <= hint["left"] and hint["right"] <= card["right"], (level, k)
+            assert not any(overlap(hint, blank) for blank in b["blanks"]), (level, k)
+            assert not any(overlap(hint, other) for other in b["hints"][k + 1:]), (level, k)
+        assert b["width"] <= width, level
+    page.context.close()

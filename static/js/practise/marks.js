@@ -1,5 +1,6 @@
-// Drawing the checks: each blank marked right or wrong, with its hint beside it, and the
-// sentence the live region says for the blank just entered. Drawing only: the results
+// Drawing the checks: each blank marked right or wrong, its hint in the line of hints under
+// its row (the element its aria-describedby names), and the sentence the live region says
+// for the blank just entered. Drawing only: the results
 // come from check.js, the inputs are the page's.
 
 const MARK = { right: "✓", wrong: "✗" };
@@ -8,7 +9,7 @@ const MARK = { right: "✓", wrong: "✗" };
  *  ``invalid`` (the message for text that is not a number). */
 export function markBlank(input, result, invalid) {
   const box = input.closest(".blank");
-  const hint = box.querySelector(".hint");
+  const hint = document.getElementById(input.getAttribute("aria-describedby"));
   const mark = box.querySelector(".mark");
   const state = invalid ? "invalid" : result ? (result.correct ? "right" : "wrong") : "";
   box.dataset.state = state;
