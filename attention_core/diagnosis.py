@@ -40,6 +40,7 @@ import numpy as np
 
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
 from .positions import sinusoidal
+from .prose import plain, tex, words
 from .working import RowWorking
 
 MINUS = "\u2212"
@@ -48,11 +49,17 @@ SIGNIFICANT = ("exp", "exp_sum")  # steps shown to 4 significant figures; the re
 
 @dataclass(frozen=True)
 class Result:
-    """One blank checked: ``correct`` within ``tolerance``; for a wrong one, ``hint``."""
+    """One blank checked: ``correct`` within ``tolerance``; for a wrong one, ``hint_tex``,
+    the hint in prose markup (its maths as $TeX$, for the page to typeset), and ``hint``,
+    its plain text (prose.py)."""
 
     correct: bool
     tolerance: float
-    hint: str | None = None
+    hint_tex: str | None = None
+
+    @property
+    def hint(self) -> str | None:
+        return None if self.hint_tex is None else plain(self.hint_tex)
 
 
 def tolerance(step: str, value: float) -> float:
@@ -166,6 +173,79 @@ def _first(a: float, t: float, step: str, candidates) -> str | None:
     return None
 
 
+# The maths the hints write, as TeX (prose.py makes it plain: q·k₁, e^(q·k), √d_k).
+QK, QK_D_K, ES = tex(r"q \cdot k"), tex(r"q \cdot k / d_k"), tex("e^{s}")
+SUM_ES, SIGMA, ROOT_D_K = tex(r"\Sigma e^{s}"), tex(r"\Sigma"), tex(r"\sqrt{d_k}")
+EXP_QK, EXP_QK_D_K = tex(r"e^{q \cdot k}"), tex(r"e^{q \cdot k / d_k}")
+EXP_SHIFTED, EXP_MINUS_S = tex(r"e^{s - \max s}"), tex("e^{-s}")
+EXP_MASKED, MINUS_INFINITY = tex(r"e^{-\infty} = 0"), tex(r"-\infty")
+POSITIVE, V_J, RATIO = tex("e^{s} > 0"), tex("v_j"), tex(r"e^{s} / \Sigma e^{s}")
+
+
+def _number(x: float) -> str:
+    """``x`` as shown, for TeX (its minus a hyphen, which TeX sets as a minus)."""
+    return shown(x).replace(MINUS, "-")
+
+
+def _qk(j: int) -> str:
+    return tex(rf"q \cdot k_{{{j + 1}}}")
+
+
+def _qkc(j: int) -> str:
+    return tex(rf"q[c] \cdot k_{{{j + 1}}}[c]")
+
+
+def _qv(j: int) -> str:
+    return tex(rf"q \cdot v_{{{j + 1}}}")
+
+
+def _k(j: int) -> str:
+    return tex(f"k_{{{j + 1}}}")
+
+
+def _es(j: int) -> str:
+    return tex(f"e^{{s_{{{j + 1}}}}}")
+
+
+def _e(x: float) -> str:
+    return tex(f"e^{{{_number(x)}}}")
+
+
+def _weight(j: int, then: str = "") -> str:
+    """e^sⱼ / Σ e^s, and ``then`` (" > 0")."""
+    return tex(rf"e^{{s_{{{j + 1}}}}} / \Sigma e^{{s}}{then}")
+
+
+def _shifted(j: int) -> str:
+    return tex(rf"e^{{s_{{{j + 1}}} - \max s}}")
+
+
+def _d_k(d_k: int) -> str:
+    return tex(f"d_k = {d_k}")
+
+
+def _w(name: str) -> str:
+    return tex(name)
+
+
+def _xw(name: str) -> str:
+    return tex(rf"x \cdot {name}")
+
+
+def _z_sum(c: int) -> str:
+    return tex(rf"\sum_j a_j \cdot v_j[{c + 1}]")
+
+
+def _product(c: int, q: float, k: float) -> str:
+    """q[c]·k[c] = (q)·(k), a product of the dot product's."""
+    return tex(rf"q[{c + 1}] \cdot k[{c + 1}] = ({_number(q)}) \cdot ({_number(k)})")
+
+
+def _angle(fn: str, i: int, two_c: int, d: int) -> str:
+    """sin(i / 10000^(2c/d)), or cos."""
+    return tex(rf"\{fn}({i} / 10000^{{{two_c}/{d}}})")
+
+
 def _rounded(a: float, t: float, step: str) -> str | None:
     """A number right but written with fewer digits than the step shows."""
     for places in (1, 2):
@@ -191,7 +271,7 @@ def _typed(v) -> str:
 
 
 def _key(e: Exercise, j: int) -> str:
-    return f"key {j + 1} (“{e.tokens[j]}”)"
+    return f"key {j + 1} (“{words(e.tokens[j])}”)"
 
 
 def _why_masked(e: Exercise, j: int) -> str:
@@ -206,10 +286,10 @@ def _masked(ctx: _Context, b: Blank, a: float) -> str | None:
     w = ctx.rows[b.head]
     if w.allowed[j] or a == 0:
         return None
-    what = "an e^s" if b.step == "exp" else "weight"
+    what = f"an {ES}" if b.step == "exp" else "weight"
     return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but it is masked: "
-            f"{_why_masked(ctx.e, j)}. Its score is −∞ and e^−∞ = 0, so a masked key gets "
-            f"no weight.")
+            f"{_why_masked(ctx.e, j)}. Its score is {MINUS_INFINITY} and {EXP_MASKED}, so a "
+            f"masked key gets no weight.")
 
 
 def _none(ctx: _Context, b: Blank, a: float, t: float) -> str | None:
@@ -218,18 +298,22 @@ def _none(ctx: _Context, b: Blank, a: float, t: float) -> str | None:
     j = b.index[0]
     if a != 0 or not ctx.rows[b.head].allowed[j]:
         return None
-    what = "no weight" if b.step == "weights" else "an e^s of 0"
-    then = f", so e^s{_sub(j + 1)} / Σ e^s > 0" if b.step == "weights" else ""
+    what = "no weight" if b.step == "weights" else f"an {ES} of 0"
+    then = f", so {_weight(j, ' > 0')}" if b.step == "weights" else ""
     wanted = "4 significant figures" if b.step in SIGNIFICANT else "3 decimals"
     rounded = (f" Rounded to the {wanted} this step is written to, it is not 0 either."
                if 0 in (round(t, 1), round(t, 2)) else "")
     return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but every key the query "
-            f"may read gets a weight above zero: e^s > 0 for every score s, however "
+            f"may read gets a weight above zero: {POSITIVE} for every score s, however "
             f"negative{then}.{rounded}")
 
 
-_SHIFTED = ("as a stable softmax computes {it}: it gives the same weights, since the shift "
-            "cancels in e^s / Σ e^s, but this blank asks for {what} itself, unshifted.")
+def _unshifted(it: str, what: str) -> str:
+    """The end of a hint on e^(s − max s): what the shift keeps, and what the blank asks."""
+    return (f"as a stable softmax computes {it}: it gives the same weights, since the shift "
+            f"cancels in {RATIO}, but this blank asks for {what} itself, "
+            f"unshifted.")
+
 
 
 def _shift(w: RowWorking) -> float:
@@ -246,19 +330,20 @@ def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]
     W = e.heads[b.head][name]
     candidates = []
     if W.shape[0] == W.shape[1]:
-        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of {name}; "
-                           f"entry {c + 1} of x·{name} takes its column {c + 1}."))
+        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of {_w(name)}; "
+                           f"entry {c + 1} of {_xw(name)} takes its column {c + 1}."))
     for other in ("W_Q", "W_K", "W_V"):
         if other != name and c < e.heads[b.head][other].shape[1]:
             candidates.append((X[j] @ e.heads[b.head][other][:, c],
-                               f"Your {shown(a)} is built with {other}; {b.step} uses {name}."))
+                               f"Your {shown(a)} is built with {_w(other)}; {b.step} uses "
+                               f"{_w(name)}."))
     for jj in range(len(X)):
         if jj != j:
             candidates.append((X[jj] @ W[:, c], f"Your {shown(a)} is built from x of token "
-                               f"{jj + 1} (“{e.tokens[jj]}”); this one is token {j + 1}'s."))
+                               f"{jj + 1} (“{words(e.tokens[jj])}”); this one is token {j + 1}'s."))
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} of {b.step} for token {j + 1}: that is x = "
-        f"{_typed(X[j])} times column {c + 1} of {name}, {_typed(W[:, c])}, multiplied "
+        f"{_typed(X[j])} times column {c + 1} of {_w(name)}, {_typed(W[:, c])}, multiplied "
         f"entry by entry and added.")
 
 
@@ -271,29 +356,31 @@ def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates = []
     if off_q or off_k:
         candidates.append((float(q @ k), f"Your {shown(a)} is the dot product of your own q "
-                           f"and k{_sub(j + 1)}, and one of them is off: check that blank first."))
+                           f"and {_k(j)}, and one of them is off: check that blank first."))
     for c, p in enumerate(w.q * w.k[j]):
         if p != 0:
             candidates.append((t - 2 * p, f"Your {shown(a)} looks like a sign slip in one "
-                               f"product: check q[{c + 1}]·k[{c + 1}] = ({shown(w.q[c])})·"
-                               f"({shown(w.k[j, c])})."))
+                               f"product: check "
+                               f"{_product(c, w.q[c], w.k[j, c])}."))
     for jj in range(len(w.k)):
         if jj != j:
-            candidates.append((float(w.q @ w.k[jj]), f"Your {shown(a)} is q·k with "
+            candidates.append((float(w.q @ w.k[jj]), f"Your {shown(a)} is {QK} with "
                                f"{_key(e, jj)}; this blank is {_key(e, j)}."))
     if w.v.shape[1] == len(w.q):
-        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is q·v{_sub(j + 1)}: the score "
-                           f"takes the key, k{_sub(j + 1)}, not the value."))
+        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is {_qv(j)}: the score "
+                           f"takes the key, {_k(j)}, not the value."))
     return candidates, (
-        f"Your {shown(a)} is not q·k{_sub(j + 1)}: that adds q[c]·k{_sub(j + 1)}[c] over the "
-        f"{len(w.q)} components, q = {_vector(w.q)} and k{_sub(j + 1)} = {_vector(w.k[j])}.")
+        f"Your {shown(a)} is not {_qk(j)}: that adds {_qkc(j)} over the "
+        f"{len(w.q)} components, q = {_vector(w.q)} and {_k(j)} = {_vector(w.k[j])}.")
 
 
 def _root(d_k: int, t: float) -> str:
     """√d_k and its value, but not the value when it is the answer ``t`` itself (a score
-    q·k = d_k, scaled to √d_k)."""
+    q·k = d_k, scaled to √d_k), as maths."""
     root = shown(math.sqrt(d_k))
-    return f"√{d_k}" if root in (shown(t), shown(t, "exp")) else f"√{d_k} = {root}"
+    maths = rf"\sqrt{{{d_k}}}" if root in (shown(t), shown(t, "exp")) else \
+        rf"\sqrt{{{d_k}}} = {root}"
+    return tex(maths)
 
 
 def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -302,24 +389,24 @@ def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     mine = ctx.own(b, "dots", j)
     candidates = []
     if mine is not None and abs(mine - dot) > 0.001:
-        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your q·k{_sub(j + 1)}, "
+        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your {_qk(j)}, "
                            f"{shown(mine)}, which is off: check that blank first."))
     if e.scale == 1.0:
-        candidates.append((dot / math.sqrt(d_k), f"Your {shown(a)} is q·k divided by "
+        candidates.append((dot / math.sqrt(d_k), f"Your {shown(a)} is {QK} divided by "
                            f"{_root(d_k, t)}, but this exercise does not scale (scale 1): the "
-                           f"score is q·k itself."))
+                           f"score is {QK} itself."))
     else:
         candidates += [
-            (dot, f"Your {shown(a)} is q·k{_sub(j + 1)} itself: the scaled score divides it by "
-                  f"√d_k, {_root(d_k, t)}."),
-            (dot / d_k, f"Your {shown(a)} divides q·k{_sub(j + 1)} = {shown(dot)} by d_k = {d_k}; "
+            (dot, f"Your {shown(a)} is {_qk(j)} itself: the scaled score divides it by "
+                  f"{ROOT_D_K}, {_root(d_k, t)}."),
+            (dot / d_k, f"Your {shown(a)} divides {_qk(j)} = {shown(dot)} by {_d_k(d_k)}; "
                         f"divide by its square root, {_root(d_k, t)}."),
-            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies q·k{_sub(j + 1)} by √d_k; divide "
+            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies {_qk(j)} by {ROOT_D_K}; divide "
                                    f"by it."),
         ]
-    candidates.append((-t, f"Your {shown(a)} has the wrong sign: q·k{_sub(j + 1)} = {shown(dot)}."))
-    how = "the score is q·k itself (scale 1)" if e.scale == 1.0 else \
-        f"it is q·k{_sub(j + 1)} = {shown(dot)} divided by {_root(d_k, t)}"
+    candidates.append((-t, f"Your {shown(a)} has the wrong sign: {_qk(j)} = {shown(dot)}."))
+    how = f"the score is {QK} itself (scale 1)" if e.scale == 1.0 else \
+        f"it is {_qk(j)} = {shown(dot)} divided by {_root(d_k, t)}"
     return candidates, f"Your {shown(a)} is not the scaled score: {how}."
 
 
@@ -333,20 +420,20 @@ def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"score, {shown(mine)}, which is off: check that blank first."))
     candidates += [
         (s, f"Your {shown(a, 'exp')} is the scaled score itself: this step raises e to it, "
-            f"e^{shown(s)}."),
-        (math.exp(dot), f"Your {shown(a, 'exp')} is e^(q·k) = e^{shown(dot)}, unscaled: "
-                        f"raise e to the scaled score, q·k / {_root(d_k, t)}."),
-        (math.exp(dot / d_k), f"Your {shown(a, 'exp')} is e^(q·k / d_k): the score is "
+            f"{_e(s)}."),
+        (math.exp(dot), f"Your {shown(a, 'exp')} is {EXP_QK} = {_e(dot)}, unscaled: "
+                        f"raise e to the scaled score, {QK} / {_root(d_k, t)}."),
+        (math.exp(dot / d_k), f"Your {shown(a, 'exp')} is {EXP_QK_D_K}: the score is "
                               f"divided by {_root(d_k, t)}, not by {d_k}."),
-        (math.exp(-s), f"Your {shown(a, 'exp')} is e^−s: the exponent is the scaled score "
+        (math.exp(-s), f"Your {shown(a, 'exp')} is {EXP_MINUS_S}: the exponent is the scaled score "
                        f"{shown(s)}, sign and all."),
-        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is e^(s{_sub(j + 1)} − max s), the "
+        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is {_shifted(j)}, the "
                                   f"exponential with the row's largest score subtracted, "
-                                  + _SHIFTED.format(it="it", what=f"e^s{_sub(j + 1)}")),
+                                  + _unshifted("it", _es(j))),
     ]
     return candidates, (
-        f"Your {shown(a, 'exp')} is not e^s{_sub(j + 1)}: that is e (2.71828…) raised to the "
-        f"scaled score, e^{shown(s)}.")
+        f"Your {shown(a, 'exp')} is not {_es(j)}: that is e (2.71828…) raised to the "
+        f"scaled score, {_e(s)}.")
 
 
 def _unmasked(w: RowWorking) -> np.ndarray:
@@ -362,28 +449,28 @@ def _exp_sum(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates = []
     if off:
         candidates.append((float(exp.sum()), f"Your {shown(a, 'exp_sum')} adds up your own "
-                           f"e^s, and one of them is off: check those blanks first."))
+                           f"{ES}, and one of them is off: check those blanks first."))
     if not allowed.all():
         candidates.append((float(_unmasked(w).sum()), f"Your {shown(a, 'exp_sum')} includes "
-                           f"the masked keys' e^s; a masked key's is e^−∞ = 0."))
+                           f"the masked keys' {ES}; a masked key's is {EXP_MASKED}."))
     candidates += [
         (float(w.scaled[allowed].sum()), f"Your {shown(a, 'exp_sum')} adds the scaled scores: "
-                                         f"the sum is of their exponentials, e^s."),
-        (float(np.exp(w.dots[allowed]).sum()), f"Your {shown(a, 'exp_sum')} adds e^(q·k), "
-                                               f"unscaled: divide each q·k by {_root(d_k, t)} "
+                                         f"the sum is of their exponentials, {ES}."),
+        (float(np.exp(w.dots[allowed]).sum()), f"Your {shown(a, 'exp_sum')} adds {EXP_QK}, "
+                                               f"unscaled: divide each {QK} by {_root(d_k, t)} "
                                                f"first."),
         (float(np.exp(w.dots[allowed] / d_k).sum()), f"Your {shown(a, 'exp_sum')} adds "
-                                                     f"e^(q·k / d_k): divide by {_root(d_k, t)}, "
+                                                     f"{EXP_QK_D_K}: divide by {_root(d_k, t)}, "
                                                      f"not {d_k}."),
         (float(np.exp(w.scaled[allowed] - _shift(w)).sum()),
-         f"Your {shown(a, 'exp_sum')} adds e^(s − max s), the exponentials with the row's "
-         f"largest score subtracted, " + _SHIFTED.format(it="them", what="Σ e^s")),
+         f"Your {shown(a, 'exp_sum')} adds {EXP_SHIFTED}, the exponentials with the row's "
+         f"largest score subtracted, " + _unshifted("them", SUM_ES)),
     ]
     for j in np.flatnonzero(allowed):
         candidates.append((t - float(w.exp[j]), f"Your {shown(a, 'exp_sum')} leaves out "
                            f"{_key(ctx.e, j)}: the sum takes every key the query may read."))
     return candidates, (
-        f"Your {shown(a, 'exp_sum')} is not Σ e^s: that adds e^s of the "
+        f"Your {shown(a, 'exp_sum')} is not {SUM_ES}: that adds {ES} of the "
         f"{int(allowed.sum())} keys query {ctx.e.row + 1} may read.")
 
 
@@ -401,31 +488,31 @@ def _weights(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     if off or (mine_sum is not None and abs(mine_sum - total) > tolerance("exp_sum", total)):
         own_sum = mine_sum if mine_sum is not None else total
         candidates.append((float(exp[j]) / own_sum, f"Your {shown(a)} follows from your own "
-                           f"e^s and Σ, and one of them is off: check those blanks first."))
+                           f"{ES} and {SIGMA}, and one of them is off: check those blanks first."))
     if not allowed.all():
         u = _unmasked(w)
         candidates.append((float(u[j] / u.sum()), f"Your {shown(a)} divides by a sum that "
                            f"takes in the masked keys: a masked key gets no weight, so "
-                           f"their e^s are 0."))
+                           f"their {ES} are 0."))
     candidates += [
-        (ej, f"Your {shown(a)} is e^s{_sub(j + 1)} itself: the weight divides it by the row's "
-             f"sum, Σ e^s."),
+        (ej, f"Your {shown(a)} is {_es(j)} itself: the weight divides it by the row's "
+             f"sum, {SUM_ES}."),
         (float(w.scaled[j] / w.scaled[allowed].sum()) if w.scaled[allowed].sum() else math.nan,
          f"Your {shown(a)} divides the scaled score by the scores' sum: softmax divides "
-         f"their exponentials, e^s{_sub(j + 1)} / Σ e^s."),
+         f"their exponentials, {_es(j)} / {SUM_ES}."),
         (float(_softmax(np.where(allowed, w.dots, -np.inf))[j]),
-         f"Your {shown(a)} is the softmax of the unscaled scores q·k: divide each by "
+         f"Your {shown(a)} is the softmax of the unscaled scores {QK}: divide each by "
          f"{_root(d_k, t)} first."),
         (float(_softmax(np.where(allowed, w.dots / d_k, -np.inf))[j]),
-         f"Your {shown(a)} is the softmax of q·k / d_k: divide by {_root(d_k, t)}, not {d_k}."),
+         f"Your {shown(a)} is the softmax of {QK_D_K}: divide by {_root(d_k, t)}, not {d_k}."),
     ]
     for jj in np.flatnonzero(allowed):
         if jj != j:
             candidates.append((ej / (total - float(w.exp[jj])), f"Your {shown(a)} divides "
                                f"by a sum that leaves out {_key(e, jj)}."))
     return candidates, _sum_to_one(ctx, b, a) or (
-        f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its e^s over the row's "
-        f"sum, e^s{_sub(j + 1)} / Σ e^s.")
+        f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its {ES} over the row's "
+        f"sum, {_es(j)} / {SUM_ES}.")
 
 
 def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
@@ -434,7 +521,7 @@ def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
     if any(g is None for g in given) or abs(sum(given) - 1) <= 0.001 * m:
         return None
     return (f"Your weights add to {shown(sum(given))}; a row's weights always add to 1 "
-            f"(each e^s over their common sum), so at least one is off, this "
+            f"(each {ES} over their common sum), so at least one is off, this "
             f"{shown(a)} among them.")
 
 
@@ -451,8 +538,8 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((float(u / u.sum() @ v), f"Your {shown(a)} gives weight to masked "
                            f"keys: their weights are 0, so their values add nothing."))
     candidates += [
-        (float(w.exp @ v), f"Your {shown(a)} weighs the values by e^s, not by the weights: "
-                           f"divide each e^s by their sum Σ e^s first."),
+        (float(w.exp @ v), f"Your {shown(a)} weighs the values by {ES}, not by the weights: "
+                           f"divide each {ES} by their sum {SUM_ES} first."),
         (float(v[w.allowed].sum()), f"Your {shown(a)} adds the values' entries unweighted: "
                                     f"multiply each by its weight first."),
         (float(v[w.allowed].mean()), f"Your {shown(a)} averages the values' entries: each "
@@ -464,9 +551,9 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                                f"{cc + 1} of z; this blank is entry {c + 1}."))
     if w.k.shape[1] > c:
         candidates.append((float(w.weights @ w.k[:, c]), f"Your {shown(a)} weighs the keys; "
-                           f"z weighs the values v_j."))
+                           f"z weighs the values {V_J}."))
     return candidates, (
-        f"Your {shown(a)} is not entry {c + 1} of z: that is Σ_j a_j·v_j[{c + 1}], each "
+        f"Your {shown(a)} is not entry {c + 1} of z: that is {_z_sum(c)}, each "
         f"weight times entry {c + 1} of its value, {_vector(v)}, added up.")
 
 
@@ -488,7 +575,7 @@ def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     fn = "sin" if c % 2 == 0 else "cos"
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} at position {i}: that is "
-        f"{fn}({i} / 10000^({2 * pair}/{d})), the angle in radians.")
+        f"{_angle(fn, i, 2 * pair, d)}, the angle in radians.")
 
 
 STEPS = {"q": _projection, "k": _projection, "v": _projection, "dots": _dots,

@@ -260,3 +260,17 @@ def test_an_exponential_with_the_rows_maximum_subtracted():
     assert hint({"working.exp_sum": 1.302}) == (
         f"Your 1.302 adds e^(s − max s), the exponentials with the row's largest score "
         f"subtracted, as a stable softmax computes them: {shifted} Σ e^s itself, unshifted.")
+
+
+def test_a_hint_writes_its_maths_as_tex_for_the_page_and_its_words_plain():
+    """hint_tex: the maths between $ signs, as the page typesets it; hint: the same in plain
+    text. A token's $ stays a word in both."""
+    r = check(textbook(), {"working.scaled[0]": 4})["working.scaled[0]"]
+    assert r.hint_tex == ("Your 4.000 is $q \\cdot k_{1}$ itself: the scaled score divides it "
+                          "by $\\sqrt{d_k}$, $\\sqrt{2} = 1.414$.")
+    assert r.hint == "Your 4.000 is q·k₁ itself: the scaled score divides it by √d_k, √2 = 1.414."
+    e = Exercise(0, "row", ("I", "$5", "tea"), X, (HEAD,), 2, ROW)
+    r = check(e, {"working.dots[0]": 2})["working.dots[0]"]  # q·k₂ = 2·0 + 2·1
+    assert r.hint_tex == ("Your 2.000 is $q \\cdot k$ with key 2 (“\\$5”); this blank is key 1 "
+                          "(“I”).")
+    assert r.hint == "Your 2.000 is q·k with key 2 (“$5”); this blank is key 1 (“I”)."
