@@ -39,6 +39,37 @@ from dataclasses import dataclass
 import numpy as np
 
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
+from .hintmaths import (
+    ES,
+    EXP_MASKED,
+    EXP_MINUS_S,
+    EXP_QK,
+    EXP_QK_D_K,
+    EXP_SHIFTED,
+    MINUS_INFINITY,
+    POSITIVE,
+    QK,
+    QK_D_K,
+    RATIO,
+    ROOT_D_K,
+    SIGMA,
+    SUM_ES,
+    V_J,
+    d_k_equals,
+    e_to,
+    es,
+    k_of,
+    matrix,
+    product,
+    qk,
+    qkc,
+    qv,
+    shifted,
+    sinusoid,
+    weight,
+    x_times,
+    z_sum,
+)
 from .positions import sinusoidal
 from .prose import plain, tex, words
 from .working import RowWorking
@@ -173,79 +204,6 @@ def _first(a: float, t: float, step: str, candidates) -> str | None:
     return None
 
 
-# The maths the hints write, as TeX (prose.py makes it plain: q·k₁, e^(q·k), √d_k).
-QK, QK_D_K, ES = tex(r"q \cdot k"), tex(r"q \cdot k / d_k"), tex("e^{s}")
-SUM_ES, SIGMA, ROOT_D_K = tex(r"\Sigma e^{s}"), tex(r"\Sigma"), tex(r"\sqrt{d_k}")
-EXP_QK, EXP_QK_D_K = tex(r"e^{q \cdot k}"), tex(r"e^{q \cdot k / d_k}")
-EXP_SHIFTED, EXP_MINUS_S = tex(r"e^{s - \max s}"), tex("e^{-s}")
-EXP_MASKED, MINUS_INFINITY = tex(r"e^{-\infty} = 0"), tex(r"-\infty")
-POSITIVE, V_J, RATIO = tex("e^{s} > 0"), tex("v_j"), tex(r"e^{s} / \Sigma e^{s}")
-
-
-def _number(x: float) -> str:
-    """``x`` as shown, for TeX (its minus a hyphen, which TeX sets as a minus)."""
-    return shown(x).replace(MINUS, "-")
-
-
-def _qk(j: int) -> str:
-    return tex(rf"q \cdot k_{{{j + 1}}}")
-
-
-def _qkc(j: int) -> str:
-    return tex(rf"q[c] \cdot k_{{{j + 1}}}[c]")
-
-
-def _qv(j: int) -> str:
-    return tex(rf"q \cdot v_{{{j + 1}}}")
-
-
-def _k(j: int) -> str:
-    return tex(f"k_{{{j + 1}}}")
-
-
-def _es(j: int) -> str:
-    return tex(f"e^{{s_{{{j + 1}}}}}")
-
-
-def _e(x: float) -> str:
-    return tex(f"e^{{{_number(x)}}}")
-
-
-def _weight(j: int, then: str = "") -> str:
-    """e^sⱼ / Σ e^s, and ``then`` (" > 0")."""
-    return tex(rf"e^{{s_{{{j + 1}}}}} / \Sigma e^{{s}}{then}")
-
-
-def _shifted(j: int) -> str:
-    return tex(rf"e^{{s_{{{j + 1}}} - \max s}}")
-
-
-def _d_k(d_k: int) -> str:
-    return tex(f"d_k = {d_k}")
-
-
-def _w(name: str) -> str:
-    return tex(name)
-
-
-def _xw(name: str) -> str:
-    return tex(rf"x \cdot {name}")
-
-
-def _z_sum(c: int) -> str:
-    return tex(rf"\sum_j a_j \cdot v_j[{c + 1}]")
-
-
-def _product(c: int, q: float, k: float) -> str:
-    """q[c]·k[c] = (q)·(k), a product of the dot product's."""
-    return tex(rf"q[{c + 1}] \cdot k[{c + 1}] = ({_number(q)}) \cdot ({_number(k)})")
-
-
-def _angle(fn: str, i: int, two_c: int, d: int) -> str:
-    """sin(i / 10000^(2c/d)), or cos."""
-    return tex(rf"\{fn}({i} / 10000^{{{two_c}/{d}}})")
-
-
 def _rounded(a: float, t: float, step: str) -> str | None:
     """A number right but written with fewer digits than the step shows."""
     for places in (1, 2):
@@ -299,7 +257,7 @@ def _none(ctx: _Context, b: Blank, a: float, t: float) -> str | None:
     if a != 0 or not ctx.rows[b.head].allowed[j]:
         return None
     what = "no weight" if b.step == "weights" else f"an {ES} of 0"
-    then = f", so {_weight(j, ' > 0')}" if b.step == "weights" else ""
+    then = f", so {weight(j, ' > 0')}" if b.step == "weights" else ""
     wanted = "4 significant figures" if b.step in SIGNIFICANT else "3 decimals"
     rounded = (f" Rounded to the {wanted} this step is written to, it is not 0 either."
                if 0 in (round(t, 1), round(t, 2)) else "")
@@ -330,20 +288,21 @@ def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]
     W = e.heads[b.head][name]
     candidates = []
     if W.shape[0] == W.shape[1]:
-        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of {_w(name)}; "
-                           f"entry {c + 1} of {_xw(name)} takes its column {c + 1}."))
+        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of "
+                           f"{matrix(name)}; entry {c + 1} of {x_times(name)} takes its column "
+                           f"{c + 1}."))
     for other in ("W_Q", "W_K", "W_V"):
         if other != name and c < e.heads[b.head][other].shape[1]:
             candidates.append((X[j] @ e.heads[b.head][other][:, c],
-                               f"Your {shown(a)} is built with {_w(other)}; {b.step} uses "
-                               f"{_w(name)}."))
+                               f"Your {shown(a)} is built with {matrix(other)}; {b.step} uses "
+                               f"{matrix(name)}."))
     for jj in range(len(X)):
         if jj != j:
             candidates.append((X[jj] @ W[:, c], f"Your {shown(a)} is built from x of token "
                                f"{jj + 1} (“{words(e.tokens[jj])}”); this one is token {j + 1}'s."))
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} of {b.step} for token {j + 1}: that is x = "
-        f"{_typed(X[j])} times column {c + 1} of {_w(name)}, {_typed(W[:, c])}, multiplied "
+        f"{_typed(X[j])} times column {c + 1} of {matrix(name)}, {_typed(W[:, c])}, multiplied "
         f"entry by entry and added.")
 
 
@@ -356,22 +315,22 @@ def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates = []
     if off_q or off_k:
         candidates.append((float(q @ k), f"Your {shown(a)} is the dot product of your own q "
-                           f"and {_k(j)}, and one of them is off: check that blank first."))
+                           f"and {k_of(j)}, and one of them is off: check that blank first."))
     for c, p in enumerate(w.q * w.k[j]):
         if p != 0:
             candidates.append((t - 2 * p, f"Your {shown(a)} looks like a sign slip in one "
                                f"product: check "
-                               f"{_product(c, w.q[c], w.k[j, c])}."))
+                               f"{product(c, shown(w.q[c]), shown(w.k[j, c]))}."))
     for jj in range(len(w.k)):
         if jj != j:
             candidates.append((float(w.q @ w.k[jj]), f"Your {shown(a)} is {QK} with "
                                f"{_key(e, jj)}; this blank is {_key(e, j)}."))
     if w.v.shape[1] == len(w.q):
-        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is {_qv(j)}: the score "
-                           f"takes the key, {_k(j)}, not the value."))
+        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is {qv(j)}: the score "
+                           f"takes the key, {k_of(j)}, not the value."))
     return candidates, (
-        f"Your {shown(a)} is not {_qk(j)}: that adds {_qkc(j)} over the "
-        f"{len(w.q)} components, q = {_vector(w.q)} and {_k(j)} = {_vector(w.k[j])}.")
+        f"Your {shown(a)} is not {qk(j)}: that adds {qkc(j)} over the "
+        f"{len(w.q)} components, q = {_vector(w.q)} and {k_of(j)} = {_vector(w.k[j])}.")
 
 
 def _root(d_k: int, t: float) -> str:
@@ -389,7 +348,7 @@ def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     mine = ctx.own(b, "dots", j)
     candidates = []
     if mine is not None and abs(mine - dot) > 0.001:
-        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your {_qk(j)}, "
+        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your {qk(j)}, "
                            f"{shown(mine)}, which is off: check that blank first."))
     if e.scale == 1.0:
         candidates.append((dot / math.sqrt(d_k), f"Your {shown(a)} is {QK} divided by "
@@ -397,16 +356,16 @@ def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"score is {QK} itself."))
     else:
         candidates += [
-            (dot, f"Your {shown(a)} is {_qk(j)} itself: the scaled score divides it by "
+            (dot, f"Your {shown(a)} is {qk(j)} itself: the scaled score divides it by "
                   f"{ROOT_D_K}, {_root(d_k, t)}."),
-            (dot / d_k, f"Your {shown(a)} divides {_qk(j)} = {shown(dot)} by {_d_k(d_k)}; "
+            (dot / d_k, f"Your {shown(a)} divides {qk(j)} = {shown(dot)} by {d_k_equals(d_k)}; "
                         f"divide by its square root, {_root(d_k, t)}."),
-            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies {_qk(j)} by {ROOT_D_K}; divide "
+            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies {qk(j)} by {ROOT_D_K}; divide "
                                    f"by it."),
         ]
-    candidates.append((-t, f"Your {shown(a)} has the wrong sign: {_qk(j)} = {shown(dot)}."))
+    candidates.append((-t, f"Your {shown(a)} has the wrong sign: {qk(j)} = {shown(dot)}."))
     how = f"the score is {QK} itself (scale 1)" if e.scale == 1.0 else \
-        f"it is {_qk(j)} = {shown(dot)} divided by {_root(d_k, t)}"
+        f"it is {qk(j)} = {shown(dot)} divided by {_root(d_k, t)}"
     return candidates, f"Your {shown(a)} is not the scaled score: {how}."
 
 
@@ -420,20 +379,20 @@ def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"score, {shown(mine)}, which is off: check that blank first."))
     candidates += [
         (s, f"Your {shown(a, 'exp')} is the scaled score itself: this step raises e to it, "
-            f"{_e(s)}."),
-        (math.exp(dot), f"Your {shown(a, 'exp')} is {EXP_QK} = {_e(dot)}, unscaled: "
+            f"{e_to(shown(s))}."),
+        (math.exp(dot), f"Your {shown(a, 'exp')} is {EXP_QK} = {e_to(shown(dot))}, unscaled: "
                         f"raise e to the scaled score, {QK} / {_root(d_k, t)}."),
         (math.exp(dot / d_k), f"Your {shown(a, 'exp')} is {EXP_QK_D_K}: the score is "
                               f"divided by {_root(d_k, t)}, not by {d_k}."),
         (math.exp(-s), f"Your {shown(a, 'exp')} is {EXP_MINUS_S}: the exponent is the scaled score "
                        f"{shown(s)}, sign and all."),
-        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is {_shifted(j)}, the "
+        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is {shifted(j)}, the "
                                   f"exponential with the row's largest score subtracted, "
-                                  + _unshifted("it", _es(j))),
+                                  + _unshifted("it", es(j))),
     ]
     return candidates, (
-        f"Your {shown(a, 'exp')} is not {_es(j)}: that is e (2.71828…) raised to the "
-        f"scaled score, {_e(s)}.")
+        f"Your {shown(a, 'exp')} is not {es(j)}: that is e (2.71828…) raised to the "
+        f"scaled score, {e_to(shown(s))}.")
 
 
 def _unmasked(w: RowWorking) -> np.ndarray:
@@ -495,11 +454,11 @@ def _weights(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"takes in the masked keys: a masked key gets no weight, so "
                            f"their {ES} are 0."))
     candidates += [
-        (ej, f"Your {shown(a)} is {_es(j)} itself: the weight divides it by the row's "
+        (ej, f"Your {shown(a)} is {es(j)} itself: the weight divides it by the row's "
              f"sum, {SUM_ES}."),
         (float(w.scaled[j] / w.scaled[allowed].sum()) if w.scaled[allowed].sum() else math.nan,
          f"Your {shown(a)} divides the scaled score by the scores' sum: softmax divides "
-         f"their exponentials, {_es(j)} / {SUM_ES}."),
+         f"their exponentials, {es(j)} / {SUM_ES}."),
         (float(_softmax(np.where(allowed, w.dots, -np.inf))[j]),
          f"Your {shown(a)} is the softmax of the unscaled scores {QK}: divide each by "
          f"{_root(d_k, t)} first."),
@@ -512,7 +471,7 @@ def _weights(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                                f"by a sum that leaves out {_key(e, jj)}."))
     return candidates, _sum_to_one(ctx, b, a) or (
         f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its {ES} over the row's "
-        f"sum, {_es(j)} / {SUM_ES}.")
+        f"sum, {es(j)} / {SUM_ES}.")
 
 
 def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
@@ -553,7 +512,7 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((float(w.weights @ w.k[:, c]), f"Your {shown(a)} weighs the keys; "
                            f"z weighs the values {V_J}."))
     return candidates, (
-        f"Your {shown(a)} is not entry {c + 1} of z: that is {_z_sum(c)}, each "
+        f"Your {shown(a)} is not entry {c + 1} of z: that is {z_sum(c)}, each "
         f"weight times entry {c + 1} of its value, {_vector(v)}, added up.")
 
 
@@ -575,7 +534,7 @@ def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     fn = "sin" if c % 2 == 0 else "cos"
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} at position {i}: that is "
-        f"{_angle(fn, i, 2 * pair, d)}, the angle in radians.")
+        f"{sinusoid(fn, i, 2 * pair, d)}, the angle in radians.")
 
 
 STEPS = {"q": _projection, "k": _projection, "v": _projection, "dots": _dots,
