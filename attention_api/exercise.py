@@ -125,7 +125,8 @@ def check_body(payload) -> dict:
     results = check(e, answers_of(p["answers"], e.blanks))
     return {"seed": e.seed, "level": e.level,
             "results": {path: {"correct": r.correct, "tolerance": r.tolerance,
-                               **({} if r.hint is None else {"hint": r.hint})}
+                               **({} if r.hint is None else {"hint": r.hint,
+                                                             "hint_tex": r.hint_tex})}
                         for path, r in results.items()},
             "score": {"correct": sum(r.correct for r in results.values()),
                       "answered": len(results), "blanks": len(e.blanks)}}

@@ -138,6 +138,10 @@ def exercise_schemas() -> dict:
                                       "one unit in the last place the page shows for the "
                                       "step: 0.001 for 3 decimals, 0.01 for 16.92"},
                         "hint": {"type": "string", "description": "only for a wrong one"},
+                        "hint_tex": {"type": "string", "description":
+                                     "the hint with its maths as TeX between $ signs (a $ "
+                                     "or \\ in its words escaped with \\), as the page "
+                                     "typesets it; only for a wrong one"},
                     }}},
                 "score": {"type": "object", "required": ["correct", "answered", "blanks"],
                           "additionalProperties": False, "properties": {

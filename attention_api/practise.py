@@ -14,8 +14,11 @@ import numpy as np
 
 from attention_core.diagnosis import shown
 from attention_core.exercises import GIVEN, LEVELS, Exercise, request, rows_of
+from attention_core.prose import plain, tex
 
 DEFAULT = {"seed": 1, "level": "dots"}
+COLUMNS = ("k", "dots", "scaled", "exp", "weights", "v")  # the table's, left to right
+VECTORS = ("k", "v")  # the columns whose cells are vectors
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,31 @@ def _table(e: Exercise, head: int, w) -> dict:
              "scaling": f"× {e.scale:g}" if e.scale is not None else f"÷ √{w.q.shape[0]}",
              "exp_sum": _cells(e, head, "exp_sum", w.exp_sum, (), "Sum of the exponentials")[0],
              "z": _cells(e, head, "z", w.z, (), "z")}
-    return {**table, "shows": _shown_steps(table)}
+    shows = _shown_steps(table)
+    columns = [step for step in COLUMNS if step in shows]
+    for k in keys:  # a row's cells in the columns' order, for the line of hints under it
+        k["cells"] = [c for step in columns for c in (k[step] if step in VECTORS else [k[step]])]
+    return {**table, "shows": shows, "columns": columns, "vectors": VECTORS,
+            "headings": _headings(e, w.q.shape[0])}
+
+
+def _headings(e: Exercise, d_k: int) -> dict[str, str]:
+    """Each column's heading in TeX."""
+    qk = rf"q_{{{e.row + 1}}} \cdot k_j"
+    scaling = rf"\times {e.scale:g}" if e.scale is not None else rf"\div \sqrt{{{d_k}}}"
+    return {"k": "k_j", "dots": qk, "scaled": f"s_j = {qk} {scaling}", "exp": "e^{s_j}",
+            "weights": r"a_j = e^{s_j} \div \Sigma", "v": "v_j"}
+
+
+def _lines(e: Exercise, d_model: int) -> dict[str, str]:
+    """The TeX around the numbers outside the table: X's shape and the left-hand side of
+    each line (PE, q, Σ e^s, z)."""
+    i = e.row + 1
+    pe = rf"\mathrm{{PE}}_{{{i}}}"
+    x = f"(x_{{{i}}} + {pe})" if e.positional else f"x_{{{i}}}"
+    return {"shape": rf"n \times d_{{\text{{model}}}} = {len(e.tokens)} \times {d_model}",
+            "pe": pe, "q": rf"q_{{{i}}} = {x} \cdot W_Q =", "exp_sum": r"\sum_j e^{s_j} =",
+            "z": rf"z_{{{i}}} = \sum_j a_j v_j ="}
 
 
 def _shown_steps(table: dict) -> set[str]:
@@ -89,29 +116,35 @@ def _shown_steps(table: dict) -> set[str]:
     return shows | ({"exp_sum"} if some([table["exp_sum"]]) else set())
 
 
+MINUS_INFINITY = tex(r"-\infty")
+ROOT_D_K = tex(r"\sqrt{d_k}")
+SINE = tex(r"\sin(p / 10000^{2c/d_{\text{model}}})")
+
+
 def _notes(e: Exercise, d_k: int) -> list[str]:
-    """What the exercise does beyond the textbook's row, in a sentence each."""
+    """What the exercise does beyond the textbook's row, in a sentence each, in prose
+    markup: words with $TeX$ (attention_core/prose.py)."""
     i = e.row + 1
     notes = []
     if e.causal:
         notes.append(f"Causal mask: query {i} reads keys 1 to {i} only; the later keys' "
-                     f"scores are −∞.")
+                     f"scores are {MINUS_INFINITY}.")
     if e.mask is not None:
         readable = [str(j + 1) for j in range(len(e.tokens)) if e.mask[e.row, j]]
         notes.append(f"A mask: query {i} reads keys {', '.join(readable)} only; the others' "
-                     f"scores are −∞.")
+                     f"scores are {MINUS_INFINITY}.")
     if e.scale is not None:
-        notes.append("No scaling: the scores are multiplied by 1, not divided by √d_k."
+        notes.append(f"No scaling: the scores are multiplied by 1, not divided by {ROOT_D_K}."
                      if e.scale == 1 else f"Scale {e.scale:g}: the scores are multiplied by "
-                     f"{e.scale:g}, not divided by √d_k.")
+                     f"{e.scale:g}, not divided by {ROOT_D_K}.")
     else:
-        notes.append(f"d_k = {d_k}: the scores are divided by √{d_k} = "
-                     f"{shown(float(np.sqrt(d_k)))}.")
+        root = tex(rf"\sqrt{{{d_k}}} = {shown(float(np.sqrt(d_k)))}")
+        notes.append(f"{tex(f'd_k = {d_k}')}: the scores are divided by {root}.")
     if e.positional:
         notes.append("Sinusoidal positions are added to X before the projections. PE at "
                      "position p (counted from 0) takes its entries in pairs c = 0, 1, …: "
-                     "the first of a pair is sin(p / 10000^(2c/d_model)), the second the "
-                     "cos of the same angle, in radians.")
+                     f"the first of a pair is {SINE}, the second the cos of the same angle, "
+                     "in radians.")
     return notes
 
 
@@ -126,13 +159,15 @@ def practise_view(e: Exercise) -> dict:
     rows = rows_of(e)
     d_model = e.X.shape[1]
     pe_blanks = [p for p in e.blanks if p.startswith("positional_encoding")]
+    notes = _notes(e, rows[0].q.shape[0])
     body = request(e)  # the inputs as written: whole numbers short
     heads = body.get("heads") or [{k: body[k] for k in ("W_Q", "W_K", "W_V")}]
     return {
         "seed": e.seed, "level": e.level, "row": e.row,
         "title": LEVELS[e.level] + ("" if e.seed is not None else ", on your own example"),
         "tokens": list(e.tokens), "X": body["X"], "heads": heads, "request": body,
-        "notes": _notes(e, rows[0].q.shape[0]),
+        "notes": [plain(n) for n in notes], "notes_tex": notes,
+        "tex": _lines(e, d_model),
         "pe": [Cell(f"positional_encoding[{e.row}][{c}]", f"PE entry {c + 1}",
                     blank=True) for c in range(d_model)] if pe_blanks else None,
         "tables": [_table(e, h, w) for h, w in enumerate(rows)],

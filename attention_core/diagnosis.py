@@ -10,9 +10,15 @@ A wrong number is compared with what the usual mistakes would have given, comput
 the exercise's numbers and from the student's own earlier answers: no scaling, scaling by
 d_k instead of √d_k, no exponential, the wrong sum, a sign slipped in one product, another
 key, weights that do not add to 1, z from e^s instead of the weights, a masked key given
-weight, and a number that follows from the student's own wrong earlier one. The hint
+weight, a key the query reads given none, e^s with the row's maximum subtracted (the stable
+softmax's), and a number that follows from the student's own wrong earlier one. The hint
 names the step, quotes the student's number and says what the number is built from; it
 never gives the number asked for.
+
+A 0 for a key the query reads is taken for "a small weight is none" before it is taken for
+rounding: the hint says first that e^s > 0 for every score, and adds the rounding only when
+the number rounds to 0 at 1 or 2 decimals. A number with decimals other than 0 (0.05 for
+0.045) is rounding, and said to be.
 
 >>> from attention_core.exercises import exercise
 >>> e = exercise(4, "scaled")
@@ -34,7 +40,39 @@ import numpy as np
 
 from .errors import counted
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
+from .hintmaths import (
+    ES,
+    EXP_MASKED,
+    EXP_MINUS_S,
+    EXP_QK,
+    EXP_QK_D_K,
+    EXP_SHIFTED,
+    MINUS_INFINITY,
+    POSITIVE,
+    QK,
+    QK_D_K,
+    RATIO,
+    ROOT_D_K,
+    SIGMA,
+    SUM_ES,
+    V_J,
+    d_k_equals,
+    e_to,
+    es,
+    k_of,
+    matrix,
+    product,
+    qk,
+    qkc,
+    qv,
+    shifted,
+    sinusoid,
+    weight,
+    x_times,
+    z_sum,
+)
 from .positions import sinusoidal
+from .prose import plain, tex, words
 from .working import RowWorking
 
 MINUS = "\u2212"
@@ -43,11 +81,17 @@ SIGNIFICANT = ("exp", "exp_sum")  # steps shown to 4 significant figures; the re
 
 @dataclass(frozen=True)
 class Result:
-    """One blank checked: ``correct`` within ``tolerance``; for a wrong one, ``hint``."""
+    """One blank checked: ``correct`` within ``tolerance``; for a wrong one, ``hint_tex``,
+    the hint in prose markup (its maths as $TeX$, for the page to typeset), and ``hint``,
+    its plain text (prose.py)."""
 
     correct: bool
     tolerance: float
-    hint: str | None = None
+    hint_tex: str | None = None
+
+    @property
+    def hint(self) -> str | None:
+        return None if self.hint_tex is None else plain(self.hint_tex)
 
 
 def tolerance(step: str, value: float) -> float:
@@ -140,9 +184,9 @@ class _Context:
         head = f"Head {b.head + 1}: " if self.e.W_O is not None else ""
         t = self.truth[b.path]
         if b.step in ("exp", "weights"):
-            masked = _masked(self, b, a)
-            if masked:
-                return head + masked
+            first = _masked(self, b, a) or _none(self, b, a, t)
+            if first:
+                return head + first
         candidates, otherwise = STEPS[b.step](self, b, a, t)
         return head + (_first(a, t, b.step, candidates) or _rounded(a, t, b.step) or otherwise)
 
@@ -186,7 +230,7 @@ def _typed(v) -> str:
 
 
 def _key(e: Exercise, j: int) -> str:
-    return f"key {j + 1} (“{e.tokens[j]}”)"
+    return f"key {j + 1} (“{words(e.tokens[j])}”)"
 
 
 def _why_masked(e: Exercise, j: int) -> str:
@@ -201,10 +245,40 @@ def _masked(ctx: _Context, b: Blank, a: float) -> str | None:
     w = ctx.rows[b.head]
     if w.allowed[j] or a == 0:
         return None
-    what = "an e^s" if b.step == "exp" else "weight"
+    what = f"an {ES}" if b.step == "exp" else "weight"
     return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but it is masked: "
-            f"{_why_masked(ctx.e, j)}. Its score is −∞ and e^−∞ = 0, so a masked key gets "
-            f"no weight.")
+            f"{_why_masked(ctx.e, j)}. Its score is {MINUS_INFINITY} and {EXP_MASKED}, so a "
+            f"masked key gets no weight.")
+
+
+def _none(ctx: _Context, b: Blank, a: float, t: float) -> str | None:
+    """A 0 for a key the query reads: a small weight taken for none (see the module's
+    docstring for when rounding is said as well)."""
+    j = b.index[0]
+    if a != 0 or not ctx.rows[b.head].allowed[j]:
+        return None
+    what = "no weight" if b.step == "weights" else f"an {ES} of 0"
+    then = f", so {weight(j, ' > 0')}" if b.step == "weights" else ""
+    wanted = "4 significant figures" if b.step in SIGNIFICANT else "3 decimals"
+    rounded = (f" Rounded to the {wanted} this step is written to, it is not 0 either."
+               if 0 in (round(t, 1), round(t, 2)) else "")
+    return (f"Your {shown(a, b.step)} gives {_key(ctx.e, j)} {what}, but every key the query "
+            f"may read gets a weight above zero: {POSITIVE} for every score s, however "
+            f"negative{then}.{rounded}")
+
+
+def _unshifted(it: str, what: str) -> str:
+    """The end of a hint on e^(s − max s): what the shift keeps, and what the blank asks."""
+    return (f"as a stable softmax computes {it}: it gives the same weights, since the shift "
+            f"cancels in {RATIO}, but this blank asks for {what} itself, "
+            f"unshifted.")
+
+
+
+def _shift(w: RowWorking) -> float:
+    """The row's largest scaled score among the keys it reads: what a stable softmax
+    subtracts before the exponentials (none, NaN, for a row that reads no key)."""
+    return float(w.scaled[w.allowed].max()) if w.allowed.any() else math.nan
 
 
 def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -215,19 +289,21 @@ def _projection(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]
     W = e.heads[b.head][name]
     candidates = []
     if W.shape[0] == W.shape[1]:
-        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of {name}; "
-                           f"entry {c + 1} of x·{name} takes its column {c + 1}."))
+        candidates.append((X[j] @ W[c], f"Your {shown(a)} is x times row {c + 1} of "
+                           f"{matrix(name)}; entry {c + 1} of {x_times(name)} takes its column "
+                           f"{c + 1}."))
     for other in ("W_Q", "W_K", "W_V"):
         if other != name and c < e.heads[b.head][other].shape[1]:
             candidates.append((X[j] @ e.heads[b.head][other][:, c],
-                               f"Your {shown(a)} is built with {other}; {b.step} uses {name}."))
+                               f"Your {shown(a)} is built with {matrix(other)}; {b.step} uses "
+                               f"{matrix(name)}."))
     for jj in range(len(X)):
         if jj != j:
             candidates.append((X[jj] @ W[:, c], f"Your {shown(a)} is built from x of token "
-                               f"{jj + 1} (“{e.tokens[jj]}”); this one is token {j + 1}'s."))
+                               f"{jj + 1} (“{words(e.tokens[jj])}”); this one is token {j + 1}'s."))
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} of {b.step} for token {j + 1}: that is x = "
-        f"{_typed(X[j])} times column {c + 1} of {name}, {_typed(W[:, c])}, multiplied "
+        f"{_typed(X[j])} times column {c + 1} of {matrix(name)}, {_typed(W[:, c])}, multiplied "
         f"entry by entry and added.")
 
 
@@ -240,30 +316,32 @@ def _dots(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates = []
     if off_q or off_k:
         candidates.append((float(q @ k), f"Your {shown(a)} is the dot product of your own q "
-                           f"and k{_sub(j + 1)}, and one of them is off: check that blank first."))
+                           f"and {k_of(j)}, and one of them is off: check that blank first."))
     for c, p in enumerate(w.q * w.k[j]):
         if p != 0:
             candidates.append((t - 2 * p, f"Your {shown(a)} looks like a sign slip in one "
-                               f"product: check q[{c + 1}]·k[{c + 1}] = ({shown(w.q[c])})·"
-                               f"({shown(w.k[j, c])})."))
+                               f"product: check "
+                               f"{product(c, shown(w.q[c]), shown(w.k[j, c]))}."))
     for jj in range(len(w.k)):
         if jj != j:
-            candidates.append((float(w.q @ w.k[jj]), f"Your {shown(a)} is q·k with "
+            candidates.append((float(w.q @ w.k[jj]), f"Your {shown(a)} is {QK} with "
                                f"{_key(e, jj)}; this blank is {_key(e, j)}."))
     if w.v.shape[1] == len(w.q):
-        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is q·v{_sub(j + 1)}: the score "
-                           f"takes the key, k{_sub(j + 1)}, not the value."))
+        candidates.append((float(w.q @ w.v[j]), f"Your {shown(a)} is {qv(j)}: the score "
+                           f"takes the key, {k_of(j)}, not the value."))
     return candidates, (
-        f"Your {shown(a)} is not q·k{_sub(j + 1)}: that adds q[c]·k{_sub(j + 1)}[c] over the "
-        f"{counted(len(w.q), 'component')}, q = {_vector(w.q)} and "
-        f"k{_sub(j + 1)} = {_vector(w.k[j])}.")
+        f"Your {shown(a)} is not {qk(j)}: that adds {qkc(j)} over the "
+        f"{counted(len(w.q), 'component')}, q = {_vector(w.q)} and {k_of(j)} = "
+        f"{_vector(w.k[j])}.")
 
 
 def _root(d_k: int, t: float) -> str:
     """√d_k and its value, but not the value when it is the answer ``t`` itself (a score
-    q·k = d_k, scaled to √d_k)."""
+    q·k = d_k, scaled to √d_k), as maths."""
     root = shown(math.sqrt(d_k))
-    return f"√{d_k}" if root in (shown(t), shown(t, "exp")) else f"√{d_k} = {root}"
+    maths = rf"\sqrt{{{d_k}}}" if root in (shown(t), shown(t, "exp")) else \
+        rf"\sqrt{{{d_k}}} = {root}"
+    return tex(maths)
 
 
 def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
@@ -272,24 +350,24 @@ def _scaled(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     mine = ctx.own(b, "dots", j)
     candidates = []
     if mine is not None and abs(mine - dot) > 0.001:
-        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your q·k{_sub(j + 1)}, "
+        candidates.append((mine * w.scale, f"Your {shown(a)} follows from your {qk(j)}, "
                            f"{shown(mine)}, which is off: check that blank first."))
     if e.scale == 1.0:
-        candidates.append((dot / math.sqrt(d_k), f"Your {shown(a)} is q·k divided by "
+        candidates.append((dot / math.sqrt(d_k), f"Your {shown(a)} is {QK} divided by "
                            f"{_root(d_k, t)}, but this exercise does not scale (scale 1): the "
-                           f"score is q·k itself."))
+                           f"score is {QK} itself."))
     else:
         candidates += [
-            (dot, f"Your {shown(a)} is q·k{_sub(j + 1)} itself: the scaled score divides it by "
-                  f"√d_k, {_root(d_k, t)}."),
-            (dot / d_k, f"Your {shown(a)} divides q·k{_sub(j + 1)} = {shown(dot)} by d_k = {d_k}; "
+            (dot, f"Your {shown(a)} is {qk(j)} itself: the scaled score divides it by "
+                  f"{ROOT_D_K}, {_root(d_k, t)}."),
+            (dot / d_k, f"Your {shown(a)} divides {qk(j)} = {shown(dot)} by {d_k_equals(d_k)}; "
                         f"divide by its square root, {_root(d_k, t)}."),
-            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies q·k{_sub(j + 1)} by √d_k; divide "
+            (dot * math.sqrt(d_k), f"Your {shown(a)} multiplies {qk(j)} by {ROOT_D_K}; divide "
                                    f"by it."),
         ]
-    candidates.append((-t, f"Your {shown(a)} has the wrong sign: q·k{_sub(j + 1)} = {shown(dot)}."))
-    how = "the score is q·k itself (scale 1)" if e.scale == 1.0 else \
-        f"it is q·k{_sub(j + 1)} = {shown(dot)} divided by {_root(d_k, t)}"
+    candidates.append((-t, f"Your {shown(a)} has the wrong sign: {qk(j)} = {shown(dot)}."))
+    how = f"the score is {QK} itself (scale 1)" if e.scale == 1.0 else \
+        f"it is {qk(j)} = {shown(dot)} divided by {_root(d_k, t)}"
     return candidates, f"Your {shown(a)} is not the scaled score: {how}."
 
 
@@ -303,17 +381,20 @@ def _exp(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                            f"score, {shown(mine)}, which is off: check that blank first."))
     candidates += [
         (s, f"Your {shown(a, 'exp')} is the scaled score itself: this step raises e to it, "
-            f"e^{shown(s)}."),
-        (math.exp(dot), f"Your {shown(a, 'exp')} is e^(q·k) = e^{shown(dot)}, unscaled: "
-                        f"raise e to the scaled score, q·k / {_root(d_k, t)}."),
-        (math.exp(dot / d_k), f"Your {shown(a, 'exp')} is e^(q·k / d_k): the score is "
+            f"{e_to(shown(s))}."),
+        (math.exp(dot), f"Your {shown(a, 'exp')} is {EXP_QK} = {e_to(shown(dot))}, unscaled: "
+                        f"raise e to the scaled score, {QK} / {_root(d_k, t)}."),
+        (math.exp(dot / d_k), f"Your {shown(a, 'exp')} is {EXP_QK_D_K}: the score is "
                               f"divided by {_root(d_k, t)}, not by {d_k}."),
-        (math.exp(-s), f"Your {shown(a, 'exp')} is e^−s: the exponent is the scaled score "
+        (math.exp(-s), f"Your {shown(a, 'exp')} is {EXP_MINUS_S}: the exponent is the scaled score "
                        f"{shown(s)}, sign and all."),
+        (math.exp(s - _shift(w)), f"Your {shown(a, 'exp')} is {shifted(j)}, the "
+                                  f"exponential with the row's largest score subtracted, "
+                                  + _unshifted("it", es(j))),
     ]
     return candidates, (
-        f"Your {shown(a, 'exp')} is not e^s{_sub(j + 1)}: that is e (2.71828…) raised to the "
-        f"scaled score, e^{shown(s)}.")
+        f"Your {shown(a, 'exp')} is not {es(j)}: that is e (2.71828…) raised to the "
+        f"scaled score, {e_to(shown(s))}.")
 
 
 def _unmasked(w: RowWorking) -> np.ndarray:
@@ -329,25 +410,28 @@ def _exp_sum(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     candidates = []
     if off:
         candidates.append((float(exp.sum()), f"Your {shown(a, 'exp_sum')} adds up your own "
-                           f"e^s, and one of them is off: check those blanks first."))
+                           f"{ES}, and one of them is off: check those blanks first."))
     if not allowed.all():
         candidates.append((float(_unmasked(w).sum()), f"Your {shown(a, 'exp_sum')} includes "
-                           f"the masked keys' e^s; a masked key's is e^−∞ = 0."))
+                           f"the masked keys' {ES}; a masked key's is {EXP_MASKED}."))
     candidates += [
         (float(w.scaled[allowed].sum()), f"Your {shown(a, 'exp_sum')} adds the scaled scores: "
-                                         f"the sum is of their exponentials, e^s."),
-        (float(np.exp(w.dots[allowed]).sum()), f"Your {shown(a, 'exp_sum')} adds e^(q·k), "
-                                               f"unscaled: divide each q·k by {_root(d_k, t)} "
+                                         f"the sum is of their exponentials, {ES}."),
+        (float(np.exp(w.dots[allowed]).sum()), f"Your {shown(a, 'exp_sum')} adds {EXP_QK}, "
+                                               f"unscaled: divide each {QK} by {_root(d_k, t)} "
                                                f"first."),
         (float(np.exp(w.dots[allowed] / d_k).sum()), f"Your {shown(a, 'exp_sum')} adds "
-                                                     f"e^(q·k / d_k): divide by {_root(d_k, t)}, "
+                                                     f"{EXP_QK_D_K}: divide by {_root(d_k, t)}, "
                                                      f"not {d_k}."),
+        (float(np.exp(w.scaled[allowed] - _shift(w)).sum()),
+         f"Your {shown(a, 'exp_sum')} adds {EXP_SHIFTED}, the exponentials with the row's "
+         f"largest score subtracted, " + _unshifted("them", SUM_ES)),
     ]
     for j in np.flatnonzero(allowed):
         candidates.append((t - float(w.exp[j]), f"Your {shown(a, 'exp_sum')} leaves out "
                            f"{_key(ctx.e, j)}: the sum takes every key the query may read."))
     return candidates, (
-        f"Your {shown(a, 'exp_sum')} is not Σ e^s: that adds e^s of the "
+        f"Your {shown(a, 'exp_sum')} is not {SUM_ES}: that adds {ES} of the "
         f"{counted(int(allowed.sum()), 'key')} query {ctx.e.row + 1} may read.")
 
 
@@ -365,31 +449,31 @@ def _weights(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     if off or (mine_sum is not None and abs(mine_sum - total) > tolerance("exp_sum", total)):
         own_sum = mine_sum if mine_sum is not None else total
         candidates.append((float(exp[j]) / own_sum, f"Your {shown(a)} follows from your own "
-                           f"e^s and Σ, and one of them is off: check those blanks first."))
+                           f"{ES} and {SIGMA}, and one of them is off: check those blanks first."))
     if not allowed.all():
         u = _unmasked(w)
         candidates.append((float(u[j] / u.sum()), f"Your {shown(a)} divides by a sum that "
                            f"takes in the masked keys: a masked key gets no weight, so "
-                           f"their e^s are 0."))
+                           f"their {ES} are 0."))
     candidates += [
-        (ej, f"Your {shown(a)} is e^s{_sub(j + 1)} itself: the weight divides it by the row's "
-             f"sum, Σ e^s."),
+        (ej, f"Your {shown(a)} is {es(j)} itself: the weight divides it by the row's "
+             f"sum, {SUM_ES}."),
         (float(w.scaled[j] / w.scaled[allowed].sum()) if w.scaled[allowed].sum() else math.nan,
          f"Your {shown(a)} divides the scaled score by the scores' sum: softmax divides "
-         f"their exponentials, e^s{_sub(j + 1)} / Σ e^s."),
+         f"their exponentials, {es(j)} / {SUM_ES}."),
         (float(_softmax(np.where(allowed, w.dots, -np.inf))[j]),
-         f"Your {shown(a)} is the softmax of the unscaled scores q·k: divide each by "
+         f"Your {shown(a)} is the softmax of the unscaled scores {QK}: divide each by "
          f"{_root(d_k, t)} first."),
         (float(_softmax(np.where(allowed, w.dots / d_k, -np.inf))[j]),
-         f"Your {shown(a)} is the softmax of q·k / d_k: divide by {_root(d_k, t)}, not {d_k}."),
+         f"Your {shown(a)} is the softmax of {QK_D_K}: divide by {_root(d_k, t)}, not {d_k}."),
     ]
     for jj in np.flatnonzero(allowed):
         if jj != j:
             candidates.append((ej / (total - float(w.exp[jj])), f"Your {shown(a)} divides "
                                f"by a sum that leaves out {_key(e, jj)}."))
     return candidates, _sum_to_one(ctx, b, a) or (
-        f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its e^s over the row's "
-        f"sum, e^s{_sub(j + 1)} / Σ e^s.")
+        f"Your {shown(a)} is not the weight of {_key(e, j)}: that is its {ES} over the row's "
+        f"sum, {es(j)} / {SUM_ES}.")
 
 
 def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
@@ -398,7 +482,7 @@ def _sum_to_one(ctx: _Context, b: Blank, a: float) -> str | None:
     if any(g is None for g in given) or abs(sum(given) - 1) <= 0.001 * m:
         return None
     return (f"Your weights add to {shown(sum(given))}; a row's weights always add to 1 "
-            f"(each e^s over their common sum), so at least one is off, this "
+            f"(each {ES} over their common sum), so at least one is off, this "
             f"{shown(a)} among them.")
 
 
@@ -415,8 +499,8 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
         candidates.append((float(u / u.sum() @ v), f"Your {shown(a)} gives weight to masked "
                            f"keys: their weights are 0, so their values add nothing."))
     candidates += [
-        (float(w.exp @ v), f"Your {shown(a)} weighs the values by e^s, not by the weights: "
-                           f"divide each e^s by their sum Σ e^s first."),
+        (float(w.exp @ v), f"Your {shown(a)} weighs the values by {ES}, not by the weights: "
+                           f"divide each {ES} by their sum {SUM_ES} first."),
         (float(v[w.allowed].sum()), f"Your {shown(a)} adds the values' entries unweighted: "
                                     f"multiply each by its weight first."),
         (float(v[w.allowed].mean()), f"Your {shown(a)} averages the values' entries: each "
@@ -428,9 +512,9 @@ def _z(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
                                f"{cc + 1} of z; this blank is entry {c + 1}."))
     if w.k.shape[1] > c:
         candidates.append((float(w.weights @ w.k[:, c]), f"Your {shown(a)} weighs the keys; "
-                           f"z weighs the values v_j."))
+                           f"z weighs the values {V_J}."))
     return candidates, (
-        f"Your {shown(a)} is not entry {c + 1} of z: that is Σ_j a_j·v_j[{c + 1}], each "
+        f"Your {shown(a)} is not entry {c + 1} of z: that is {z_sum(c)}, each "
         f"weight times entry {c + 1} of its value, {_vector(v)}, added up.")
 
 
@@ -452,7 +536,7 @@ def _position(ctx: _Context, b: Blank, a: float, t: float) -> tuple[list, str]:
     fn = "sin" if c % 2 == 0 else "cos"
     return candidates, (
         f"Your {shown(a)} is not entry {c + 1} at position {i}: that is "
-        f"{fn}({i} / 10000^({2 * pair}/{d})), the angle in radians.")
+        f"{sinusoid(fn, i, 2 * pair, d)}, the angle in radians.")
 
 
 STEPS = {"q": _projection, "k": _projection, "v": _projection, "dots": _dots,

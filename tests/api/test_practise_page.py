@@ -75,5 +75,5 @@ def test_an_own_example_with_its_own_scale_says_that_scale(client):
     r = client.get(f"/practise?level=scaled&request={quote(json.dumps(request))}")
     assert r.status_code == 200
     page = r.get_data(as_text=True)
-    assert "q<sub>2</sub>·k<sub>j</sub> × 0.5" in page
-    assert "Scale 0.5: the scores are multiplied by 0.5, not divided by √d_k." in page
+    assert 'data-tex="s_j = q_{2} \\cdot k_j \\times 0.5"' in page
+    assert "Scale 0.5: the scores are multiplied by 0.5, not divided by $\\sqrt{d_k}$." in page

@@ -22,6 +22,16 @@ def truth():
     return list(numbers["exp"]), list(numbers["weights"])
 
 
+def shown_prose(element, markup):
+    """Whether ``element`` shows ``markup`` ("words $tex$ words"): its words as they are,
+    each formula typeset by KaTeX with that TeX as its annotation (waited for)."""
+    expect(element.locator(".katex")).to_have_count(markup.count("$") // 2)
+    return element.evaluate("""(e) => [...e.childNodes].map((node) => node.nodeType === 3
+      ? node.textContent
+      : `$${node.querySelector('annotation[encoding="application/x-tex"]').textContent}$`,
+    ).join("")""") == markup
+
+
 def blank(page, j):
     return page.get_by_role("textbox", name=f"Weight, key {j + 1} (", exact=False).first
 
@@ -41,9 +51,11 @@ def test_a_full_round_by_keyboard_with_a_wrong_answer_and_its_hint(page, server)
     expect(first.locator("xpath=..")).to_have_attribute("data-state", "wrong")
     expect(first).to_have_attribute("aria-invalid", "true")
     hint = page.locator("#h-working-weights-0")
-    expect(hint).to_contain_text(f"Your {wrong} is e^s₁ itself: the weight divides it by the "
-                                 "row's sum")
-    expect(page.locator("#practise-status")).to_contain_text("not yet. Your")
+    assert shown_prose(hint, f"Your {wrong} is $e^{{s_{{1}}}}$ itself: the weight divides it by "
+                             "the row's sum, $\\Sigma e^{s}$.")
+    expect(page.locator("#practise-status")).to_have_text(
+        f"Weight, key 1 ({exercise(SEED, LEVEL).tokens[0]}): not yet. Your {wrong} is e^s₁ "
+        "itself: the weight divides it by the row's sum, Σ e^s.")
     assert page.evaluate("document.activeElement.dataset.path") == "working.weights[1]"
     # Back to it, the right number; then the rest, each followed by Enter.
     page.keyboard.press("Shift+Tab")
@@ -152,8 +164,8 @@ def test_the_editors_selected_row_is_worked_by_hand_from_its_link(page, server):
     weight = page.get_by_role("textbox", name="Weight, key 3 (sat)")
     weight.fill("69.59")
     weight.press("Enter")
-    expect(page.locator("#h-working-weights-2")).to_have_text(
-        "Your 69.590 is e^s₃ itself: the weight divides it by the row's sum, Σ e^s.")
+    assert shown_prose(page.locator("#h-working-weights-2"), "Your 69.590 is $e^{s_{3}}$ itself: "
+                       "the weight divides it by the row's sum, $\\Sigma e^{s}$.")
     weight.fill("0.768")
     weight.press("Enter")
     expect(weight.locator("xpath=..")).to_have_attribute("data-state", "right")
@@ -216,3 +228,75 @@ def test_the_editors_row_as_a_worksheet_and_the_servers_reason_when_it_cannot_be
         "an example worked by hand may have a mask, a scale, sinusoidal positions and "
         "several heads, not RoPE")
     console[:] = [m for m in console if "status of 422" not in m[1]]  # that one, expected
+
+
+def fill_every_blank_wrong(page, level, seed=5):
+    """Every blank of the exercise given a wrong number (1.3 times the reference's, plus
+    0.7), checked at once; waits until every one is marked wrong with its hint shown."""
+    from tests.core.helpers import exercise_value
+
+    numbers = exercise_reference(request(exercise(seed, level)))
+    page.goto(f"{page.url.split('practise')[0]}practise?seed={seed}&level={level}")
+    inputs = page.locator("input.answer")
+    count = inputs.count()
+    for k in range(count):
+        path = inputs.nth(k).get_attribute("data-path")
+        inputs.nth(k).fill(f"{exercise_value(numbers, path) * 1.3 + 0.7:.3f}")
+    inputs.last.press("Enter")
+    expect(page.locator('.blank[data-state="wrong"]')).to_have_count(count)
+    expect(page.locator(".hint:not(:empty)")).to_have_count(count)
+    return count
+
+
+BOXES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
+  return {card: box(document.getElementById("working-card")),
+          blanks: [...document.querySelectorAll(".blank")].map(box),
+          hints: [...document.querySelectorAll(".hint:not(:empty)")].map(box),
+          width: document.documentElement.scrollWidth};
+}"""
+
+
+def overlap(a, b):
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] \
+        and b["top"] < a["bottom"]
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1024, 700), (390, 844)])
+def test_hints_never_cover_a_blank_or_one_another_and_stay_in_the_card(browser, console, server,
+                                                                      width, height):
+    """Every blank wrong at the row level (each with its hint), and at two levels more."""
+    page = open_page(browser, console, width=width, height=height)
+    page.goto(server.url + "practise")
+    for level in ("row", "causal", "positions"):
+        count = fill_every_blank_wrong(page, level)
+        b = page.evaluate(BOXES)
+        assert len(b["hints"]) == len(b["blanks"]) == count, level
+        card = b["card"]
+        for k, hint in enumerate(b["hints"]):
+            assert card["left"] <= hint["left"] and hint["right"] <= card["right"], (level, k)
+            assert not any(overlap(hint, blank) for blank in b["blanks"]), (level, k)
+            assert not any(overlap(hint, other) for other in b["hints"][k + 1:]), (level, k)
+        assert b["width"] <= width, level
+    page.context.close()
+
+
+def test_the_pages_maths_is_typeset_with_mathml_for_screen_readers(page, server):
+    """Seed 5 at "row": X is 3 × 2, d_k = 2, query 2; each formula typeset by KaTeX from its
+    TeX, with MathML beside the drawing."""
+    page.goto(server.url + "practise?seed=5&level=row")
+    inputs = page.locator("#inputs-title ~ .practise-matrices")
+    expect(inputs.locator(".katex")).to_have_count(5)
+    assert inputs.locator("annotation").all_text_contents() == [
+        "X", "n \\times d_{\\text{model}} = 3 \\times 2", "W_Q", "W_K", "W_V"]
+    assert shown_prose(page.locator(".notes li"),
+                       "$d_k = 2$: the scores are divided by $\\sqrt{2} = 1.414$.")
+    assert page.locator("thead .katex annotation").all_text_contents() == [
+        "j", "k_j", "q_{2} \\cdot k_j", "s_j = q_{2} \\cdot k_j \\div \\sqrt{2}", "e^{s_j}",
+        "a_j = e^{s_j} \\div \\Sigma", "v_j"]
+    assert page.locator(".vector-line > .math annotation").all_text_contents() == [
+        "q_{2} = x_{2} \\cdot W_Q =", "\\sum_j e^{s_j} =", "z_{2} = \\sum_j a_j v_j ="]
+    # Every formula carries MathML, which a screen reader reads.
+    katex = page.locator("#practise .katex")
+    assert katex.count() == page.locator("#practise .katex-mathml > math").count() > 20

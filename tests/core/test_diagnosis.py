@@ -231,3 +231,54 @@ def test_a_number_is_shown_as_the_pages_working_writes_it():
 ])
 def test_the_sum_hint_counts_the_keys_in_words_that_agree(row, causal, says):
     assert hint({"working.exp_sum": 1000.0}, textbook(row=row, causal=causal)) == says
+
+
+def test_a_weight_of_0_for_a_key_the_query_reads_says_every_such_key_gets_some():
+    """Weight 2 is 4.113 / 90.62 = 0.045: 0 for it says e^s > 0 first, and rounding only
+    after (0.045 is 0.0 to 1 decimal, but 0.045 to the 3 the page writes)."""
+    assert hint({"working.weights[1]": 0}) == (
+        "Your 0.000 gives key 2 (“love”) no weight, but every key the query may read gets a "
+        "weight above zero: e^s > 0 for every score s, however negative, so e^s₂ / Σ e^s > 0. "
+        "Rounded to the 3 decimals this step is written to, it is not 0 either.")
+
+
+def test_an_exponential_of_0_for_a_key_the_query_reads():
+    """e^s₂ = e^1.414 = 4.113: 0 is no rounding of it, so the hint says only e^s > 0."""
+    assert hint({"working.exp[1]": 0}) == (
+        "Your 0 gives key 2 (“love”) an e^s of 0, but every key the query may read gets a "
+        "weight above zero: e^s > 0 for every score s, however negative.")
+
+
+def test_a_number_with_decimals_rounded_too_far_is_still_said_to_be_rounded():
+    """0.05 for weight 2 (0.045): typed with decimals, the slip is the rounding."""
+    assert hint({"working.weights[1]": 0.05}) == (
+        "Your 0.050 is this number rounded to 2 decimals; this step is written to 3 decimals.")
+
+
+def test_an_exponential_with_the_rows_maximum_subtracted():
+    """The stable softmax's e^(s − max): the largest scaled score is s₃ = 6/√2 = 4.243, so
+    e^(s₁ − max) = e^(2.828 − 4.243) = e^−1.414 = 0.2431, e^(s₂ − max) = e^−2.828 = 0.05911
+    and e^(s₃ − max) = e^0 = 1; their sum 1.302."""
+    shifted = ("it gives the same weights, since the shift cancels in e^s / Σ e^s, but "
+               "this blank asks for")
+    assert hint({"working.exp[0]": 0.2431}) == (
+        f"Your 0.2431 is e^(s₁ − max s), the exponential with the row's largest score "
+        f"subtracted, as a stable softmax computes it: {shifted} e^s₁ itself, unshifted.")
+    assert hint({"working.exp[2]": 1}).startswith("Your 1.000 is e^(s₃ − max s), the ")
+    assert hint({"working.exp_sum": 1.302}) == (
+        f"Your 1.302 adds e^(s − max s), the exponentials with the row's largest score "
+        f"subtracted, as a stable softmax computes them: {shifted} Σ e^s itself, unshifted.")
+
+
+def test_a_hint_writes_its_maths_as_tex_for_the_page_and_its_words_plain():
+    """hint_tex: the maths between $ signs, as the page typesets it; hint: the same in plain
+    text. A token's $ stays a word in both."""
+    r = check(textbook(), {"working.scaled[0]": 4})["working.scaled[0]"]
+    assert r.hint_tex == ("Your 4.000 is $q \\cdot k_{1}$ itself: the scaled score divides it "
+                          "by $\\sqrt{d_k}$, $\\sqrt{2} = 1.414$.")
+    assert r.hint == "Your 4.000 is q·k₁ itself: the scaled score divides it by √d_k, √2 = 1.414."
+    e = Exercise(0, "row", ("I", "$5", "tea"), X, (HEAD,), 2, ROW)
+    r = check(e, {"working.dots[0]": 2})["working.dots[0]"]  # q·k₂ = 2·0 + 2·1
+    assert r.hint_tex == ("Your 2.000 is $q \\cdot k$ with key 2 (“\\$5”); this blank is key 1 "
+                          "(“I”).")
+    assert r.hint == "Your 2.000 is q·k with key 2 (“$5”); this blank is key 1 (“I”)."

@@ -7,6 +7,7 @@
 import { checkBody, readAnswers } from "./answers.js";
 import { createChecker } from "./check.js";
 import { markBlank, spoken } from "./marks.js";
+import { typesetPage } from "./maths.js";
 import { wirePaper } from "./paper.js";
 import { load, recordOf, save, scoreText, tally } from "./score.js";
 
@@ -21,6 +22,7 @@ const kept = load(storage);
 const check = createChecker();
 
 wireControls();
+typesetPage(document.getElementById("practise"));
 if (exercise) {
   wireBlanks();
   wirePaper(exercise);
