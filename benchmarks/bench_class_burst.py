@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_api.worksheet import MAX_SHEETS
 from attention_core.exercises import LEVELS, SEEDS
-from benchmarks.server import Production, children, cpu_seconds, pss_bytes
+from benchmarks.server import Production, cpu_seconds, descendants, pss_bytes
 
 HEALTH_EVERY = 0.1  # seconds between two /health polls
 MEMORY_EVERY = 0.2  # seconds between two samples of the memory
@@ -98,18 +98,16 @@ class Watch:
 
     def __init__(self, server: Production):
         self.server, self.stopped = server, threading.Event()
+        self.master = server.gunicorn()
         self.health: list[float] = []
         self.health_failures: list[str] = []
         self.memory: list[tuple[float, int]] = []  # (monotonic seconds, bytes)
         self.threads = [threading.Thread(target=f) for f in (self._poll, self._sample)]
 
     def tree(self) -> list[int]:
-        """gunicorn's master, its workers and any process they started."""
-        pids, seen = [self.server.gunicorn()], 0
-        while seen < len(pids):
-            pids += children(pids[seen])
-            seen += 1
-        return pids
+        """gunicorn's master, its workers and any process they started (one pass over
+        /proc, not one a process: this process's /health poll shares its GIL)."""
+        return descendants(self.master)
 
     def held(self) -> int:
         """PSS of the tree's processes together (nginx's is left out: it keeps an answer on

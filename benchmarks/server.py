@@ -153,6 +153,23 @@ def children(parent: int) -> list[int]:
     return sorted(pids)
 
 
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process below it, read in one pass over /proc."""
+    below: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                state, ppid = _stat(int(entry))[:2]
+            except OSError:  # exited while we looked
+                continue
+            if state != "Z":
+                below.setdefault(int(ppid), []).append(int(entry))
+    pids = [root]
+    for pid in pids:  # grows as it goes: each process's children after it
+        pids += below.get(pid, [])
+    return pids
+
+
 def is_gone(pid: int) -> bool:
     """True once every thread of the process has exited, and so its sockets are closed.
 
