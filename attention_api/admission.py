@@ -48,7 +48,8 @@ BOUNDS = {
     # A document is typeset in a process of its own (typeset.py): a 100-page answer key
     # holds ~0.2 GB and a core for seconds, so 2 a worker keep both cores of two workers
     # busy, wherever a class's requests land, and 4 at once hold ~0.8 GB
-    # (benchmarks/bench_class_burst.py: unbounded, 30 at once held 6.4-7.9 GB).
+    # (benchmarks/bench_class_burst.py: thirty class sets at once peaked 0.8 GB above idle;
+    # unbounded and typeset in the workers, 5.8 GB).
     "TYPESETS": Bound(2, "typesetting {n}", "other document", 2, True),
     # A row's tiles or the costs take milliseconds (a measurement up to 2 s, one a server:
     # cost.py); bounded so that a burst of them cannot hold every thread that /health needs.
