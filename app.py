@@ -15,6 +15,7 @@ from pathlib import Path
 from flask import Flask
 
 from attention_api import api, assets, errors, model_api, pages
+from attention_api.admission import BOUNDS
 from attention_api.headers import security_headers
 from attention_api.model_runs import FORWARDS, FORWARDS_WAITING, RUNS_MB
 from attention_api.provider import NumpyJSONProvider
@@ -72,9 +73,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_MODEL_DIM=_env_int("ATTENTION_MAX_MODEL_DIM", Limits.max_model_dim),
         MAX_HEADS=_env_int("ATTENTION_MAX_HEADS", Limits.max_heads),
         MAX_ANSWER_CELLS=_env_int("ATTENTION_MAX_ANSWER_CELLS", Limits.max_answer_cells),
-        # Large requests computed at once per process (admission.py): 4, with which two
-        # workers stayed within 2.2 GB (docs/operations.md); the other threads serve the rest.
-        LARGE_REQUESTS=_env_int("ATTENTION_LARGE_REQUESTS", 4),
+        # Requests of each heavy kind served at once per process, the rest answered 503
+        # (admission.py: LARGE_REQUESTS, TYPESETS, TILES_AND_COSTS, and why each default).
+        **{name: _env_int(f"ATTENTION_{name}", bound.default) for name, bound in BOUNDS.items()},
         # Megabytes of the real models' runs a server keeps (in the folder below, shared by
         # its workers; without one, each process its own), and the forward passes a process
         # runs at once and lets wait (model_runs.py).

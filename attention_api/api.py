@@ -9,7 +9,7 @@ from werkzeug.exceptions import RequestEntityTooLarge, UnsupportedMediaType
 from attention_core import __version__, presets
 
 from . import lab
-from .admission import LargeRequests
+from .admission import admitted, busy, slots_of
 from .answer_size import check_answer_size
 from .cost import Measuring, cost_body
 from .errors import retry_later
@@ -36,10 +36,10 @@ def limits(config=None) -> Limits:
 
 @bp.record_once
 def _describe(state) -> None:
-    """Build the OpenAPI document and the turns for large requests once, from the limits
+    """Build the OpenAPI document and the turns of the heavy requests once, from the limits
     the app was configured with."""
     config = state.app.config
-    state.app.extensions["large_requests"] = LargeRequests(config["LARGE_REQUESTS"])
+    state.app.extensions["admission"] = slots_of(config)
     state.app.extensions["openapi"] = openapi_document(
         limits(config), config["MAX_CONTENT_LENGTH"], __version__)
 
@@ -79,9 +79,9 @@ def attention():
     allowed = limits()
     req = parse_request(json_payload(), allowed)
     cells = check_answer_size(req, allowed.max_answer_cells)  # before computing a thing
-    release = current_app.extensions["large_requests"].admit(req, cells)
+    release = current_app.extensions["admission"]["LARGE_REQUESTS"].admit(req, cells)
     if release is None:
-        return busy()
+        return busy("LARGE_REQUESTS")
     try:
         # Only the selected arrays outlive this line: what fields leaves out is freed before
         # the answer is written (16 heads at 512 tokens compute ~220 MB, whatever is sent).
@@ -91,14 +91,6 @@ def attention():
         raise
     response.call_on_close(release)  # the turn is given back once the answer is written
     return response
-
-
-def busy():
-    """503: this process computes as many large answers as it may (admission.py)."""
-    slots = current_app.extensions["large_requests"].slots
-    return retry_later(f"This server is computing {slots} other large answers, as many as it "
-                       "computes at once; nothing was computed. Send it again in a moment (the "
-                       "page does so on its own).", 1)
 
 
 @bp.get("/api/presets")
@@ -125,6 +117,7 @@ def scaling_sample():
 
 
 @bp.post("/api/cost")
+@admitted("TILES_AND_COSTS")
 def api_cost():
     """The view's costs by formula; with "measure": true, the engine timed at n = 64 … 512."""
     try:
@@ -154,6 +147,7 @@ def api_exercise_check():
 
 
 @bp.post("/api/worksheet")
+@admitted("TYPESETS")
 def api_worksheet():
     """Worksheets or their answer key, a page per seed, as PDF (or the typst source)."""
     sheet = worksheet(json_payload())
@@ -162,6 +156,7 @@ def api_worksheet():
 
 
 @bp.post("/api/slide")
+@admitted("TYPESETS")
 def api_slide():
     """A head's heatmap or a row's working as a 1920 × 1080 PNG slide, or SVG."""
     sheet = slide(json_payload())
@@ -170,6 +165,7 @@ def api_slide():
 
 
 @bp.post("/api/tiles")
+@admitted("TILES_AND_COSTS")
 def api_tiles():
     """One query row through FlashAttention's tiles: its running m, ℓ and O, block by block."""
     return jsonify(tiles_body(json_payload(), limits()))

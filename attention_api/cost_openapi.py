@@ -16,21 +16,18 @@ def _ref(name: str) -> dict:
 
 def cost_paths(op, json) -> dict:
     """The route; ``op`` and ``json`` are openapi.py's builders."""
-    refused = json(_ref("Error"), "Another measurement runs on this server; Retry-After says "
-                                  "when to try again.")
     operation = op(
         "cost", "What the view costs by formula; measured on this server when asked.",
         json(_ref("Cost"), "Each step's multiply-adds and each matrix's bytes, with their "
                            "formulas; with measure, the times at n = "
                            f"{', '.join(map(str, SIZES))}."),
-        ("400", "413", "415", "422"),
+        ("400", "413", "415", "422", "503"),
         description=f"A measurement takes up to {BUDGET:g} s of a core; one server makes one "
-                    f"at a time and refuses another with a 503 meanwhile.",
+                    f"at a time and refuses another with a 503 meanwhile, with Retry-After.",
         requestBody={"required": True, "content": {"application/json": {
             "schema": _ref("CostRequest"),
             "examples": {"the cat sat": {"value": {"n": 3, "d_model": 2, "d_k": 2, "d_v": 2,
                                                    "measure": True}}}}}})
-    operation["responses"]["503"] = refused
     return {"/api/cost": {"post": operation}}
 
 

@@ -53,7 +53,7 @@ def exercise_paths(op, json) -> dict:
                             "page.",
              "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "413", "415", "422"),
+            ("400", "413", "415", "422", "503"),
             requestBody=_body("WorksheetRequest", {"seeds": [17, 18], "level": "weights",
                                                    "key": True}))},
         "/api/slide": {"post": op(
@@ -64,7 +64,7 @@ def exercise_paths(op, json) -> dict:
              "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
                          "image/svg+xml": {"schema": {"type": "string"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "413", "415", "422"),
+            ("400", "413", "415", "422", "503"),
             requestBody=_body("SlideRequest", {"request": {
                 "tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
                 "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]},

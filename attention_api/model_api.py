@@ -13,6 +13,7 @@ from attention_models import registry
 from attention_models.base import ModelUnavailable
 from attention_models.heads import attend, head_inputs
 
+from .admission import admitted
 from .api import json_payload
 from .errors import error, retry_later
 from .model_kv_cache import model_kv_cache_body
@@ -67,6 +68,7 @@ def model_attention():
 
 
 @bp.post("/api/model/slide")
+@admitted("TYPESETS")
 def model_slide():
     """A real model's head as a slide: its heatmap, or a row's working, as PNG or SVG."""
     what, fmt, rest = slide_options(json_payload())
@@ -104,6 +106,7 @@ def model_kv_cache():
 
 
 @bp.post("/api/model/tiles")
+@admitted("TILES_AND_COSTS")
 def model_tiles():
     """A row of the real model's head through FlashAttention's tiles."""
     p = json_payload()

@@ -202,12 +202,21 @@ def slide_request(request: dict) -> dict:
 
 def model_paths(op, json) -> dict:
     """The five routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
-    own: a model's package missing here, which no retry mends (no Retry-After)."""
+    own: a model's package missing here, which no retry mends (no Retry-After); or, for
+    the four POSTs, a server busy (with Retry-After)."""
     example = {"model": "smollm2-135m", "text": "The capital of France is", "layer": 3,
                "head": 5, "row": 4, "fields": ["tokens", "weights", "working", "next_tokens"]}
     missing = json(_ref("Error"), "A model's package, a reader it needs or its file is "
                    "missing on this server: the message names it and the command that "
                    "installs it.")
+    missing_or_busy = {
+        **json(_ref("Error"), f"{missing['description'][:-1]}, without Retry-After: no retry "
+               "mends it. Or the server is running the model on as many texts as it may, or "
+               "serving as many requests of this kind (slides, tiles) as it may: nothing was "
+               "computed; send it again after Retry-After seconds."),
+        "headers": {"Retry-After": {"required": False, "schema": {"type": "integer"},
+                                    "description": "Seconds to wait, when the server is "
+                                                   "busy."}}}
     paths = {
         "/api/models": {"get": op(
             "models", "The real pretrained models: architecture, limits, licence, source.",
@@ -216,7 +225,7 @@ def model_paths(op, json) -> dict:
             "modelAttention", "One head of a real model on a text, with its working.",
             json(_ref("ModelAttentionAnswer"), "That head's inputs and every intermediate, "
                  "the overview of every layer × head, and a decoder's next tokens."),
-            ("400", "408", "413", "415", "422"), missing_models=missing,
+            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": example}}}}})},
@@ -225,7 +234,7 @@ def model_paths(op, json) -> dict:
                             "cache, and the whole model's cache.",
             json(_ref("ModelKVCache"), "A step per token, as POST /api/kv-cache's without "
                  "their working, and the cache of every layer."),
-            ("400", "408", "413", "415", "422"), missing_models=missing,
+            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
@@ -234,7 +243,7 @@ def model_paths(op, json) -> dict:
             "modelTiles", "A row of the real model's head through FlashAttention's tiles.",
             json(_ref("ModelTilesAnswer"), "The row's tiles, its final z and log-sum-exp, "
                                            "and the scores held."),
-            ("400", "408", "413", "415", "422"), missing_models=missing,
+            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": {"type": "object", "required": ["model", "text", "layer", "head",
                                                           "row", "block_q", "block_k"],
@@ -252,7 +261,7 @@ def model_paths(op, json) -> dict:
              "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
                          "image/svg+xml": {"schema": {"type": "string"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "408", "413", "415", "422"), missing_models=missing,
+            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelSlideRequest"),
                 "examples": {"a head of SmolLM2": {"value": {

@@ -42,7 +42,8 @@ ERRORS = {  # status: when the app answers it, always with the Error body
     "415": "The body is not sent as application/json.",
     "422": "A value or shape that cannot be computed; field names it.",
     "500": "A fault of the server; the request was not computed.",
-    "503": ("The server is computing as many large answers as it may at once; nothing was "
+    "503": ("The server is serving as many requests of this kind as it may at once (large "
+            "answers, documents typeset, tiles and costs, a measurement); nothing was "
             "computed. Send it again after Retry-After seconds."),
 }
 

@@ -29,7 +29,7 @@ def tiles_paths(op, json) -> dict:
                                   "and output O before and after it, the rescale "
                                   "e^(m_before − m_after) and the scores it held; then z "
                                   "and the log-sum-exp, and the scores held at once."),
-        ("400", "413", "415", "422"),
+        ("400", "413", "415", "422", "503"),
         requestBody={"required": True, "content": {"application/json": {
             "schema": _ref("TilesRequest"), "examples": {"example": {"value": example}}}}})}}
 

@@ -69,8 +69,10 @@ def create_app_with_baseline():
 class Production:
     """``with Production(log_dir) as server:`` runs the server until the block ends."""
 
-    def __init__(self, log_dir: Path, env: dict[str, str] | None = None, baseline: bool = False):
+    def __init__(self, log_dir: Path, env: dict[str, str] | None = None, baseline: bool = False,
+                 start_seconds: float = 30):
         self.port = free_port()
+        self.start_seconds = start_seconds  # loading the models took 20 s on a busy machine
         self.log_path = log_dir / "server.log"  # nginx's and gunicorn's output together
         self.env = {**os.environ, **(env or {}), "HOST": "127.0.0.1", "PORT": str(self.port)}
         cmd = dockerfile_cmd()
@@ -84,7 +86,7 @@ class Production:
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
                                             stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.start_seconds
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
                 up = health(self.port, prefix=self.env.get("SCRIPT_NAME", "")) == 200
@@ -95,7 +97,8 @@ class Production:
                 pass
             time.sleep(0.2)
         self.__exit__()
-        raise RuntimeError(f"the server did not come up on port {self.port} within 30 s; "
+        raise RuntimeError(f"the server did not come up on port {self.port} within "
+                           f"{self.start_seconds:g} s; "
                            f"see {self.log_path}")
 
     def __exit__(self, *exc):
@@ -148,6 +151,23 @@ def children(parent: int) -> list[int]:
             if int(ppid) == parent and state != "Z":
                 pids.append(int(entry))
     return sorted(pids)
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process below it, read in one pass over /proc."""
+    below: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                state, ppid = _stat(int(entry))[:2]
+            except OSError:  # exited while we looked
+                continue
+            if state != "Z":
+                below.setdefault(int(ppid), []).append(int(entry))
+    pids = [root]
+    for pid in pids:  # grows as it goes: each process's children after it
+        pids += below.get(pid, [])
+    return pids
 
 
 def is_gone(pid: int) -> bool:

@@ -5,7 +5,7 @@ import pytest
 
 from app import create_app
 from attention_api import admission
-from attention_api.admission import LargeRequests, work_bytes
+from attention_api.admission import BOUNDS, LargeRequests, Slots, work_bytes
 from attention_api.request import Limits, parse_request
 
 
@@ -54,13 +54,13 @@ def every_request_large(monkeypatch):
 def test_a_large_request_without_a_turn_is_503_with_retry_after(every_request_large, cat_sat):
     app = create_app({"TESTING": True, "LARGE_REQUESTS": 1})
     client = app.test_client()
-    taken = app.extensions["large_requests"].admit(parse_request(cat_sat, Limits()))
+    taken = app.extensions["admission"]["LARGE_REQUESTS"].admit(parse_request(cat_sat, Limits()))
     r = client.post("/api/attention", json=cat_sat)
     assert r.status_code == 503 and r.headers["Retry-After"] == "1"
     assert r.get_json()["error"] == {
-        "message": "This server is computing 1 other large answers, as many as it computes "
-                   "at once; nothing was computed. Send it again in a moment (the page does "
-                   "so on its own).", "field": None}
+        "message": "This server is computing 1 other large answer, as many as it takes at "
+                   "once; nothing was computed. Send it again in a moment (the page does so "
+                   "on its own).", "field": None}
     taken()
     r = client.post("/api/attention", json=cat_sat)
     assert r.status_code == 200 and r.get_json()["tokens"] == ["the", "cat", "sat"]
@@ -77,3 +77,71 @@ def test_a_turn_is_given_back_when_the_request_fails(every_request_large, cat_sa
     assert r.status_code == 422  # from the engine, after the turn was taken
     assert r.get_json()["error"]["message"].startswith("Q = X·W_Q is too large for float64")
     assert client.post("/api/attention", json=cat_sat).status_code == 200
+
+
+def test_each_bound_is_read_from_its_attention_variable(monkeypatch):
+    for value, name in enumerate(BOUNDS, start=3):
+        monkeypatch.setenv(f"ATTENTION_{name}", str(value))
+    app = create_app({"TESTING": True})
+    assert {name: turns.slots for name, turns in app.extensions["admission"].items()} == {
+        "LARGE_REQUESTS": 3, "TYPESETS": 4, "TILES_AND_COSTS": 5}
+    assert isinstance(app.extensions["admission"]["LARGE_REQUESTS"], LargeRequests)
+    monkeypatch.delenv("ATTENTION_TYPESETS")
+    assert create_app({"TESTING": True}).extensions["admission"]["TYPESETS"].slots == \
+        BOUNDS["TYPESETS"].default == 2
+
+
+def test_slots_are_given_out_up_to_their_number_and_back():
+    slots = Slots(2)
+    first, second = slots.take(), slots.take()
+    assert first is not None and second is not None and slots.take() is None
+    second()
+    assert slots.take() is not None and slots.take() is None
+
+
+SLIDE_REQUEST = {"tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
+                 "W_Q": [[1, 0], [1, 2]], "W_K": [[2, 0], [0, 1]], "W_V": [[1, 0], [0, 2]]}
+HEAD = {"model": "smollm2-135m", "text": "The cat sat", "layer": 0, "head": 0, "row": 1}
+TYPESETTING = ("This server is typesetting 1 other document, as many as it takes at once; "
+               "nothing was computed. Send it again in a moment (the page does so on its own).")
+TRACING = ("This server is tracing tiles or costs for 1 other request, as many as it takes at "
+           "once; nothing was computed. Send it again in a moment.")
+GUARDED = [  # path, a body it answers 200, its kind, the 503's Retry-After and message
+    ("/api/worksheet", {"seeds": [17], "level": "dots", "format": "pdf"}, "TYPESETS", "2",
+     TYPESETTING),
+    ("/api/slide", {"request": SLIDE_REQUEST, "what": "heatmap", "format": "svg"}, "TYPESETS",
+     "2", TYPESETTING),
+    ("/api/model/slide", {**HEAD, "what": "working", "format": "svg"}, "TYPESETS", "2",
+     TYPESETTING),
+    ("/api/tiles", {**SLIDE_REQUEST, "row": 2, "block_q": 2, "block_k": 2}, "TILES_AND_COSTS",
+     "1", TRACING),
+    ("/api/model/tiles", {**HEAD, "block_q": 2, "block_k": 2}, "TILES_AND_COSTS", "1",
+     TRACING),
+    ("/api/cost", {"n": 3, "d_model": 2, "d_k": 2, "d_v": 2}, "TILES_AND_COSTS", "1", TRACING),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "kind", "retry", "message"), GUARDED,
+                         ids=[g[0] for g in GUARDED])
+def test_a_guarded_route_without_a_turn_is_503_with_retry_after(path, body, kind, retry,
+                                                                  message):
+    app = create_app({"TESTING": True, kind: 1})
+    client = app.test_client()
+    turns = app.extensions["admission"][kind]
+    taken = turns.take()
+    r = client.post(path, json=body)
+    assert (r.status_code, r.headers["Retry-After"], r.mimetype) == \
+        (503, retry, "application/json")
+    assert r.get_json() == {"error": {"message": message, "field": None}}
+    taken()
+    r = client.post(path, json=body)
+    assert r.status_code == 200, r.get_data(as_text=True)[:300]
+    assert turns.take() is not None  # given back once the answer was made
+
+
+def test_a_guarded_route_gives_its_turn_back_when_the_request_is_refused():
+    app = create_app({"TESTING": True, "TYPESETS": 1})
+    client = app.test_client()
+    r = client.post("/api/worksheet", json={"seeds": [17], "level": "sums"})
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == "level"
+    assert app.extensions["admission"]["TYPESETS"].take() is not None

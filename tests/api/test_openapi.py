@@ -98,6 +98,36 @@ def test_every_route_is_described_with_its_methods(small_app, spec):
     assert len(routes) >= 8  # not vacuous: the url_map was read
 
 
+def test_every_admitted_route_declares_its_503_with_retry_after(small_app, spec):
+    # The routes admission.admitted guards (a bounded number at once, then 503), read from
+    # the app's own views: each operation documents that 503 and its Retry-After.
+    guarded = {}
+    for rule in small_app.url_map.iter_rules():
+        kind = getattr(small_app.view_functions[rule.endpoint], "admission", None)
+        if kind is not None:
+            guarded[rule.rule] = kind
+    assert guarded == {
+        "/api/worksheet": "TYPESETS", "/api/slide": "TYPESETS", "/api/model/slide": "TYPESETS",
+        "/api/tiles": "TILES_AND_COSTS", "/api/model/tiles": "TILES_AND_COSTS",
+        "/api/cost": "TILES_AND_COSTS"}
+    shared = spec["components"]["responses"]["503"]
+    assert shared["headers"]["Retry-After"]["required"] is True
+    assert shared["description"] == (
+        "The server is serving as many requests of this kind as it may at once (large "
+        "answers, documents typeset, tiles and costs, a measurement); nothing was computed. "
+        "Send it again after Retry-After seconds.")
+    for path in guarded:
+        declared = spec["paths"][path]["post"]["responses"]["503"]
+        declared = shared if declared.get("$ref") == "#/components/responses/503" else declared
+        assert declared["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/Error"}, path
+        assert declared["headers"]["Retry-After"]["schema"] == {"type": "integer"}, path
+        # A real model's route says both of its 503s: a model missing, or a busy server.
+        assert "send it again after retry-after seconds" in declared["description"].lower()
+        assert ("missing on this server" in declared["description"]) == \
+            path.startswith("/api/model/"), path
+
+
 @pytest.mark.parametrize("config, tokens, model_dim, dim, heads, body, cells", [
     (SMALL, 8, 8, 8, 16, 65536, 10_000_000),
     ({"MAX_TOKENS": 5, "MAX_MODEL_DIM": 7, "MAX_DIM": 3, "MAX_HEADS": 4,

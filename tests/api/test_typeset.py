@@ -75,3 +75,14 @@ def test_the_comparison_tells_markup_from_text():
     as_markup = compile_source(_page("Token: *b*."), "png", ppi=72)
     as_text = compile_source(_page(f"Token: #{literal('*b*')}."), "png", ppi=72)
     assert as_markup != as_text
+
+
+def test_a_document_is_typeset_in_a_process_of_its_own(monkeypatch):
+    # typst run in the server's process keeps memory after the document is sent (what it
+    # memoised, glibc's freed pages: typeset.py); a process of its own gives it all back.
+    def in_this_process(*args, **kwargs):
+        raise AssertionError("typst ran in this process")
+
+    monkeypatch.setattr(typst, "compile", in_this_process)
+    assert compile_source(_page("$ z_i $"), "pdf").startswith(b"%PDF-")
+    assert compile_source(_page("$ z_i $"), "png", ppi=72).startswith(b"\x89PNG\r\n\x1a\n")

@@ -28,15 +28,23 @@ const dataURL = (blob) => new Promise((resolve, reject) => {
 });
 
 /** POST ``body`` as JSON to ``url`` and save the document it answers. Resolves to null
- *  once saved, or to a sentence saying why not (the server's own message for a 422). */
-export async function saveTypeset(url, body, fallback, fetchFn = globalThis.fetch) {
+ *  once saved, or to a sentence saying why not (the server's own message for a 422). A
+ *  server typesetting as many documents as it may answers 503 with Retry-After: sent
+ *  again after it, as often as it says so. */
+export async function saveTypeset(url, body, fallback, fetchFn = globalThis.fetch,
+  sleep = (ms) => new Promise((r) => setTimeout(r, ms))) {
   let response;
-  try {
-    response = await fetchFn(url, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    });
-  } catch {
-    return "The server cannot be reached; nothing was made. Try again.";
+  for (;;) {
+    try {
+      response = await fetchFn(url, {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      });
+    } catch {
+      return "The server cannot be reached; nothing was made. Try again.";
+    }
+    const wait = response.status === 503 && Number(response.headers?.get?.("Retry-After"));
+    if (!wait) break;
+    await sleep(1000 * wait);
   }
   if (!response.ok) {
     const sent = await response.json().catch(() => null);
