@@ -9,6 +9,7 @@ import { math, prose } from "./tex.js";
 import { joinTerms, line, NO_KEY, sigText, step, texFactor, texInputs, texRate, texSig, texVector } from "./workingtex.js";
 import { count } from "../lib/words.js";
 import { beyondReason, biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
+import { disclosure, formulaTex, queryKeyLines, rowTex, valueLines } from "./workingmade.js";
 
 export { joinTerms, NO_KEY, sigText, texFactor, texInputs, texRate, texSig, texVector };
 
@@ -91,7 +92,9 @@ function shownKeys(w, allowedIdx) {
  *  multiply x_i + PE_i), ``ropeBase`` and ``offset`` its θ and first position, ``kv``
  *  {head, kvHead, kvHeads, readers} when the head reads a shared key/value head
  *  (workingsteps.kvHeadStep), ``dotTerms`` how the dot products are written (dotTex:
- *  undefined, "compact" or "every"). The steps come in the order of the maths; with
+ *  undefined, "compact" or "every"), ``made`` what the projections multiply, for "how q_i
+ *  is made" (workingmade.js: {x, xk(j), W_Q, W_K, W_V, pe, cross} with the numbers, or
+ *  {d_model} for the shapes alone). The steps come in the order of the maths; with
  *  ``fold`` (the real-model view, whose reader may know only the chapter) the chapter's
  *  come first, and those of today's models (key/value heads, biases, rotations) after
  *  them, folded in a <details> (``open`` or not) under one line saying why they are there. */
@@ -105,7 +108,9 @@ export function renderWorking(host, view) {
   const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
   const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
   const { shown, note } = shownKeys(w, allowedIdx);
-  const { beyond, chapter } = stepsOf(view, i, shown, keys, allowedIdx);
+  // A disclosure opened stays open while its row is redrawn (its lines are new numbers).
+  const opened = (key) => Boolean(host.querySelector(`details.made[data-made="${key}"]`)?.open);
+  const { beyond, chapter } = stepsOf({ ...view, opened }, i, shown, keys, allowedIdx);
   const numbered = (list) => list.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items));
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
@@ -133,12 +138,28 @@ function stepsOf(view, i, shown, keys, allowedIdx) {
       ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
     ],
     chapter: [
-      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)] },
+      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, queryLine(view, i, shown, keys), ...dots)] },
       ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
       softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
-      { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V))] },
+      { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V, valuesMade(view, i, shown, keys)))] },
     ],
   };
+}
+
+/** q_i as the view computes it, "q_3 = x_3W_Q = (2.000, 2.000)", and beside it how q_i
+ *  and each k_j are made, one click away (workingmade.js). */
+function queryLine(view, i, shown, keys) {
+  const { working: w, made, K } = view;
+  const pe = view.positional === "sinusoidal";
+  const formula = formulaTex(rowTex(i, { pe }), "W_Q", { bias: Boolean(w.b_Q), rotated: Boolean(w.q_unrotated), p: w.position });
+  return el("li", { class: "made-line" }, math(`q_{${i}} = ${formula} = ${texVector(w.q)}`),
+    made ? disclosure("qk", `how q_${i} and each k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
+}
+
+/** How each v_j is made, one click away beside z_i's value (null without ``made``). */
+function valuesMade(view, i, shown, keys) {
+  const { working: w, made, V } = view;
+  return made ? disclosure("v", "how each v_j is made", () => valueLines(w, i, shown, keys, made, V), view.opened("v")) : null;
 }
 
 /** q_i · k_j written out: by default its terms (joinTerms keeps the first and last few of
@@ -184,11 +205,12 @@ function softmaxStep(w, i, shown, keys, scale, allowedIdx) {
 
 /** z_i as the weighted sum of the allowed keys' values; long sums keep their first and
  *  last terms, as joinTerms does for the other lines. */
-function outputLines(w, i, allowedIdx, V) {
-  if (!allowedIdx.length) return [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
+function outputLines(w, i, allowedIdx, V, made) {
+  const last = (tex) => el("li", { class: "made-line" }, math(tex), made);
+  if (!allowedIdx.length) return [last(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
   const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
   return [zLine(i, zIdx.map((j) => ({ j, tex: j === null ? "\\cdots" : `${texNumber(w.weights[j])}\\,${texVector(V[j])}` }))),
-    line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)];
+    last(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)];
 }
 
 /** How the scores are scaled, in words for a heading and as TeX after q·k: divided by
