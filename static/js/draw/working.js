@@ -47,7 +47,7 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
         el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
       : [el("th", { scope: "col" }, math(`{{}${scaleTex}} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
-    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `{{}\\div ${texSig(total)}} = a_{${i},j}`)));
+    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `${divisorTex(total)} = a_{${i},j}`)));
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const rows = shown.map((j) => {
     const masked = !w.allowed[j];
@@ -67,6 +67,13 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
   // A narrow screen scrolls the table inside its box, by keyboard too (tabindex).
   return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Softmax of query ${i}, key by key` }, el("table", { class: alibi ? "softmax-table with-bias" : "softmax-table" },
     el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+/** "÷ 90.62" as one TeX group; a sum in scientific form, "÷ 1.080 × 10^{6}", may break
+ *  after its "×", so that its column stays narrow on a phone. */
+function divisorTex(total) {
+  const [mant, power] = texSig(total).split(" \\times ");
+  return `{{}\\div ${mant}}${power ? ` \\times ${power}` : ""}`;
 }
 
 /** The keys whose lines are written: all up to ALL_KEYS, else the TOP_KEYS strongest
@@ -147,13 +154,13 @@ function stepsOf(view, i, shown, keys, allowedIdx) {
 }
 
 /** q_i as the view computes it, "q_3 = x_3W_Q = (2.000, 2.000)", and beside it how q_i
- *  and each k_j are made, one click away (workingmade.js). */
+ *  and k_j are made, one click away (workingmade.js). */
 function queryLine(view, i, shown, keys) {
   const { working: w, made, K } = view;
   const pe = view.positional === "sinusoidal";
   const formula = formulaTex(rowTex(i, { pe }), "W_Q", { bias: Boolean(w.b_Q), rotated: Boolean(w.q_unrotated), p: w.position });
   return el("li", { class: "made-line" }, math(`q_{${i}} = ${formula} = ${texVector(w.q)}`),
-    made ? disclosure("qk", `how q_${i} and each k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
+    made ? disclosure("qk", `how q_${i} and k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
 }
 
 /** How each v_j is made, one click away beside z_i's value (null without ``made``). */
@@ -164,13 +171,18 @@ function valuesMade(view, i, shown, keys) {
 
 /** q_i · k_j written out: by default its terms (joinTerms keeps the first and last few of
  *  a long sum); ``terms`` "compact" gives the value alone, one short line per key (a
- *  64-term product is a screen wide), and "every" every one of its d_k terms. */
+ *  64-term product is a screen wide), and "every" every one of its d_k terms. A line too
+ *  long for its column breaks after a "+": the last term and "= q_i·k_j" are one group,
+ *  so the result never stands alone at the start of a line, and the line it breaks to
+ *  is indented under the first (app.css). */
 function dotTex(w, i, j, k, terms) {
   const lhs = `q_{${i}} \\cdot k_{${j + 1}}`;
   if (terms === "compact") return `${lhs} = ${texNumber(w.dots[j])}`;
-  const products = w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(k[c])}`);
-  const sum = terms === "every" ? products.join(" + \\allowbreak ") : joinTerms(products);
-  return `${lhs} = ${sum} = ${texNumber(w.dots[j])}`;
+  // A product's dot is set tight, as an ordinary symbol: the products bind closer than
+  // the sum, and a line of two of them fits the working's column at 8 tokens.
+  const products = w.q.map((qc, c) => `${texFactor(qc)}{\\cdot}${texFactor(k[c])}`);
+  const items = [...products.slice(0, -1), `{${products.at(-1)} = ${texNumber(w.dots[j])}}`];
+  return `${lhs} = ${terms === "every" ? items.join(" + \\allowbreak ") : joinTerms(items)}`;
 }
 
 /** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions

@@ -55,7 +55,7 @@ function queryLines(w, i, made) {
     const fw = typedTex(W_Q.flat());
     items.push(wordsLine(`Each number of q_${i} is the dot product of ${pe ? `x_${i} + PE_${i}` : `x_${i}`} with one column of W_Q:`),
       ...keptIndices(xw.length).map((c) => (c === null ? line("\\vdots")
-        : line(`q_{${i},${c + 1}} = ${joinTerms(x.map((v, r) => `${fx(v)} \\cdot ${fw(W_Q[r][c])}`))} = ${texNumber(xw[c])}`, `column ${c + 1}`))));
+        : line(`q_{${i},${c + 1}} = ${joinTerms(x.map((v, r) => `${fx(v)}{\\cdot}${fw(W_Q[r][c])}`))} = ${texNumber(xw[c])}`, `column ${c + 1}`))));
   } else {
     items.push(line(`q_{${i}} = ${rowT}W_Q = ${texVector(xw)}`));
   }
