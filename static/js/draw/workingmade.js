@@ -90,7 +90,7 @@ function shapeLines(name, i, w, made, d) {
   const x = `x${sub}`;
   const first = name === "q"
     ? `${x} is this token's ${D} numbers as they enter layer ${made.layer + 1} (“What is X here?” says what they are); W_Q is this head's ${D} × ${d} matrix. So q${sub} has ${d} numbers, each the dot product of ${x} with one column of W_Q: ${D} products apiece.`
-    : `Each ${name}${sub} is its token's x_j times ${W}, ${D} × ${d}, in the same way.`;
+    : `each key's row x_j times ${W} (${D} × ${d}), in the same way.`;
   const after = [bias ? `The bias b_${W.at(-1)} is added` : null, turned ? "RoPE then turns it by its position (below)" : null].filter(Boolean);
   return [wordsLine(`${name}${sub} = ${x}·${W}${bias ? ` + b_${W.at(-1)}` : ""}: ${first}${after.length ? ` ${after.join("; ")}.` : ""}`)];
 }
