@@ -118,3 +118,28 @@ def test_with_positions_and_biases_q_is_x_plus_pe_times_w_q_plus_b_q(page, serve
     for j in range(3):
         key = next(t for t in texts if t.startswith(f"k{j + 1}="))
         assert numbers_after(key, f"k{j + 1}=") == pytest.approx([*xp[j], *K[j]], abs=TOL)
+
+
+# Three tokens of d_model = d_k = d_v = 8, one decimal each: x_3 and W_Q are shortened, each
+# component of q_3 a sum of 8 products.
+rng = np.random.default_rng(3)
+WIDE = {name: rng.uniform(-2, 2, shape).round(1).tolist()
+        for name, shape in [("X", (3, 8)), ("W_Q", (8, 8)), ("W_K", (8, 8)), ("W_V", (8, 8))]}
+WITHIN = """() => { const w = document.querySelector('#working').getBoundingClientRect();
+  return [...document.querySelectorAll('#working details.made .made-body > li')]
+    .filter((li) => li.getBoundingClientRect().right > w.right + 0.5
+      || li.scrollWidth > li.clientWidth + 1).map((li) => li.textContent.slice(0, 40)); }"""
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (390, 844)], ids=str)
+def test_how_q_is_made_fits_the_working_at_d_8(browser, console, server, size):
+    page = open_page(browser, console, *size)
+    loaded(page, server.url + fragment(tokens="the|cat|sat", **WIDE, row=2))
+    q = np.array(WIDE["X"][2]) @ np.array(WIDE["W_Q"])
+    texts = [t for t, _ in opened(page, "qk")]
+    opened(page, "v")
+    for c in (0, 7):
+        assert numbers_after(texts[3 + c], f"q3,{c + 1}=")[-1] == pytest.approx(q[c], abs=TOL)
+    assert page.evaluate(WITHIN) == [], size
+    assert page.evaluate("() => document.scrollingElement.scrollWidth") <= size[0]
+    page.context.close()

@@ -47,15 +47,15 @@ function queryLines(w, i, made) {
   const { x, W_Q, pe } = made;
   const rowT = rowTex(i, { pe });
   const items = [];
-  if (x) items.push(line(`${rowT} = ${texVector(x, typedTex(x))}`, pe ? `row ${i} of X + PE` : `row ${i} of X`, null, null));
-  items.push(line(`W_Q = ${matrixTex(W_Q)}`, `${W_Q.length} × ${W_Q[0].length}`));
+  if (x) items.push(line(`${rowT} = ${texVector(x, typedTex(x))}`));
+  items.push(line(`W_Q = ${matrixTex(W_Q)}`));
   const xw = w.q_unbiased ?? w.q_unrotated ?? w.q;
   if (x) {
     const fx = typedTex(x);
     const fw = typedTex(W_Q.flat());
-    items.push(wordsLine(`Each number of q_${i} is the dot product of ${pe ? `x_${i} + PE_${i}` : `x_${i}`} with one column of W_Q:`),
+    items.push(wordsLine(`Each number of q_${i} is the dot product of ${pe ? `x_${i} + PE_${i}` : `x_${i}`} (row ${i} of ${pe ? "X + PE" : "X"}) with one column of W_Q:`),
       ...keptIndices(xw.length).map((c) => (c === null ? line("\\vdots")
-        : line(`q_{${i},${c + 1}} = ${joinTerms(x.map((v, r) => `${fx(v)}{\\cdot}${fw(W_Q[r][c])}`))} = ${texNumber(xw[c])}`, `column ${c + 1}`))));
+        : line(`q_{${i},${c + 1}} = ${joinTerms(x.map((v, r) => `${fx(v)}{\\cdot}${fw(W_Q[r][c])}`))} = ${texNumber(xw[c])}`))));
   } else {
     items.push(line(`q_{${i}} = ${rowT}W_Q = ${texVector(xw)}`));
   }
@@ -74,7 +74,7 @@ function keyLines(name, w, shown, keys, made, values) {
   const rowOf = (j) => (made.xk(j) ? texVector(made.xk(j), f) : rowTex(j + 1, made));
   return [
     wordsLine(`Each ${name}_j is its ${made.cross ? "row of X_kv" : "token's row"} times ${Wn}${bias ? `, plus b_${Wn.at(-1)}` : ""}${name === "k" && w.k_unrotated ? ", before RoPE turns it" : ""}:`),
-    line(`${Wn} = ${matrixTex(W)}`, `${W.length} × ${W[0].length}`),
+    line(`${Wn} = ${matrixTex(W)}`),
     ...shown.map((j) => line(`${name}_{${j + 1}} = ${rowOf(j)}\\,${Wn}${bias ? ` + b_${Wn.at(-1)}` : ""} = ${texVector(values(j))}`, keys[j], null, j)),
   ];
 }
