@@ -143,3 +143,20 @@ def test_how_q_is_made_fits_the_working_at_d_8(browser, console, server, size):
     assert page.evaluate(WITHIN) == [], size
     assert page.evaluate("() => document.scrollingElement.scrollWidth") <= size[0]
     page.context.close()
+
+
+def test_with_rope_step_1_starts_from_q_as_made_before_its_turn(page, server):
+    loaded(page, server.url + fragment(**CAT, positional="rope"))
+    first = page.locator('#working section[data-step="rope"] li').first
+    expect(first.locator(".katex").first).to_be_attached()
+    assert math_text(first) == "q3=x3WQ=(2.000,2.000)"  # x_3·W_Q, not yet turned
+    texts = [t for t, _ in opened(page, "qk")]
+    for c in range(2):
+        assert numbers_after(texts[3 + c], f"q3,{c + 1}=") == pytest.approx(
+            [1, W_Q[0][c], 1, W_Q[1][c], (np.array(X[2]) @ W_Q)[c]], abs=TOL)
+    assert "Then RoPE turns q3 by its position p = 2" in page.locator(
+        '#working details.made[data-made="qk"]').inner_text()
+    # The dot products use the turned q_3: its line says so, and has no second disclosure.
+    dots = page.locator('#working [data-step="dots"] li').first
+    assert math_text(dots).startswith("q3=rotp=2(x3WQ)=")
+    expect(dots.locator("details.made")).to_have_count(0)

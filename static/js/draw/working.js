@@ -138,14 +138,17 @@ export function renderWorking(host, view) {
 function stepsOf(view, i, shown, keys, allowedIdx) {
   const { working: w, d_k, K, V } = view;
   const dots = shown.map((j) => line(dotTex(w, i, j, K[j], view.dotTerms), keys[j], null, j));
+  // Where the rotation comes before the dot products, it starts from q_i as made, with how.
+  const turnFirst = Boolean(w.angles) && !view.fold;
+  const turn = (r) => ({ ...r, items: [el("ol", {}, queryLine(view, i, shown, keys, { turned: false })), ...r.items] });
   return {
     beyond: [
       ...(view.kv ? [kvHeadStep(view.kv)] : []),
       ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
-      ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
+      ...(w.angles ? [turn(rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 }))] : []),
     ],
     chapter: [
-      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, queryLine(view, i, shown, keys), ...dots)] },
+      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, queryLine(view, i, shown, keys, { how: !turnFirst }), ...dots)] },
       ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
       softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
       { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V, valuesMade(view, i, shown, keys)))] },
@@ -153,14 +156,16 @@ function stepsOf(view, i, shown, keys, allowedIdx) {
   };
 }
 
-/** q_i as the view computes it, "q_3 = x_3W_Q = (2.000, 2.000)", and beside it how q_i
- *  and k_j are made, one click away (workingmade.js). */
-function queryLine(view, i, shown, keys) {
+/** q_i as the view computes it, "q_3 = x_3W_Q = (2.000, 2.000)" (``turned``: after RoPE's
+ *  turn, else before it), and beside it (``how``) how q_i and k_j are made, one click
+ *  away (workingmade.js). */
+function queryLine(view, i, shown, keys, { turned = true, how = true } = {}) {
   const { working: w, made, K } = view;
   const pe = view.positional === "sinusoidal";
-  const formula = formulaTex(rowTex(i, { pe }), "W_Q", { bias: Boolean(w.b_Q), rotated: Boolean(w.q_unrotated), p: w.position });
-  return el("li", { class: "made-line" }, math(`q_{${i}} = ${formula} = ${texVector(w.q)}`),
-    made ? disclosure("qk", `how q_${i} and k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
+  const rotated = turned && Boolean(w.q_unrotated);
+  const formula = formulaTex(rowTex(i, { pe }), "W_Q", { bias: Boolean(w.b_Q), rotated, p: w.position });
+  return el("li", { class: "made-line" }, math(`q_{${i}} = ${formula} = ${texVector(rotated || !w.q_unrotated ? w.q : w.q_unrotated)}`),
+    made && how ? disclosure("qk", `how q_${i} and k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
 }
 
 /** How each v_j is made, one click away beside z_i's value (null without ``made``). */
