@@ -237,6 +237,65 @@ def test_each_dot_products_key_label_stays_on_its_line(browser, console, server,
     page.context.close()
 
 
+# Each dot product's result against its expression: the "=" before q_i·k_j, the term before
+# it and the number after it stand on one line (a line too long breaks after a "+", and
+# continues indented), and the key's label on the first ([] when so).
+RESULTS_ON_THEIR_LINE = """() => [...document.querySelectorAll(""" + repr(DOTS) + """)]
+  .filter((li) => li.querySelector(':scope > .key-label')).flatMap((li) => {
+    const html = li.querySelector('.katex-html');
+    const atoms = [...html.querySelectorAll('.mord, .mrel, .mbin, .mopen, .mclose, .minner')]
+      .filter((n) => !n.querySelector('.mord, .mrel, .mbin, .mopen, .mclose, .minner'));
+    const eq = atoms.findLastIndex((n) => n.classList.contains('mrel'));
+    const line = (n) => { const r = n.getBoundingClientRect(); return [r.top, r.bottom]; };
+    const [top, bottom] = line(atoms[eq]);
+    const apart = [atoms[eq - 1], atoms.at(-1)].filter((n) => {
+      const [t, b] = line(n);
+      return (t + b) / 2 < top || (t + b) / 2 > bottom;
+    });
+    const first = line(html.firstElementChild);
+    const wrapped = li.getBoundingClientRect().height > 1.8 * (first[1] - first[0]);
+    const indent = wrapped && html.lastElementChild.getBoundingClientRect().left
+      <= html.firstElementChild.getBoundingClientRect().left + 4;
+    const text = html.textContent.replace(/\\s+/g, '');
+    return [...(apart.length ? [`${text}: its result is not on the line of its "="`] : []),
+      ...(indent ? [`${text}: its second line is not indented`] : [])];
+  })"""
+
+
+def dots_view(n, d_k):
+    """n of LONG_DOTS' tokens (d_k = 2), or 8 with W_Q and W_K d_k wide (one decimal each),
+    the last row selected."""
+    tokens = ["the", "cat", "sat", "on", "the", "mat", "t7", "t8"][:n]
+    X = ["1,0", "0,1", "1,1", "0,1.9", "-0.8,0.8", "-0.9,-1.1", "-0.3,-0.2", "-0.1,-1"][:n]
+    view = f"#tokens={'|'.join(tokens)}&X={';'.join(X)}&row={n - 1}"
+    if d_k == 2:
+        return view
+    rng = np.random.default_rng(d_k)
+    W_Q, W_K = (";".join(",".join(f"{v:.1f}" for v in row) for row in rng.uniform(-2, 2, (2, d_k)))
+                for _ in range(2))
+    return f"{view}&W_Q={W_Q}&W_K={W_K}"
+
+
+@pytest.mark.parametrize("size", [*SIZES, (390, 844)], ids=str)
+def test_each_dot_products_result_stays_on_the_line_of_its_expression(
+        browser, console, server, size):
+    """At 8 tokens some results fell to a line of their own, "−5.800" under its sum. From 1
+    to 8 tokens, and at 8 with d_k = 8 (every term) and 16 (shortened), each result stays
+    beside its "=" and the term before it, and the label on its line."""
+    page = open_page(browser, console, *size)
+    for n, d_k in [*((n, 2) for n in range(1, 9)), (8, 8), (8, 16)]:
+        loaded(page, server.url + dots_view(n, d_k))
+        expect(page.locator("#working-sym")).to_contain_text(f"— query {n},")
+        page.locator("#working").scroll_into_view_if_needed()
+        page.wait_for_function(f"() => [...document.querySelectorAll({DOTS!r})]"
+                               ".every((li) => li.querySelector('.katex-html'))")
+        page.evaluate(FRAMES)
+        assert page.evaluate(RESULTS_ON_THEIR_LINE) == [], (size, n, d_k)
+        assert page.evaluate(LABELS_ON_THEIR_LINE) == [], (size, n, d_k)
+        assert fits(page, ["working"]) == [], (size, n, d_k)
+    page.context.close()
+
+
 @pytest.mark.parametrize("heads", [1, 2, 4])
 @pytest.mark.parametrize("size", SIZES, ids=str)
 def test_inputs_of_width_4_fit_with_1_2_and_4_heads(browser, console, server, size, heads):
@@ -266,6 +325,34 @@ def test_on_a_phone_6_tokens_show_all_6_columns(browser, console, server, view):
     grid = page.get_by_role("grid", name="Attention weights", exact=True)
     expect(grid.locator("tbody tr")).to_have_count(6)
     assert fits(page) == [], view
+    page.context.close()
+
+
+# Wide numbers for a phone: scores of ±20 make e^s of 7 × 10⁵ and 8 × 10⁻⁸, and their sum
+# 1.080 × 10⁶ divides the weights (the table was 414 px in 350 at 6 tokens).
+WIDE_X = ["-0.3,-0.3", "1.3,-0.4", "0.4,0.6", "-0.7,1.6", "1.2,-0.5", "-2,-1", "1.9,-2", "-1.6,1.8"]
+WIDE_W = "&W_Q=1.8,-1.1;1.3,-1.8&W_K=-1.2,1.9;-0.6,-1.7&W_V=-1.5,1.2;0.7,-1.5"
+TABLE_FITS = """() => { const t = document.querySelector('#working table.softmax-table');
+  const box = t.closest('.table-scroll');
+  return {table: t.getBoundingClientRect().width, box: box.clientWidth,
+          working: document.querySelector('#working').clientWidth,
+          page: document.scrollingElement.scrollWidth}; }"""
+
+
+def test_on_a_phone_the_softmax_table_fits_its_box_from_1_to_8_tokens(browser, console, server):
+    page = open_page(browser, console, 390, 844)
+    for n in range(1, 9):
+        tokens = ["the", "cat", "sat", "on", "a", "mat", "t7", "t8"][:n]
+        loaded(page, f"{server.url}#tokens={'|'.join(tokens)}&X={';'.join(WIDE_X[:n])}"
+                     f"{WIDE_W}&row={n - 1}")
+        page.locator("#working").scroll_into_view_if_needed()
+        page.wait_for_function("() => [...document.querySelectorAll('#working table.softmax-table"
+                               " thead .math')].every((s) => s.querySelector('.katex'))")
+        page.evaluate(FRAMES)
+        width = page.evaluate(TABLE_FITS)
+        assert width["table"] <= width["box"] + 0.5 and width["box"] <= width["working"], (n, width)
+        assert width["page"] <= 390, (n, width)
+        assert fits(page, ["working"]) == [], n
     page.context.close()
 
 

@@ -47,6 +47,19 @@ def test_the_decoders_working_leads_with_the_chapter_and_folds_heads_and_rotatio
     open_view(page, server, f"#model=smollm2-135m&text={quote(TEXT)}&layer=0&head=4")
     page.wait_for_function("() => document.querySelector('#working .katex')")
     assert steps(page) == [*CHAPTER, "fold"]
+    # q_5 as the model makes it, and one click away how, in words with the shapes.
+    q_line = page.locator('#working [data-step="dots"] li').first
+    assert q_line.locator(":scope > .math").get_attribute("data-tex").startswith(
+        "q_{5} = \\operatorname{rot}_{p = 4}(x_{5}W_Q) = (")
+    made = q_line.locator("details.made")
+    made.locator("summary").click()
+    expect(made.locator(".made-body")).to_have_text(
+        "q5 = x5·WQ: x5 is this token's 576 numbers as they enter layer 1 (“What is X here?” "
+        "says what they are); WQ is this head's 576 × 64 matrix. So q5 has 64 numbers, each "
+        "the dot product of x5 with one column of WQ: 576 products apiece. RoPE then turns it "
+        "by its position (below).kj = xj·WK: each key's row xj times WK (576 × 64), in the "
+        "same way. RoPE then turns it by its position (below).")
+    made.locator("summary").click()
     assert titles(page) == ["1 · Dot products with each key",
                             "2 · Divide by √dk = 8.000 (dk = 64), then softmax",
                             "3 · Output: z is the weighted sum of the values"]

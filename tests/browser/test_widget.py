@@ -78,7 +78,7 @@ def test_clicking_row3_writes_out_its_working(page, server):
     expect(grid.get_by_role("row").nth(3)).to_have_attribute("aria-selected", "true")
     text = working_text(page)
     # Derived numbers always have 3 decimals: q·k_3 = 6.000, as the table beside it prints.
-    for shown in ("q3=(2.000,2.000)", "2.000·2.000+2.000·0.000=4.000",
+    for shown in ("q3=x3WQ=(2.000,2.000)", "2.000·2.000+2.000·0.000=4.000",
                   "2.000·0.000+2.000·1.000=2.000", "2.000·2.000+2.000·1.000=6.000", "÷1.414=s3,j",
                   "÷90.62=a3,j", "16.92+4.113+69.59=90.62",
                   "0.768(1.000,2.000)", "=(0.955,1.627)"):

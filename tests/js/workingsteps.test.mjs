@@ -123,6 +123,8 @@ test("the biases: q_3 = x_3 W_Q + b_Q, and each k_j and v_j, with the real numbe
 test("the rotation: the position, each pair's angle, the turned q_3 and every k_j", () => {
   const rope = steps(draw(ROPE_BIAS_WINDOW, { ropeBase: 10000 }))[1];
   assert.deepEqual(rope.lines, [
+    // It starts from q_3 as made, before the turn (with "how q_3 and k_j are made").
+    "$q_{3} = x_{3}W_Q + b_Q = (1.000,\\allowbreak 1.000)$",
     "$\\omega_c = \\theta^{-2c/2} = (1)$  c = 0",
     // ω is a rate (4 significant figures); the angles, cosines and turned vectors are
     // computed: 3 decimals, the positions p whole.
@@ -134,7 +136,7 @@ test("the rotation: the position, each pair's angle, the turned q_3 and every k_
     "$k_{2}:\\ p = 1,\\ \\alpha = (1.000),\\ (0.000,\\allowbreak 2.000) \\mapsto (-1.683,\\allowbreak 1.081)$  cat",
     "$k_{3}:\\ p = 2,\\ \\alpha = (2.000),\\ (1.000,\\allowbreak 2.000) \\mapsto (-2.235,\\allowbreak 0.077)$  sat",
   ]);
-  const note = read(all(draw(ROPE_BIAS_WINDOW, { offset: 5 }), "section")[1].children[1]);
+  const note = read(all(draw(ROPE_BIAS_WINDOW, { offset: 5 }), "section")[1].children[2]);
   assert.match(note, /^Positions count from the offset 5: query 3 stands at \$p = 2\$\./);
 });
 

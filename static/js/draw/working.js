@@ -9,6 +9,7 @@ import { math, prose } from "./tex.js";
 import { joinTerms, line, NO_KEY, sigText, step, texFactor, texInputs, texRate, texSig, texVector } from "./workingtex.js";
 import { count } from "../lib/words.js";
 import { beyondReason, biasStep, kvHeadStep, reachStep, rotationStep } from "./workingsteps.js";
+import { disclosure, formulaTex, queryKeyLines, rowTex, valueLines } from "./workingmade.js";
 
 export { joinTerms, NO_KEY, sigText, texFactor, texInputs, texRate, texSig, texVector };
 
@@ -46,7 +47,7 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
         el("th", { scope: "col" }, math(`{}= s_{${i},j}`))]
       : [el("th", { scope: "col" }, math(`{{}${scaleTex}} = s_{${i},j}`))]),
     el("th", { scope: "col" }, math(e)),
-    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `{{}\\div ${texSig(total)}} = a_{${i},j}`)));
+    el("th", { scope: "col" }, math(none ? `a_{${i},j}` : `${divisorTex(total)} = a_{${i},j}`)));
   const expOf = (j) => (shifted ? w.exp_shifted[j] : w.exp[j]);
   const rows = shown.map((j) => {
     const masked = !w.allowed[j];
@@ -66,6 +67,13 @@ function softmaxTable(w, i, shown, keys, { scaleTex, shifted, total }) {
   // A narrow screen scrolls the table inside its box, by keyboard too (tabindex).
   return el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": `Softmax of query ${i}, key by key` }, el("table", { class: alibi ? "softmax-table with-bias" : "softmax-table" },
     el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+/** "÷ 90.62" as one TeX group; a sum in scientific form, "÷ 1.080 × 10^{6}", may break
+ *  after its "×", so that its column stays narrow on a phone. */
+function divisorTex(total) {
+  const [mant, power] = texSig(total).split(" \\times ");
+  return `{{}\\div ${mant}}${power ? ` \\times ${power}` : ""}`;
 }
 
 /** The keys whose lines are written: all up to ALL_KEYS, else the TOP_KEYS strongest
@@ -91,7 +99,9 @@ function shownKeys(w, allowedIdx) {
  *  multiply x_i + PE_i), ``ropeBase`` and ``offset`` its θ and first position, ``kv``
  *  {head, kvHead, kvHeads, readers} when the head reads a shared key/value head
  *  (workingsteps.kvHeadStep), ``dotTerms`` how the dot products are written (dotTex:
- *  undefined, "compact" or "every"). The steps come in the order of the maths; with
+ *  undefined, "compact" or "every"), ``made`` what the projections multiply, for "how q_i
+ *  is made" (workingmade.js: {x, xk(j), W_Q, W_K, W_V, pe, cross} with the numbers, or
+ *  {d_model} for the shapes alone). The steps come in the order of the maths; with
  *  ``fold`` (the real-model view, whose reader may know only the chapter) the chapter's
  *  come first, and those of today's models (key/value heads, biases, rotations) after
  *  them, folded in a <details> (``open`` or not) under one line saying why they are there. */
@@ -105,7 +115,9 @@ export function renderWorking(host, view) {
   const m = w.weights.length;  // the keys: n in self-attention, m in cross-attention
   const allowedIdx = [...Array(m).keys()].filter((j) => w.allowed[j]);
   const { shown, note } = shownKeys(w, allowedIdx);
-  const { beyond, chapter } = stepsOf(view, i, shown, keys, allowedIdx);
+  // A disclosure opened stays open while its row is redrawn (its lines are new numbers).
+  const opened = (key) => Boolean(host.querySelector(`details.made[data-made="${key}"]`)?.open);
+  const { beyond, chapter } = stepsOf({ ...view, opened }, i, shown, keys, allowedIdx);
   const numbered = (list) => list.map((s, k) => step(`${k + 1} · ${s.title}`, s.key, ...s.items));
   morph(host, [
     el("p", { class: "working-title" }, "Query ", el("strong", { text: `${i} · “${w.token}”` }),
@@ -126,30 +138,56 @@ export function renderWorking(host, view) {
 function stepsOf(view, i, shown, keys, allowedIdx) {
   const { working: w, d_k, K, V } = view;
   const dots = shown.map((j) => line(dotTex(w, i, j, K[j], view.dotTerms), keys[j], null, j));
+  // Where the rotation comes before the dot products, it starts from q_i as made, with how.
+  const turnFirst = Boolean(w.angles) && !view.fold;
+  const turn = (r) => ({ ...r, items: [el("ol", {}, queryLine(view, i, shown, keys, { turned: false })), ...r.items] });
   return {
     beyond: [
       ...(view.kv ? [kvHeadStep(view.kv)] : []),
       ...(w.b_Q || w.b_K || w.b_V ? [biasStep(w, i, shown, keys, projected(view, i))] : []),
-      ...(w.angles ? [rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 })] : []),
+      ...(w.angles ? [turn(rotationStep(w, i, shown, keys, { K, base: view.ropeBase ?? 10000, offset: view.offset ?? 0 }))] : []),
     ],
     chapter: [
-      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, line(`q_{${i}} = ${texVector(w.q)}`, null, null, null), ...dots)] },
+      { title: "Dot products with each key", key: "dots", items: [el("ol", {}, queryLine(view, i, shown, keys, { how: !turnFirst }), ...dots)] },
       ...(w.window !== undefined || w.sinks ? [reachStep(w, i, Boolean(view.causal))] : []),
       softmaxStep(w, i, shown, keys, scaleWords(w.scale, d_k), allowedIdx),
-      { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V))] },
+      { title: "Output: z is the weighted sum of the values", key: "output", items: [el("ol", {}, ...outputLines(w, i, allowedIdx, V, valuesMade(view, i, shown, keys)))] },
     ],
   };
 }
 
+/** q_i as the view computes it, "q_3 = x_3W_Q = (2.000, 2.000)" (``turned``: after RoPE's
+ *  turn, else before it), and beside it (``how``) how q_i and k_j are made, one click
+ *  away (workingmade.js). */
+function queryLine(view, i, shown, keys, { turned = true, how = true } = {}) {
+  const { working: w, made, K } = view;
+  const pe = view.positional === "sinusoidal";
+  const rotated = turned && Boolean(w.q_unrotated);
+  const formula = formulaTex(rowTex(i, { pe }), "W_Q", { bias: Boolean(w.b_Q), rotated, p: w.position });
+  return el("li", { class: "made-line" }, math(`q_{${i}} = ${formula} = ${texVector(rotated || !w.q_unrotated ? w.q : w.q_unrotated)}`),
+    made && how ? disclosure("qk", `how q_${i} and k_j are made`, () => queryKeyLines(w, i, shown, keys, made, K), view.opened("qk")) : null);
+}
+
+/** How each v_j is made, one click away beside z_i's value (null without ``made``). */
+function valuesMade(view, i, shown, keys) {
+  const { working: w, made, V } = view;
+  return made ? disclosure("v", "how each v_j is made", () => valueLines(w, i, shown, keys, made, V), view.opened("v")) : null;
+}
+
 /** q_i · k_j written out: by default its terms (joinTerms keeps the first and last few of
  *  a long sum); ``terms`` "compact" gives the value alone, one short line per key (a
- *  64-term product is a screen wide), and "every" every one of its d_k terms. */
+ *  64-term product is a screen wide), and "every" every one of its d_k terms. A line too
+ *  long for its column breaks after a "+": the last term and "= q_i·k_j" are one group,
+ *  so the result never stands alone at the start of a line, and the line it breaks to
+ *  is indented under the first (app.css). */
 function dotTex(w, i, j, k, terms) {
   const lhs = `q_{${i}} \\cdot k_{${j + 1}}`;
   if (terms === "compact") return `${lhs} = ${texNumber(w.dots[j])}`;
-  const products = w.q.map((qc, c) => `${texFactor(qc)} \\cdot ${texFactor(k[c])}`);
-  const sum = terms === "every" ? products.join(" + \\allowbreak ") : joinTerms(products);
-  return `${lhs} = ${sum} = ${texNumber(w.dots[j])}`;
+  // A product's dot is set tight, as an ordinary symbol: the products bind closer than
+  // the sum, and a line of two of them fits the working's column at 8 tokens.
+  const products = w.q.map((qc, c) => `${texFactor(qc)}{\\cdot}${texFactor(k[c])}`);
+  const items = [...products.slice(0, -1), `{${products.at(-1)} = ${texNumber(w.dots[j])}}`];
+  return `${lhs} = ${terms === "every" ? items.join(" + \\allowbreak ") : joinTerms(items)}`;
 }
 
 /** The TeX of the rows the projections multiply: x_i, or with sinusoidal positions
@@ -184,11 +222,12 @@ function softmaxStep(w, i, shown, keys, scale, allowedIdx) {
 
 /** z_i as the weighted sum of the allowed keys' values; long sums keep their first and
  *  last terms, as joinTerms does for the other lines. */
-function outputLines(w, i, allowedIdx, V) {
-  if (!allowedIdx.length) return [line(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
+function outputLines(w, i, allowedIdx, V, made) {
+  const last = (tex) => el("li", { class: "made-line" }, math(tex), made);
+  if (!allowedIdx.length) return [last(`z_{${i}} = ${texVector(w.z, texNumber)}`)];
   const zIdx = allowedIdx.length <= 8 ? allowedIdx : [...allowedIdx.slice(0, 4), null, ...allowedIdx.slice(-2)];
   return [zLine(i, zIdx.map((j) => ({ j, tex: j === null ? "\\cdots" : `${texNumber(w.weights[j])}\\,${texVector(V[j])}` }))),
-    line(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)];
+    last(`\\phantom{z_{${i}}} = ${texVector(w.z, texNumber)}`)];
 }
 
 /** How the scores are scaled, in words for a heading and as TeX after q·k: divided by

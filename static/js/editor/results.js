@@ -208,7 +208,21 @@ function workingContext(body, inputs, answer) {
     readers: answer.heads.every((h) => h.kv_head !== undefined)
       ? answer.heads.map((h, k) => (h.kv_head === body.kv_head ? k : null)).filter((k) => k !== null) : null,
   };
-  return { causal: body.causal, positional: inputs?.positional, ropeBase: inputs?.rope_base, offset: inputs?.position_offset, kv };
+  return { causal: body.causal, positional: inputs?.positional, ropeBase: inputs?.rope_base, offset: inputs?.position_offset, kv,
+    made: inputs && projected(body, inputs) };
+}
+
+/** What the shown head's projections multiply, for "how q_i is made": the rows entering
+ *  them (x, or x + PE where the PE fetched holds the row; null where not) and the head's
+ *  W_Q and its key/value head's W_K and W_V, as the request has them. */
+function projected(body, inputs) {
+  const h = inputs.heads ? inputs.heads[body.head ?? 0] : inputs;
+  const kv = body.kv_head !== undefined && inputs.kv_heads ? inputs.kv_heads[body.kv_head] : h;
+  const cross = Boolean(inputs.X_kv);
+  const row = body.working?.row;
+  return { x: row === undefined ? null : enteringRow(inputs.X, body.positional_encoding, row),
+    xk: (j) => (cross ? enteringRow(inputs.X_kv, body.positional_encoding_kv, j) : enteringRow(inputs.X, body.positional_encoding, j)),
+    W_Q: h.W_Q, W_K: kv.W_K, W_V: kv.W_V, pe: inputs.positional === "sinusoidal", cross };
 }
 
 /** The working of the selected row, once its answer holds it (see the comment inside). */

@@ -146,7 +146,8 @@ function drawWorking(state, info, answer, n, { expanded, opened }) {
     // The chapter's steps first; what the model adds folded after them (working.js).
     renderWorking(host, { working: w, tokens: answer.tokens, keys: answer.tokens,
       d_k: answer.d_k, K: answer.K, V: answer.V, causal: answer.causal, ropeBase: answer.rope_base, offset: 0, kv,
-      dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened });
+      dotTerms: long ? (expanded ? "every" : "compact") : undefined, fold: true, open: opened,
+      made: { d_model: info.d_model, layer: state.layer } });
     setText($("working-sym"), `— query ${row + 1}, “${answer.tokens[row]}”, layer ${state.layer + 1} head ${state.head + 1}`);
     // Its maths on the screen now, the rest (the folded steps, what is under the first
     // screen) as it comes near (texsight.js).
