@@ -8,6 +8,7 @@ which the drawn picture is measured against. Every check is made with bounding b
 import contextlib
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
@@ -154,4 +155,28 @@ def test_a_canvas_caption_says_the_screen_pixels_a_weight_takes(browser, console
         assert abs(float(text) - value) <= (0.005 if value < 1 else 0.05) + 1e-9, (text, value)
         assert len(text.split(".")[1]) == (2 if value < 1 else 1), text
     assert (said.group(5) is not None) == (min(across, down) < 1), said.group(0)
+    page.context.close()
+
+
+def test_another_heads_tile_gives_a_weight_under_the_pointer_and_a_click_shows_that_head(
+        browser, console, server):
+    page = open_page(browser, console, 1280, 800)
+    loaded(page, server.url + VIEWS["4 heads, the 4th shown"])
+    # Head 2: W_Q = [[0, 1], [1, 0]], W_K = W_V = I, X the first example's.
+    X = np.array([[1, 0], [0, 1], [1, 1]])
+    s = (X @ np.array([[0, 1], [1, 0]])) @ X.T / np.sqrt(2)
+    A = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)
+    tile = page.locator('[data-head="1"]')
+    cell = tile.locator('td[data-i="1"][data-j="0"]')
+    size = cell.bounding_box()
+    assert size["width"] < 20 and size["height"] < 20, size  # a tile: colours alone
+    cell.hover()
+    number = cell.locator(".v")
+    expect(number).to_have_text(f"{A[1, 0]:.3f}")
+    shown = number.evaluate("v => { const r = v.getBoundingClientRect();"
+                            " return [r.width, parseFloat(getComputedStyle(v).fontSize)]; }")
+    assert shown[0] > size["width"] and shown[1] >= 12, shown
+    cell.click()
+    expect(page.locator("#working-sym")).to_have_text("— query 2, “cat”, head 2")
+    expect(page.locator("#heatmap > .shown")).to_have_attribute("data-head", "1")
     page.context.close()
