@@ -134,7 +134,8 @@ def test_with_4_heads_the_shown_heads_heatmap_stands_beside_its_working(
 
 
 CAPTION = re.compile(r"query ↓ \((\d+) tokens\), key → \((\d+)\) — each weight "
-                     r"(\d+\.\d+) × (\d+\.\d+) screen pixels(: neighbours share a pixel)?")
+                     r"(\d+\.\d+) × (\d+\.\d+) screen pixels"
+                     r"(: fewer pixels than weights, so not every weight is drawn)?")
 
 
 @pytest.mark.parametrize("n", [40, 64, 512])
