@@ -18,6 +18,14 @@ LINKED_K = "document.querySelector('figure[data-key=K] tbody tr.linked')"  # K's
 ROW_BOXES = "s => s.map(n => n.getBoundingClientRect()).map(r => [r.top, r.bottom])"
 
 
+def every_kth(count, px):
+    """The labels an axis of ``count`` rows or columns of ``px`` pixels each shows: every
+    one where it is at least 12 px, else every k-th of 1, 2, 5, 10, 20, 50, … that is."""
+    steps = [k * 10 ** e for e in range(6) for k in (1, 2, 5)]
+    step = next(k for k in steps if k * px >= 12)
+    return list(range(0, count, step))
+
+
 def lit_rows(page, key):
     """The rows of a derived matrix lit by linked highlighting, 0-based."""
     return page.locator(f'figure[data-key="{key}"] tbody tr').evaluate_all(
@@ -84,10 +92,13 @@ def test_the_canvas_heatmap_labels_its_axes_and_reads_out_the_weight_under_the_p
         page, server):
     open_30(page, server)
     A, _ = numpy_attention(X30, **CAT)
-    # At 1280 px a row of 30 is ~18 px tall: every token labels its row and its column.
+    # The map is scaled to its box: a row or column of 12 px or more is labelled, else
+    # every 2nd, 5th, … (at 1280 × 900, every 2nd of 30 in a map of ~320 px).
+    size = page.locator("#heatmap canvas").bounding_box()
     queries = page.locator("#heatmap .axis-queries span:not(.on)")
     keys = page.locator("#heatmap .axis-keys span:not(.on)")
-    assert queries.all_inner_texts() == T30 and keys.all_inner_texts() == T30
+    assert queries.all_inner_texts() == [T30[k] for k in every_kth(N30, size["height"] / N30)]
+    assert keys.all_inner_texts() == [T30[k] for k in every_kth(N30, size["width"] / N30)]
     labels = queries.evaluate_all(ROW_BOXES)
     assert all(a[1] <= b[0] + 0.5 for a, b in pairwise(labels)), "query labels do not overlap"
     assert page.locator("#heatmap .axis-queries span.on").is_hidden()
@@ -136,10 +147,12 @@ def test_beyond_128_tokens_labels_are_spaced_and_a_byte_read_out_says_it_is_appr
     x = ";".join(f"{a:g},{b:g}" for a, b in X)
     loaded(page, server.url + f"#tokens={'|'.join(tokens)}&X={x}&row={n - 1}")
     A, _ = numpy_attention(X, **CAT)
-    # ~3.6 px a row at 1280 px: every 5th token labels its row, and none overlap.
+    # ~2 px a row in a map of ~320 px: every 10th token labels its row, and none overlap.
+    drawn = every_kth(n, page.locator("#heatmap canvas").bounding_box()["height"] / n)
+    assert drawn[1] > 1
     labels = page.locator("#heatmap .axis-queries span:not(.on)")
-    expect(labels).to_have_count(n // 5)
-    assert labels.all_inner_texts() == tokens[::5]
+    expect(labels).to_have_count(len(drawn))
+    assert labels.all_inner_texts() == [tokens[k] for k in drawn]
     rects = labels.evaluate_all(ROW_BOXES)
     assert all(a[1] <= b[0] for a, b in pairwise(rects))
     canvas = page.locator("#heatmap canvas")

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cellFromPoint, EXACT_MAX, exactFields, labelStep, readoutText, weightOf } from "../../static/js/draw/readout.js";
+import { cellFromPoint, EXACT_MAX, exactFields, labelStep, readoutText, scaleText, weightOf } from "../../static/js/draw/readout.js";
 
 const rect = { left: 100, top: 50, width: 300, height: 300 };
 
@@ -51,4 +51,12 @@ test("labelStep: every label where they fit, else every k-th of 1, 2, 5, 10, …
   assert.equal(labelStep(3), 5);
   assert.equal(labelStep(1.06), 20);
   assert.equal(labelStep(0.5), 50);
+});
+
+test("scaleText says the screen pixels a weight takes, and when says that not every weight is drawn", () => {
+  assert.equal(scaleText(40, 40, 322, 322), "each weight 8.1 × 8.1 screen pixels");
+  assert.equal(scaleText(40, 40, 322, 322, 2), "each weight 16.1 × 16.1 screen pixels", "2 screen pixels a CSS pixel");
+  assert.equal(scaleText(30, 60, 300, 300), "each weight 5.0 × 10.0 screen pixels", "across × down, n × m");
+  assert.equal(scaleText(512, 512, 296, 296), "each weight 0.58 × 0.58 screen pixels: fewer pixels than weights, so not every weight is drawn");
+  assert.equal(scaleText(512, 256, 300, 300), "each weight 1.2 × 0.59 screen pixels: fewer pixels than weights, so not every weight is drawn");
 });

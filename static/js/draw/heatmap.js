@@ -2,16 +2,18 @@
 // Up to TABLE_MAX tokens every cell is a table cell with its value printed, its cells as
 // wide as the box allows (app.css): a cell too narrow for its number shows its colour
 // alone, and its number on hover and focus (fitNumbers); beyond that a
-// canvas draws one pixel per weight (CSS scales it up crisply) under a grid of rows that
-// keeps the keyboard and screen readers working, with the tokens along its axes where they
-// fit and a read-out of one weight under it. This module only draws: which row is
-// selected, which cell has focus and which weight is read out are given to it.
+// canvas holds one pixel per weight, scaled crisply to its box (heatmapfit.js, its caption
+// saying the scale), under a grid of rows that keeps the keyboard and screen readers
+// working, with the tokens along its axes where they fit and a read-out of one weight
+// under it. This module only draws: which row is selected, which cell has focus and which
+// weight is read out are given to it.
 
 import { el, setAttr, setProp, setText } from "../lib/dom.js";
 import { formatNumber } from "../lib/format.js";
 import { rgbCss, textRGB, weightRGB, writeByteRGB, writeWeightRGB } from "../lib/colour.js";
 import { bandEdges, bandText, describeBand, drawBandOverlay, isSink } from "./heatmapband.js";
-import { labelStep } from "./readout.js";
+import { fitToScreen, forget, observeSize } from "./heatmapfit.js";
+import { labelStep, scaleText } from "./readout.js";
 
 export const TABLE_MAX = 24;
 
@@ -50,7 +52,7 @@ export function renderHeatmap(host, view) {
   const rebuilt = host.dataset.size !== size;
   if (rebuilt) {
     const old = host.querySelector(".bigmap");
-    if (old) spacing.get(old)?.disconnect();
+    if (old) forget(old);
     host.replaceChildren(mode === "table" ? buildTable(n, m) : buildCanvas(n, m));
     host.dataset.mode = mode;
     host.dataset.size = size;
@@ -196,33 +198,30 @@ function buildCanvas(n, m) {
   }
   const box = el("div", { class: "bigmap" }, canvas, el("div", { class: "marker", hidden: true }),
     el("div", { class: "cell-marker", hidden: true }), grid);
+  const axes = `query ↓ (${n} tokens), key → (${m})`;
+  const caption = el("p", { class: "bigmap-caption map-scale", text: axes });
+  // The caption under the map, not over it: the map's top is higher on the first screen.
   const view = el("div", { class: "bigmap-view" },
-    el("p", { class: "bigmap-caption", text: `query ↓ (${n} tokens), key → (${m}) — one pixel per weight` }),
-    el("div", { class: "bigmap-frame" }, keyLabels, queryLabels, box),
+    el("div", { class: "bigmap-frame" }, keyLabels, queryLabels, box), caption,
     el("p", { class: "readout", "aria-live": "polite" }),
     el("p", { class: "bigmap-caption", text: "Too many tokens to print each weight: a row's grid cell names its strongest keys." }));
   // A first guess at the spacing, for the map's full width (34rem); the observer corrects it.
   placeLabels(queryLabels, n, "top", labelStep(544 / n));
   placeLabels(keyLabels, m, "left", labelStep(544 / m));
-  spaceLabels(box, queryLabels, keyLabels, n, m);
+  // Every label where a row (column) is at least 12 px, else every k-th (labelStep), and
+  // the scale the caption says, again whenever the map's drawn size changes.
+  observeSize(box, (width, height) => {
+    placeLabels(queryLabels, n, "top", labelStep(height / n));
+    placeLabels(keyLabels, m, "left", labelStep(width / m));
+    setText(caption, `${axes} — ${scaleText(n, m, width, height, devicePixelRatio)}`);
+  });
+  fitToScreen(view);
   return view;
 }
 
-// Every label where a row (column) is at least 12 px, else every k-th (labelStep); again
-// whenever the map's drawn size changes. Only the labels drawn exist (at 512 tokens, 26
-// of each axis's 512), and one more, lit, for the weight read out (showCell).
-const spacing = new WeakMap();  // a map's box → its ResizeObserver
+// Only the labels drawn exist (at 512 tokens, 26 of each axis's 512), and one more, lit,
+// for the weight read out (showCell).
 const axisTexts = new WeakMap();  // an axis's labels → the tokens it was last given
-function spaceLabels(box, queryLabels, keyLabels, n, m) {
-  const observer = new ResizeObserver(() => {
-    const { width, height } = box.getBoundingClientRect();
-    if (!width) return;  // not laid out (a hidden block): keep the guess
-    placeLabels(queryLabels, n, "top", labelStep(height / n));
-    placeLabels(keyLabels, m, "left", labelStep(width / m));
-  });
-  observer.observe(box);
-  spacing.set(box, observer);
-}
 
 /** Labels for every ``step``-th of ``count`` rows (at "top") or columns (at "left"), each
  *  centred on its own (CSS: it may be taller than a thin row). */

@@ -57,3 +57,16 @@ export function labelStep(px, min = 12) {
     if (step > 1e6) return Infinity;
   }
 }
+
+/** What the caption of an n × m map drawn ``width`` × ``height`` CSS pixels says of its
+ *  scale, in the screen's pixels (``dpr`` of them to a CSS pixel): the picture is scaled
+ *  to its box, so a weight takes what the box gives it, a fraction of a pixel at 512
+ *  tokens, where each pixel shows one of the weights it covers (image-rendering:
+ *  pixelated) and the others are not drawn. */
+export function scaleText(n, m, width, height, dpr = 1) {
+  const across = (width * dpr) / m;
+  const down = (height * dpr) / n;
+  const px = (v) => v.toFixed(v < 1 ? 2 : 1);
+  const size = `each weight ${px(across)} × ${px(down)} screen pixels`;
+  return Math.min(across, down) < 1 ? `${size}: fewer pixels than weights, so not every weight is drawn` : size;
+}

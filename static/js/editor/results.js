@@ -159,7 +159,8 @@ export function noKeyWords(silent) {
     : `Queries ${andList(silent)} may read no key: every weight of those rows is 0, and so are their outputs.`;
 }
 
-/** One heatmap per head, side by side; the shown head's is marked. ``mask`` is every
+/** One heatmap per head; the shown head's is marked, and app.css draws it large beside the
+ *  working, the others as tiles at its left. ``mask`` is every
  *  head's: it depends on the causal switch and the masked cells, not on the head. */
 function drawHeatmaps(answer, head, mask, row, focus, labels, keyLabels, band) {
   const heads = answer.heads ?? [answer];
