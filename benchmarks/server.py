@@ -140,21 +140,8 @@ def _stat(pid: int) -> list[str]:
         return f.read().rsplit(")", 1)[1].split()
 
 
-def children(parent: int) -> list[int]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                state, ppid = _stat(int(entry))[:2]
-            except OSError:  # exited while we looked
-                continue
-            if int(ppid) == parent and state != "Z":
-                pids.append(int(entry))
-    return sorted(pids)
-
-
-def descendants(root: int) -> list[int]:
-    """``root`` and every live process below it, read in one pass over /proc."""
+def _live_children() -> dict[int, list[int]]:
+    """Every live process's pid under its parent's, read in one pass over /proc."""
     below: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -164,6 +151,16 @@ def descendants(root: int) -> list[int]:
                 continue
             if state != "Z":
                 below.setdefault(int(ppid), []).append(int(entry))
+    return below
+
+
+def children(parent: int) -> list[int]:
+    return sorted(_live_children().get(parent, []))
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process below it."""
+    below = _live_children()
     pids = [root]
     for pid in pids:  # grows as it goes: each process's children after it
         pids += below.get(pid, [])
