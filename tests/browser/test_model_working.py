@@ -64,7 +64,7 @@ def test_the_decoders_working_leads_with_the_chapter_and_folds_heads_and_rotatio
                             "2 · Divide by √dk = 8.000 (dk = 64), then softmax",
                             "3 · Output: z is the weighted sum of the values"]
     fold = page.locator("#working > details.beyond")
-    summary = fold.locator("summary")
+    summary = fold.locator(":scope > summary")  # its own, not a step's disclosure
     expect(summary).to_have_text(
         "Beyond the chapter, and already in the numbers above: query heads 4, 5 and 6 share one "
         "key/value head, to save memory, and qi and kj are turned by their positions (RoPE), so "
