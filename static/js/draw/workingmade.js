@@ -116,7 +116,7 @@ export function disclosure(key, summary, lines, open) {
   const built = lines();
   const body = el("ol", { class: "made-body" }, ...(open ? built : []));
   const tex = built.flatMap((li) => [...li.querySelectorAll("[data-tex]")].map((s) => s.dataset.tex)).join("\n");
-  const node = el("details", { class: "made", "data-made": key, "data-tex": `${summary}\n${tex}`, open },
+  const node = el("details", { class: "made", "data-made": key, "data-whole": `${summary}\n${tex}`, open },
     el("summary", {}, ...symbols(summary)), body);
   node.addEventListener("toggle", () => {
     if (node.open && !body.firstChild) {

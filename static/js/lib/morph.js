@@ -5,7 +5,9 @@
 //
 // An element with a data-tex attribute stands for typeset maths: the same TeX means the
 // same content, so its children are not compared. A new one arrives empty and is
-// typeset by the caller once it is in place (see ``untypeset``).
+// typeset by the caller once it is in place (see ``untypeset``). An element that is not
+// maths but is built whole (a disclosure whose body is typeset when it opens) says what
+// it holds in data-whole, and is kept or replaced whole in the same way.
 
 /** morph(host, nodes): host's children become ``nodes``, reusing the ones that match. */
 export function morph(host, nodes) {
@@ -24,8 +26,13 @@ export function untypeset(host) {
   return [...host.querySelectorAll("[data-tex]")].filter((node) => !node.firstChild);
 }
 
+/** What an element built whole holds (its TeX, or its data-whole), else null. */
+function whole(node) {
+  return node.getAttribute("data-tex") ?? node.getAttribute("data-whole");
+}
+
 function sameTex(a, b) {
-  return a.nodeType !== Node.ELEMENT_NODE || a.getAttribute("data-tex") === b.getAttribute("data-tex");
+  return a.nodeType !== Node.ELEMENT_NODE || whole(a) === whole(b);
 }
 
 function update(current, next) {
@@ -39,5 +46,5 @@ function update(current, next) {
   for (const { name } of [...current.attributes]) {
     if (!next.hasAttribute(name)) current.removeAttribute(name);
   }
-  if (!next.hasAttribute("data-tex")) morph(current, [...next.childNodes]);
+  if (whole(next) === null) morph(current, [...next.childNodes]);
 }
