@@ -39,16 +39,16 @@ from .working import RowWorking, working
 # The levels, in the order a lesson takes them, and what each asks.
 LEVELS = {
     "dots": "the dot products q·kⱼ",
-    "scaled": "the scaled scores sⱼ = q·kⱼ / √d_k",
-    "exp": "the exponentials e^sⱼ and their sum",
-    "weights": "the weights aⱼ = e^sⱼ / Σ e^s",
+    "scaled": "the scaled scores sⱼ = q·kⱼ / √dₖ",
+    "exp": "the exponentials exp(sⱼ) and their sum",
+    "weights": "the weights aⱼ = exp(sⱼ) / Σ exp(s)",
     "z": "the output z = Σ aⱼ vⱼ",
-    "row": "a whole row, from x_i to z_i",
+    "row": "a whole row, from xᵢ to zᵢ",
     "causal": "a row under the causal mask",
     "mask": "a row under a mask",
     "unscaled": "a row without scaling (scale 1)",
     "positions": "a row with sinusoidal positions added to X",
-    "heads": "the weights and z_i of two heads",
+    "heads": "the weights and zᵢ of two heads",
 }
 # The steps of the row's working each level gives, worked out, for a page or a worksheet
 # to show beside the blanks: what the blanks are made from, and no more, so that a row fits

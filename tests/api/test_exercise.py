@@ -135,7 +135,7 @@ def test_an_example_of_ones_own_is_practised_and_checked_by_its_request(client):
     assert status == 200
     assert (body["seed"], body["row"], body["blanks"]) == (
         None, 2, ["working.weights[0]", "working.weights[1]", "working.weights[2]"])
-    assert body["title"] == "the weights aⱼ = e^sⱼ / Σ e^s, on your own example"
+    assert body["title"] == "the weights aⱼ = exp(sⱼ) / Σ exp(s), on your own example"
     assert body["request"] == TEXTBOOK
     status, checked = post(client, "/api/exercise/check", {
         "request": TEXTBOOK, "level": "weights",

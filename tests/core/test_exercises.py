@@ -54,6 +54,13 @@ def test_levels_ask_for_their_steps():
     assert all(f"working.weights[{j}]" in causal.blanks for j in masked)
 
 
+def test_level_titles_write_their_maths_as_text_not_as_tex():
+    """A level's title is read in a <select> and a heading, where nothing typesets it: its
+    subscripts are Unicode's (xᵢ, kⱼ, dₖ), never TeX's x_i."""
+    assert [t for t in LEVELS.values() if "_" in t or "^" in t] == []
+    assert LEVELS["row"] == "a whole row, from xᵢ to zᵢ"
+
+
 def test_a_seed_gives_the_same_exercise_every_time_and_seeds_differ():
     a, b = request(exercise(17, "weights")), request(exercise(17, "weights"))
     assert a == b
