@@ -14,12 +14,18 @@ from pathlib import Path
 
 from flask import Flask
 
-from attention_api import api, assets, errors, model_api, pages
-from attention_api.admission import BOUNDS
-from attention_api.headers import security_headers
-from attention_api.model_runs import FORWARDS, FORWARDS_WAITING, RUNS_MB
-from attention_api.provider import NumpyJSONProvider
-from attention_api.request import Limits
+from attention_api.attention import routes as attention
+from attention_api.attention.admission import BOUNDS
+from attention_api.attention.request import Limits
+from attention_api.classroom import routes as classroom
+from attention_api.pages import assets
+from attention_api.pages import routes as pages
+from attention_api.real_models import routes as real_models
+from attention_api.real_models.runs import FORWARDS, FORWARDS_WAITING, RUNS_MB
+from attention_api.running import routes as running
+from attention_api.web import errors
+from attention_api.web.headers import security_headers
+from attention_api.web.provider import NumpyJSONProvider
 from attention_models import registry
 
 # A checkout (or the image) has templates/ and static/ beside this file; `pip install .`
@@ -63,7 +69,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.static_folder = str(ROOT / "static")
     # No route redirects, so no answer carries a Location built from the Host header,
     # which the client chooses: "/api//presets" is a 404 rather than a 308 to
-    # http://<Host>/api/presets (the root's rule, in pages.py, takes "" as well as "/").
+    # http://<Host>/api/presets (the root's rule, in pages/routes.py, takes "" as well as "/").
     app.url_map.merge_slashes = False
     app.json = NumpyJSONProvider(app)
     app.config.from_mapping(
@@ -78,7 +84,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         **{name: _env_int(f"ATTENTION_{name}", bound.default) for name, bound in BOUNDS.items()},
         # Megabytes of the real models' runs a server keeps (in the folder below, shared by
         # its workers; without one, each process its own), and the forward passes a process
-        # runs at once and lets wait (model_runs.py).
+        # runs at once and lets wait (real_models/runs.py).
         RUNS_MB=_env_int("ATTENTION_RUNS_MB", RUNS_MB),
         # The folder a server's workers share their runs in (gunicorn.conf.py makes it);
         # without one each process keeps its own.
@@ -89,7 +95,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.from_mapping(test_config)
 
-    for part in (assets, pages, api, model_api, errors):
+    for part in (assets, pages, attention, classroom, running, real_models, errors):
         app.register_blueprint(part.bp)
     app.after_request(security_headers)
     return app

@@ -40,7 +40,7 @@ def _env_number(name: str, default, kind=int, minimum=1):
 # request is ~65 ms, the default example ~1 ms), so the worker count, not threads, sets
 # throughput: two workers on this 2-core test machine. Threads are for waiting: a class
 # of 30 sends its first texts at once, which may all reach one worker and wait there for
-# the model in turn (attention_api/model_runs.py: 2 running, up to 32 waiting), and 3
+# the model in turn (attention_api/real_models/runs.py: 2 running, up to 32 waiting), and 3
 # threads more are for /health and the heads of texts already run, whatever the model is
 # doing (benchmarks/bench_classroom.py). tests/serving/test_deploy.py checks the sum.
 SPARE_THREADS = 3
@@ -61,7 +61,7 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 def on_starting(server):
     """Load the real models, once, before any worker is forked, and make the folder the
-    workers share their runs of them in (attention_api/shared_runs.py)."""
+    workers share their runs of them in (attention_api/real_models/shared_runs.py)."""
     startup.load_models(server.log)
     os.environ["ATTENTION_RUNS_DIR"] = startup.make_runs_folder()
 

@@ -3,6 +3,6 @@ exercise, check) from this folder, without installing the package."""
 
 import sys
 
-from attention_api.cli import console
+from attention_api.cli.main import console
 
 sys.exit(console())

@@ -59,7 +59,7 @@ def env_number(env, name: str, default, kind=int, minimum=1):
 def settings(env) -> dict[str, str]:
     """The values the nginx template needs, from the environment and the app's own limits."""
     from app import max_body_bytes  # the one source of the body limit, for Flask and nginx
-    from attention_api.headers import SECURITY_HEADERS
+    from attention_api.web.headers import SECURITY_HEADERS
 
     try:
         body_bytes = max_body_bytes()

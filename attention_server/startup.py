@@ -7,7 +7,7 @@ than with nginx's own bind error after gunicorn has spent seconds loading the mo
 gunicorn's master loads the real models before forking (``load_models``, from
 gunicorn.conf.py): the workers then share their 0.6 GB of weights page for page, instead
 of holding a copy each. It also makes the folder in which the workers share the runs of
-those models (``make_runs_folder``, attention_api/shared_runs.py), removed on exit.
+those models (``make_runs_folder``, attention_api/real_models/shared_runs.py), removed on exit.
 """
 
 from __future__ import annotations

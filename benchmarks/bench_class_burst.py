@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from attention_api.worksheet import MAX_SHEETS
+from attention_api.classroom.worksheet import MAX_SHEETS
 from attention_core.exercises import LEVELS, SEEDS
 from benchmarks.server import Production, cpu_seconds, descendants, pss_bytes
 

@@ -27,7 +27,7 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from attention_api.pages import answer_asks  # noqa: E402
+from attention_api.pages.routes import answer_asks  # noqa: E402
 from attention_models import registry  # noqa: E402
 from attention_models.base import package_dir  # noqa: E402
 from benchmarks.server import Production, pss_bytes  # noqa: E402

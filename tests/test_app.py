@@ -5,7 +5,7 @@ import json
 import pytest
 
 from app import create_app
-from attention_api.request import Limits
+from attention_api.attention.request import Limits
 
 
 def test_debug_is_off_by_default(app):
@@ -36,7 +36,8 @@ def test_the_default_limits_are_the_request_formats_own(app, monkeypatch):
 
 
 def test_the_app_is_built_from_its_blueprints(app):
-    assert set(app.blueprints) == {"assets", "pages", "api", "models", "errors"}
+    assert set(app.blueprints) == {"assets", "pages", "attention", "classroom", "running", "models",
+                                   "errors"}
     for endpoint, view in app.view_functions.items():
         assert view.__doc__ and len(view.__doc__.strip().splitlines()) == 1, endpoint
 

@@ -1,12 +1,12 @@
-"""attention_api/admission.py: which requests are large, and the turns they take."""
+"""attention_api/attention/admission.py: which requests are large, and the turns they take."""
 
 import numpy as np
 import pytest
 
 from app import create_app
-from attention_api import admission
-from attention_api.admission import BOUNDS, LargeRequests, Slots, work_bytes
-from attention_api.request import Limits, parse_request
+from attention_api.attention import admission
+from attention_api.attention.admission import BOUNDS, LargeRequests, Slots, work_bytes
+from attention_api.attention.request import Limits, parse_request
 
 
 def request_of(n: int, m: int, heads: int, d_k: int, fields=None):

@@ -1,5 +1,5 @@
-"""attention_api.answer_fields: the one table of the answer's fields reaches every place that
-must know them, so that adding a field is one row of the table (and its value in
+"""attention_api.attention.answer_fields: the one table of the answer's fields reaches every
+place that must know them, so that adding a field is one row of the table (and its value in
 response.py): the names fields accepts, the count of cells, the OpenAPI document, the page's
 config block; and no script of the page types a list of them."""
 
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from attention_api import answer_fields
-from attention_api.answer_fields import ANSWER, HEAD, WORKING
-from attention_api.answer_size import answer_parts, leaves
-from attention_api.model_request import ANSWER_FIELDS as MODEL_FIELDS
-from attention_api.model_request import FIELDS as MODEL_REQUEST_FIELDS
-from attention_api.openapi import answer_schemas
-from attention_api.pages import answer_asks
-from attention_api.request import CORNERED, FIELD_NAMES, FIELDS, Limits, parse_request
+from attention_api.attention import answer_fields
+from attention_api.attention.answer_fields import ANSWER, HEAD, WORKING
+from attention_api.attention.answer_size import answer_parts, leaves
+from attention_api.attention.request import CORNERED, FIELD_NAMES, FIELDS, Limits, parse_request
+from attention_api.pages.openapi import answer_schemas
+from attention_api.pages.routes import answer_asks
+from attention_api.real_models.request import ANSWER_FIELDS as MODEL_FIELDS
+from attention_api.real_models.request import FIELDS as MODEL_REQUEST_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 X = [[1, 0], [0, 1], [1, 1]]

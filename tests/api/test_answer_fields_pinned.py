@@ -1,9 +1,9 @@
 """The answer of POST /api/attention, its size count and GET /api/openapi.json, pinned to what
 they were before the answer's fields were described in one table
-(attention_api/answer_fields.py): the table must change how the code is written, never what
-it sends. Statuses, the size counts and the OpenAPI document are pinned byte for byte; an
-answer's keys, their order, structure and texts exactly, and its numbers within
-tests/numbers.py's tolerance, since another CPU's BLAS may give other last bits.
+(attention_api/attention/answer_fields.py): the table must change how the code is
+written, never what it sends. Statuses, the size counts and the OpenAPI document are
+pinned byte for byte; an answer's keys, their order, structure and texts exactly, and its
+numbers within tests/numbers.py's tolerance, since another CPU's BLAS may give other last bits.
 
 tests/data/answer_pinned.json was written by this module's ``main`` on the code before that
 change (``.venv/bin/python -m tests.api.test_answer_fields_pinned`` rewrites it: do so only
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from app import create_app
-from attention_api.answer_size import answer_cells, check_answer_size
-from attention_api.request import parse_request
+from attention_api.attention.answer_size import answer_cells, check_answer_size
+from attention_api.attention.request import parse_request
 from attention_core.errors import AttentionInputError
 from tests.numbers import assert_same_answer
 

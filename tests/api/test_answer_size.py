@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import create_app
-from attention_api import api
-from attention_api.answer_size import answer_cells
-from attention_api.request import (
+from attention_api.attention import routes
+from attention_api.attention.answer_size import answer_cells
+from attention_api.attention.request import (
     CORNERED,
     HEAD_FIELDS,
     RESPONSE_FIELDS,
@@ -262,7 +262,7 @@ def test_an_answer_of_exactly_the_limit_is_sent_and_one_more_is_a_422(cat_sat):
 def test_a_request_over_the_limit_is_refused_before_anything_is_computed(monkeypatch):
     """The issue's request: 157 KB, within every other limit, 16 heads × 512 tokens."""
     computed = []
-    monkeypatch.setattr(api, "compute", lambda req: computed.append(req))
+    monkeypatch.setattr(routes, "compute", lambda req: computed.append(req))
     rng = np.random.default_rng(1)
     draw = lambda *shape: rng.normal(size=shape).round(3).tolist()  # noqa: E731
     body = {"X": draw(512, 1), "X_kv": draw(512, 1), "row": 3, "W_O": draw(16 * 256, 1),

@@ -1,4 +1,5 @@
-"""attention_api.api: POST /api/attention, GET /api/presets, /health: statuses, bodies, errors."""
+"""attention_api.attention.routes: POST /api/attention, GET /api/presets, /health: statuses,
+bodies, errors."""
 
 import copy
 import json
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from app import create_app
-from attention_api.request import Limits
+from attention_api.attention.request import Limits
 from tests.api.helpers import decode, post, strict_loads
 from tests.reference import reference_attention
 

@@ -1,9 +1,9 @@
-"""attention_api.assets: /assets/<version>/…, versioned by contents and cached for a year."""
+"""attention_api.pages.assets: /assets/<version>/…, versioned by contents and cached for a year."""
 
 import re
 from pathlib import Path
 
-from attention_api.assets import served
+from attention_api.pages.assets import served
 
 
 def test_assets_are_versioned_by_their_contents_and_cached_for_a_year(client):

@@ -1,4 +1,4 @@
-"""The command line (attention_api.cli): python -m attention_core and attention-explorer."""
+"""The command line (attention_api.cli.main): python -m attention_core and attention-explorer."""
 
 import json
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from attention_api.cli import main
+from attention_api.cli.main import main
 
 
 def run(*args, stdin=None):
@@ -124,7 +124,7 @@ def test_multi_head_cross_attention_with_positions_from_a_file(tmp_path, capsys)
 
 
 def test_attention_explorer_compute_is_the_worksheet_command(capsys):
-    from attention_api.cli import console
+    from attention_api.cli.main import console
     assert console(["compute", "--row", "2"]) == 0
     out = capsys.readouterr().out
     assert main(["--row", "2"]) == 0
@@ -134,7 +134,7 @@ def test_attention_explorer_compute_is_the_worksheet_command(capsys):
 def test_attention_explorer_serve_runs_the_app_on_host_and_port(monkeypatch):
     import flask
 
-    from attention_api.cli import console
+    from attention_api.cli.main import console
     served = []
     monkeypatch.setattr(flask.Flask, "run", lambda app, **kw: served.append((app.name, kw)))
     monkeypatch.setenv("HOST", "0.0.0.0")
@@ -145,7 +145,7 @@ def test_attention_explorer_serve_runs_the_app_on_host_and_port(monkeypatch):
 
 
 def test_attention_explorer_needs_a_subcommand(capsys):
-    from attention_api.cli import console
+    from attention_api.cli.main import console
     with pytest.raises(SystemExit) as exit_:
         console([])
     assert exit_.value.code == 2 and "serve,compute" in capsys.readouterr().err

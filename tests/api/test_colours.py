@@ -1,4 +1,4 @@
-"""attention_api/colours.py draws the weights as the page does: the browser's own module,
+"""attention_api/classroom/colours.py draws the weights as the page does: the browser's own module,
 static/js/lib/colour.js, run in node, gives the same colour and text colour at every weight
 tried."""
 
@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from attention_api.colours import text_rgb, weight_rgb
+from attention_api.classroom.colours import text_rgb, weight_rgb
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = [k / 1000 for k in range(1001)] + [-0.5, 1.5, 0.0625, 0.1875]

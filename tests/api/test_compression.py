@@ -1,4 +1,5 @@
-"""attention_api.compression: the static text files gzipped at start-up, the pages per response."""
+"""attention_api.web.compression: the static text files gzipped at start-up, the pages per
+response."""
 
 import gzip
 import re

@@ -1,10 +1,10 @@
-"""POST /api/cost (attention_api/cost.py): the view's costs by formula, a measurement at
+"""POST /api/cost (attention_api/running/cost.py): the view's costs by formula, a measurement at
 n = 64 … 512 with its fitted slopes, one measurement at a time per server, and every bad
 input a 422 naming its field."""
 
 import pytest
 
-from attention_api.cost import one_at_a_time
+from attention_api.running.cost import one_at_a_time
 
 VIEW = {"n": 3, "d_model": 2, "d_k": 2, "d_v": 2}
 
@@ -32,7 +32,7 @@ def test_a_measurement_answers_times_slopes_and_the_scores_held(client):
 
 
 def test_a_second_measurement_is_refused_while_one_runs(client, tmp_path, monkeypatch):
-    import attention_api.cost as cost
+    import attention_api.running.cost as cost
 
     lock = str(tmp_path / "cost.lock")
     monkeypatch.setattr(cost, "LOCK_FILE", lock)

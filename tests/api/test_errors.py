@@ -1,4 +1,4 @@
-"""attention_api.errors: 408, 413, 415, 404, 405 (with Allow) and 500, each as JSON."""
+"""attention_api.web.errors: 408, 413, 415, 404, 405 (with Allow) and 500, each as JSON."""
 
 import io
 import json
@@ -37,10 +37,10 @@ def test_unknown_route_404_and_wrong_method_405_are_json(client):
 
 
 def test_unexpected_error_is_a_json_500_without_traceback(app, monkeypatch, cat_sat):
-    import attention_api.api
+    import attention_api.attention.routes
     def boom(*_):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr(attention_api.api, "compute", boom)
+    monkeypatch.setattr(attention_api.attention.routes, "compute", boom)
     app.logger.disabled = True
     r = post(app.test_client(), cat_sat)
     assert r.status_code == 500

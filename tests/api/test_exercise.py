@@ -1,4 +1,4 @@
-"""POST /api/exercise and /api/exercise/check (attention_api/exercise.py): the exercise
+"""POST /api/exercise and /api/exercise/check (attention_api/classroom/exercise.py): the exercise
 without its numbers, its request computed by POST /api/attention, and the check's
 contract and its 422s."""
 

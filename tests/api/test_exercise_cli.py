@@ -1,10 +1,10 @@
-"""attention-explorer exercise and check (attention_api/exercise_cli.py)."""
+"""attention-explorer exercise and check (attention_api/cli/exercise.py)."""
 
 import json
 
 import pytest
 
-from attention_api.cli import console
+from attention_api.cli.main import console
 from tests.core.helpers import exercise_reference, exercise_value
 
 

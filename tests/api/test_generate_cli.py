@@ -1,9 +1,9 @@
-"""attention-explorer generate (attention_api/generate_cli.py): the trace of a generation
+"""attention-explorer generate (attention_api/cli/generate.py): the trace of a generation
 with a key/value cache, its numbers those of the causal default example worked by hand."""
 
 import json
 
-from attention_api.cli import console
+from attention_api.cli.main import console
 from attention_core import default_request
 
 

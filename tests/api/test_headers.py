@@ -1,4 +1,4 @@
-"""attention_api.headers: the security headers, on every answer the app writes: its pages,
+"""attention_api.web.headers: the security headers, on every answer the app writes: its pages,
 its files, its API, and every error, werkzeug's routing errors included."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from app import MAX_BODY_BYTES
-from attention_api.headers import SECURITY_HEADERS
+from attention_api.web.headers import SECURITY_HEADERS
 from tests.api.test_errors import SilentClient
 
 # The policy, written out here: the page and its files are for this origin alone.
@@ -98,11 +98,11 @@ def test_security_headers_on_api_answers_and_request_errors(client, cat_sat):
 
 
 def test_security_headers_on_a_500(app, monkeypatch, cat_sat):
-    import attention_api.api
+    import attention_api.attention.routes
 
     def boom(*_):
         raise RuntimeError("secret internals")
-    monkeypatch.setattr(attention_api.api, "compute", boom)
+    monkeypatch.setattr(attention_api.attention.routes, "compute", boom)
     app.logger.disabled = True
     r = app.test_client().post("/api/attention", data=json.dumps(cat_sat),
                                content_type="application/json")

@@ -1,4 +1,4 @@
-"""POST /api/kv-cache (attention_api/kv_cache.py): a causal view generated token by token,
+"""POST /api/kv-cache (attention_api/running/kv_cache.py): a causal view generated token by token,
 each step's row and z those of an independent computation (tests/reference*.py), its cost
 and its cache counted by hand, and every bad input a 422 naming its field."""
 

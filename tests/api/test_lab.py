@@ -1,4 +1,5 @@
-"""attention_api.lab: GET /api/scaling and /api/scaling/sample, their numbers and their 422s."""
+"""attention_api.attention.lab: GET /api/scaling and /api/scaling/sample, their numbers and
+their 422s."""
 
 import json
 import math

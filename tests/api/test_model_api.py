@@ -431,7 +431,7 @@ def test_both_routes_refuse_a_body_with_one_error_shape(client, body, status):
 def test_a_model_heads_slides_hold_its_weights_and_its_rows_working(client):
     """SmolLM2 layer 4 head 6 on FRANCE: the heatmap slide in the colours of the weights the
     reference computes from the head's own X and W, and row 5's working with its weights."""
-    from attention_api.colours import weight_rgb
+    from attention_api.classroom.colours import weight_rgb
 
     head = {"model": "smollm2-135m", "text": FRANCE, "layer": 3, "head": 5, "row": 4}
     body = client.post("/api/model/attention", json={**head, "fields": [

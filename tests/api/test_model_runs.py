@@ -1,4 +1,4 @@
-"""attention_api.model_runs: the runs kept within a budget of bytes, the least recently asked
+"""attention_api.real_models.runs: the runs kept within a budget of bytes, the least recently asked
 let go first (the model stood in for by runs of known sizes); forward passes run a few at
 a time, the others waiting or refused, while a head of a kept run is answered at once."""
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from app import create_app
-from attention_api import model_runs
-from attention_api.model_runs import Busy, Run, Runs, Turns
+from attention_api.real_models import runs as model_runs
+from attention_api.real_models.runs import Busy, Run, Runs, Turns
 
 MB = 2**20
 

@@ -5,8 +5,8 @@ import copy
 
 import pytest
 
+from attention_api.attention.request import parse_request
 from attention_api.names import page_message, page_name
-from attention_api.request import parse_request
 from attention_core.errors import AttentionInputError, Place
 
 I2 = [[1, 0], [0, 1]]

@@ -19,7 +19,7 @@ from schemathesis.specs.openapi.checks import (
 
 import attention_core as core
 from app import create_app
-from attention_api.request import parse_request
+from attention_api.attention.request import parse_request
 
 # Small limits keep every generated request cheap (at most 8 × 8 matrices) and are easy to
 # tell from the defaults (512 tokens, 256 dimensions, 5 MiB) in the document.

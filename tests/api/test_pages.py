@@ -1,4 +1,4 @@
-"""attention_api.pages: the explorer page (its preloads) and the API's description."""
+"""attention_api.pages.routes: the explorer page (its preloads) and the API's description."""
 
 import html
 import json
@@ -11,9 +11,9 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
 
 from app import create_app
-from attention_api.lab import MAX_DRAWS
-from attention_api.request import Limits
-from attention_api.worksheet import MAX_SHEETS
+from attention_api.attention.lab import MAX_DRAWS
+from attention_api.attention.request import Limits
+from attention_api.classroom.worksheet import MAX_SHEETS
 from attention_models import registry
 
 

@@ -1,4 +1,4 @@
-"""GET /practise (attention_api/practise.py, templates/practise.html): the page holds the
+"""GET /practise (attention_api/classroom/practise.py, templates/practise.html): the page holds the
 numbers a level gives and blanks for the rest, never a blank's number."""
 
 import re

@@ -5,8 +5,10 @@ import math
 
 import pytest
 
-from attention_api.cli import main
-from attention_api.report import (
+from attention_api.attention.request import parse_request
+from attention_api.attention.response import compute
+from attention_api.cli.main import main
+from attention_api.cli.report import (
     latex_report,
     latex_text,
     number,
@@ -14,8 +16,6 @@ from attention_api.report import (
     working_latex,
     working_text,
 )
-from attention_api.request import parse_request
-from attention_api.response import compute
 from attention_core import attention, working
 
 # Twelve equal tokens of width 1: every score is 1·1 = 1, so every weight is e^1 / (12 e^1).

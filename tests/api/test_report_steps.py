@@ -14,9 +14,9 @@ import re
 
 import pytest
 
-from attention_api.report import latex_report, text_report, working_latex, working_text
-from attention_api.request import parse_request
-from attention_api.response import compute
+from attention_api.attention.request import parse_request
+from attention_api.attention.response import compute
+from attention_api.cli.report import latex_report, text_report, working_latex, working_text
 from attention_core import attention, working
 
 ROW_3 = {"row": 2}  # query 3, "sat"

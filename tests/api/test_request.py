@@ -1,4 +1,4 @@
-"""attention_api.request: today's additions (b_Q, b_K, b_V; positional, rope_base,
+"""attention_api.attention.request: today's additions (b_Q, b_K, b_V; positional, rope_base,
 position_offset, alibi_slopes; kv_heads; window and sinks) refused with a 422 that names the
 field and carries its value, for every bad value, and the corners they still accept."""
 

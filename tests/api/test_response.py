@@ -1,4 +1,4 @@
-"""attention_api.response: the answer to several heads, a second sequence, positions and a
+"""attention_api.attention.response: the answer to several heads, a second sequence, positions and a
 custom mask, what fields, corners, weights_u8 and strongest_keys keep of it, and the
 working of the selected row."""
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attention_api import working_body
-from attention_api.request import WORKING_FIELDS
+from attention_api.attention.request import WORKING_FIELDS
 from attention_core import attention, working
 from tests.api.helpers import (
     COS1,

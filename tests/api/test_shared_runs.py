@@ -1,5 +1,5 @@
-"""attention_api.shared_runs: the runs a server's workers share in a folder. Two Runs on one
-folder stand for two workers; the model is stood in for by runs of known contents."""
+"""attention_api.real_models.shared_runs: the runs a server's workers share in a folder. Two
+Runs on one folder stand for two workers; the model is stood in for by runs of known contents."""
 
 import os
 import subprocess
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from app import create_app
-from attention_api import model_runs
-from attention_api.model_runs import Busy, Run, Runs, Turns
-from attention_api.shared_runs import Folder, key_of
+from attention_api.real_models import runs as model_runs
+from attention_api.real_models.runs import Busy, Run, Runs, Turns
+from attention_api.real_models.shared_runs import Folder, key_of
 from attention_models.base import Tokenized
 from tests.api.test_model_runs import MB, MODEL, WAIT
 

@@ -1,4 +1,4 @@
-"""POST /api/slide (attention_api/slide.py, slide_typst.py): a head's heatmap and a row's
+"""POST /api/slide (attention_api/classroom/slide.py, slide_typst.py): a head's heatmap and a row's
 working as 1920 × 1080 PNG and as SVG, their colours and numbers those of an independent
 computation (tests/reference.py), labels as text, and every bad input a 422 naming it."""
 
@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from attention_api.colours import weight_rgb
+from attention_api.classroom.colours import weight_rgb
 from attention_core import default_request
 from tests.numbers import colours_near
 from tests.reference import reference_attention

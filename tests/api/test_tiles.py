@@ -1,4 +1,4 @@
-"""POST /api/tiles (attention_api/tiles.py, tiles_openapi.py): a row's pass through
+"""POST /api/tiles (attention_api/running/tiles.py, tiles_openapi.py): a row's pass through
 FlashAttention's tiles, its numbers those of a hand calculation and of the independent loops
 of tests/reference_modern.py, its answer the documented schema, and every bad input a 422
 naming the field with its value."""

@@ -1,5 +1,5 @@
-"""Typesetting with typst (attention_api/typeset.py): a label is a string literal, printed as
-text in every format and never read as markup or code; the compiler reads no file."""
+"""Typesetting with typst (attention_api/typesetting/typeset.py): a label is a string literal,
+printed as text in every format and never read as markup or code; the compiler reads no file."""
 
 import io
 import json
@@ -8,7 +8,7 @@ import pytest
 import typst
 from pypdf import PdfReader
 
-from attention_api.typeset import EPOCH, compile_source, literal
+from attention_api.typesetting.typeset import EPOCH, compile_source, literal
 
 HOSTILE = ['#import "/etc/passwd"', r"\input{/etc/passwd}", "}{", '"', "\\", "]", "$x$ *b* _i_",
            "<l> @r // c /* c", "= h", "a\nb", "tab\there", "\x07bell", "#read(\"/etc/passwd\")"]

@@ -1,4 +1,4 @@
-"""POST /api/worksheet and ``attention-explorer worksheet`` (attention_api/worksheet.py,
+"""POST /api/worksheet and ``attention-explorer worksheet`` (attention_api/classroom/worksheet.py,
 worksheet_typst.py): a class set of worksheets and its key as PDF, their numbers read back
 from the PDF's text and compared with an independent computation, and every bad input a
 422 naming its field."""
@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 from pypdf import PdfReader
 
-from attention_api.cli import console
-from attention_api.worksheet import parse_seeds, seed_ranges
-from attention_api.worksheet_typst import TITLES
+from attention_api.classroom.worksheet import parse_seeds, seed_ranges
+from attention_api.classroom.worksheet_typst import TITLES
+from attention_api.cli.main import console
 from attention_core.exercises import LEVELS
 from tests.core.helpers import exercise_reference, exercise_value
 

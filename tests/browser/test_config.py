@@ -1,4 +1,4 @@
-"""The server's limits and URLs as the page gets them (attention_api.pages.page_config,
+"""The server's limits and URLs as the page gets them (attention_api.pages.routes.page_config,
 static/js/lib/config.js): a lowered limit reaches the controls, and the page works under a
 URL prefix."""
 

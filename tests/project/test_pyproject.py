@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_api.assets import LICENCES, SERVED_SUFFIXES
+from attention_api.pages.assets import LICENCES, SERVED_SUFFIXES
 from tests.api.test_model_api import reference
 from tests.served import Served, free_port, get, post
 
@@ -102,7 +102,7 @@ def test_the_installed_app_serves_its_pages_and_every_static_file(installed):
     script = r"""
 import json, re, sys
 from app import create_app
-from attention_api.assets import asset_url
+from attention_api.pages.assets import asset_url
 app = create_app()
 c = app.test_client()
 pages = [c.get(u) for u in ("/", "/practise", "/api/docs")]

@@ -15,7 +15,7 @@ import numpy as np
 import orjson
 import pytest
 
-from attention_api.request import Limits
+from attention_api.attention.request import Limits
 from benchmarks.server import Production, pss_bytes
 
 N = M = 512  # tokens, the most ATTENTION_MAX_TOKENS allows

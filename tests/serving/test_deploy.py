@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pytest
 
-from attention_api import model_runs
+from attention_api.real_models import runs as model_runs
 from tests.served import Served, free_port, get
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,8 +239,9 @@ def test_dockerignore_keeps_local_state_out_of_the_build_context():
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
                  "static/node_modules/x.js", "tests/api/test_api.py", "tests/js/a.test.mjs"):
         assert ignored(path), path
-    for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py", "attention_api/api.py",
-                 "templates/index.html", "static/js/editor/main.js", "requirements.txt"):
+    for path in ("app.py", "gunicorn.conf.py", "attention_core/engine.py",
+                 "attention_api/attention/routes.py", "templates/index.html",
+                 "static/js/editor/main.js", "requirements.txt"):
         assert not ignored(path), path
 
 
@@ -263,7 +264,7 @@ def test_gunicorn_conf_reads_the_environment_and_pins_numpy_to_one_thread():
                           "limit_request_line": 0, "accesslog": None,
                           "worker_tmp_dir": "/dev/shm", "SPARE_THREADS": 3,
                           "numpy": False, "omp": "1", "openblas": "1"}
-    # A worker's threads: as many as may run or wait for the model (model_runs.py), so that
+    # A worker's threads: as many as may run or wait for the model (real_models/runs.py), so that
     # a whole class's texts may wait at one worker, and the spare ones beside them.
     assert model_runs.FORWARDS + model_runs.FORWARDS_WAITING + 3 == 37
     chosen = settings(ATTENTION_WORKERS="3", ATTENTION_THREADS="4")
@@ -313,7 +314,7 @@ def test_the_nginx_config_is_filled_from_the_environment_and_the_apps_own_limits
     for wait in ("client_header_timeout", "client_body_timeout", "send_timeout"):
         assert f"{wait} 2500ms;" in conf
     assert "limit of 123456 bytes." in conf and "if ($uri !~ '^/explorer(/|$)')" in conf
-    from attention_api.headers import SECURITY_HEADERS
+    from attention_api.web.headers import SECURITY_HEADERS
     error_pages = conf.count("internal;")
     assert error_pages == 9
     for name, value in SECURITY_HEADERS.items():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from attention_api.model_runs import RUNS_MB
+from attention_api.real_models.runs import RUNS_MB
 from benchmarks.server import ROOT, Production
 from tests.serving.test_serving import wait_for
 

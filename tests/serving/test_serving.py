@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_api.headers import SECURITY_HEADERS
-from attention_api.shared_runs import key_of
+from attention_api.real_models.shared_runs import key_of
+from attention_api.web.headers import SECURITY_HEADERS
 from benchmarks.server import ROOT, Production, dockerfile_cmd, health, is_gone
 from tests.served import free_port
 from tests.serving.test_deploy import healthcheck_command
@@ -362,7 +362,7 @@ def test_a_content_length_over_the_limit_is_413_before_the_body(server):
 
 def test_a_body_at_the_limit_reaches_the_app(server):
     """nginx's limit is the app's (one byte more is the 413 above, in the words the app
-    uses for it, attention_api/errors.py): a body of exactly the limit is the app's to
+    uses for it, attention_api/web/errors.py): a body of exactly the limit is the app's to
     answer, here that spaces are not JSON."""
     status, _, body = exchange(server.port, post_head(MAX_BODY) + b" " * MAX_BODY)
     assert status == 400 and json.loads(body)["error"]["field"] is None

@@ -8,7 +8,7 @@ import { math } from "./tex.js";
 export const LONG = 8;   // vectors and sums longer than this are shortened with ⋯
 
 /** What a query that may read no key gets, said alike by the working and the walk (and,
- *  in the same words, by attention_api/report.py): the engine's softmax_rows gives such a
+ *  in the same words, by attention_api/cli/report.py): the engine's softmax_rows gives such a
  *  row all 0, never the 0/0 of the textbook formula, and its warning says "its weights
  *  and output are all 0". */
 export const NO_KEY = "No key may be read, so there is no sum to divide by: by convention, "

@@ -13,7 +13,7 @@ const { dataset } = document.currentScript;
 const make = (tag, properties) => Object.assign(document.createElement(tag), properties);
 
 // Every module at once, not as a waterfall of imports (the list is the server's:
-// attention_api/assets.py), LINKS_PER_TASK links a task: all ~40 in one task took a
+// attention_api/pages/assets.py), LINKS_PER_TASK links a task: all ~40 in one task took a
 // phone ~50 ms (Lighthouse). Then main.js. (KaTeX's build is loaded by tex.js.)
 const LINKS_PER_TASK = 8;
 function load(hrefs, perTask) {

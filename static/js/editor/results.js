@@ -39,7 +39,7 @@ export const drawWaiting = () => near.flush();
 const corner = (field) => `${field}[:${SHOWN},:${SHOWN}]`;
 // Which fields come whole, as a corner, only while the scores are printed, or as the
 // heatmap's bytes, is said for each field by the server (config.js's answer, from
-// attention_api/answer_fields.py). The working's parts for biases, RoPE, ALiBi, a window and
+// attention_api/attention/answer_fields.py). The working's parts for biases, RoPE, ALiBi, a window and
 // sinks come only when the request has them on, so they cost a plain request nothing.
 const of = (group, how) => asks[group]?.[how] ?? [];
 const asked = (group) => [...of(group, "ask"), ...of(group, "corner").map(corner)];

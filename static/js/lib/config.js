@@ -1,6 +1,6 @@
 // The server's limits, the API's URLs and the answer's fields the page asks for, as the
 // page was sent them: the JSON block
-// <script id="config"> of templates/index.html, built by attention_api/pages.py
+// <script id="config"> of templates/index.html, built by attention_api/pages/routes.py
 // (page_config) from the app's configuration and url_for. This module is the one place the
 // page learns them, so nothing here has a value of its own: outside a page (node's unit
 // tests) the five objects are empty, and a test fills in the values it means to test.
@@ -18,7 +18,7 @@
 // answer = {whole, head, beside: the editor's asks of the whole answer's fields, of each
 //           head's and of those beside heads, grouped by how it asks them (ask, corner,
 //           small, heatmap, heatmap_big, readout_big, every_head: see
-//           attention_api/answer_fields.py, Field.page); working: the working's parts the
+//           attention_api/attention/answer_fields.py, Field.page); working: the working's parts the
 //           page's working draws; model: {run, decoder, head, working}, the Real model
 //           view's asks}. Read when a request is made, so a test may fill it in after import.
 // exercise = {view_levels: {level: what it asks}, the levels at which an example of one's

@@ -56,7 +56,7 @@ export function texNumber(x, decimals = 3) {
 // Each character that means something to TeX, as text that prints it; every control
 // character (newline, tab, carriage return…) and line separator as a space. So no label can
 // end a comment, open or close a group, issue a command (\input), start TeX's ^^5c (a
-// backslash) or switch to maths. attention_api/report.py's latex_text agrees.
+// backslash) or switch to maths. attention_api/cli/report.py's latex_text agrees.
 const TEX_TEXT = {
   "\\": "\\textbackslash{}", "^": "\\textasciicircum{}", "~": "\\textasciitilde{}",
   "<": "\\textless{}", ">": "\\textgreater{}", "|": "\\textbar{}",

@@ -12,7 +12,7 @@ import { answer } from "../lib/config.js";
 import { rowOf } from "./state.js";
 
 // What the view asks of each answer, as the server says (config.js's answer.model, from
-// attention_api/model_request.py and the table of the answer's fields): the run's fields
+// attention_api/real_models/request.py and the table of the answer's fields): the run's fields
 // per (model, text), a decoder's next tokens, the head's per head and mask, and the parts
 // of a row's working that renderWorking (working.js) writes, of the variants a model has.
 // Read at each request, so a test may fill them in after import.

@@ -1,0 +1,1 @@
+"""The classroom: exercises, the practice page's view, worksheets and slides."""

@@ -1,0 +1,132 @@
+"""Exercises in the request format: what POST /api/exercise and /api/exercise/check take
+and answer, shared by the command line. The exercises and the diagnosis are the numeric
+core's (attention_core/exercises.py, diagnosis.py); this reads the bodies and writes the
+answers.
+
+An exercise's answer holds its inputs (``request``, the body of a POST /api/attention
+that computes it), its ``row`` and its ``blanks``, never their numbers; a check's answer
+holds, per answered blank, ``correct``, the ``tolerance`` it was checked within and, for
+a wrong one, a ``hint``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from attention_core.diagnosis import check
+from attention_core.errors import AttentionInputError
+from attention_core.exercises import (
+    LEVELS,
+    SEEDS,
+    Exercise,
+    check_level,
+    check_seed,
+    exercise,
+    request,
+    view_exercise,
+)
+
+from ..attention.request import AttentionRequest, Limits, parse_request
+from ..values import describe, json_object
+
+EXERCISE_FIELDS = ("seed", "level", "request")
+CHECK_FIELDS = ("seed", "level", "request", "answers")
+# What an example of one's own may use: the textbook's row, with its mask, scale,
+# sinusoidal positions and heads; the newer variants' steps are not in an exercise's table.
+BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-attention",
+          "rope_base": "RoPE", "alibi_slopes": "ALiBi", "window": "a window",
+          "position_offset": "a position offset"}
+
+
+def _object(payload, fields: tuple[str, ...]) -> dict:
+    """``payload`` as a JSON object holding no field but ``fields``, with a level and a
+    seed or a request."""
+    json_object(payload, fields)
+    if "level" not in payload:
+        raise AttentionInputError(f"level is missing: one of {', '.join(LEVELS)}", "level")
+    if ("seed" in payload) == ("request" in payload):
+        raise AttentionInputError(f"send a seed (a whole number from 0 to {SEEDS - 1}) or a "
+                                  f"request of your own with its row, one of the two", "seed")
+    return payload
+
+
+def exercise_of(p: dict) -> Exercise:
+    """The exercise a body names: by its seed, or an example of one's own (``request``)."""
+    if "seed" in p:
+        return exercise(check_seed(p["seed"]), check_level(p["level"]))
+    try:
+        req = parse_request(p["request"], Limits())
+        return view_exercise(req.tokens, req.X, req.heads, _row(req), p["level"],
+                             causal=req.causal, mask=req.mask, scale=req.scale,
+                             positional=_positional(req), W_O=req.W_O)
+    except AttentionInputError as exc:  # named within the body: "request.X[0][1]"
+        if exc.field is None or exc.field in ("level", "request") or \
+                exc.field.startswith("request."):
+            raise
+        raise AttentionInputError(str(exc), f"request.{exc.field}") from None
+
+
+def _row(req: AttentionRequest) -> int:
+    if req.row is None:
+        raise AttentionInputError("request.row is missing: the query to work out, 0-based",
+                                  "request.row")
+    return req.row
+
+
+def _positional(req: AttentionRequest) -> str | None:
+    """The request's positions, if an exercise has them (sinusoidal, from 0)."""
+    used = [what for name, what in BEYOND.items()
+            if getattr(req, name, None) not in (None, 0)
+            or (name == "b_Q" and any(len(h) > 3 for h in req.heads))]
+    if req.positional in ("rope", "alibi"):
+        used.append({"rope": "RoPE", "alibi": "ALiBi"}[req.positional])
+    if used:
+        raise AttentionInputError(
+            f"an example worked by hand may have a mask, a scale, sinusoidal positions and "
+            f"several heads, not {', '.join(dict.fromkeys(used))}", "request")
+    return req.positional
+
+
+def exercise_body(payload) -> dict:
+    """The answer to ``{"seed", "level"}`` or ``{"request", "level"}``: the exercise,
+    without its numbers."""
+    e = exercise_of(_object(payload, EXERCISE_FIELDS))
+    title = LEVELS[e.level] + ("" if e.seed is not None else ", on your own example")
+    return {"seed": e.seed, "level": e.level, "title": title,
+            "request": request(e), "row": e.row, "blanks": list(e.blanks)}
+
+
+def answers_of(raw, blanks: tuple[str, ...]) -> dict[str, float]:
+    """The student's answers: an object from blanks' paths to finite numbers."""
+    if not isinstance(raw, dict):
+        raise AttentionInputError(f"answers must be an object from a blank's path to the "
+                                  f"number written there; got {describe(raw)}", "answers")
+    out = {}
+    for path, value in raw.items():
+        if path not in blanks:
+            raise AttentionInputError(
+                f"answers has {path!r}, which is not a blank of this exercise; its blanks are "
+                f"{', '.join(blanks)}", "answers")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            raise AttentionInputError(f'answers["{path}"] must be a number; got '
+                                      f"{describe(value)}", f'answers["{path}"]')
+        out[path] = float(value)
+    return out
+
+
+def check_body(payload) -> dict:
+    """The answer to ``{"seed", "level", "answers"}``: each answered blank checked."""
+    p = _object(payload, CHECK_FIELDS)
+    e = exercise_of(p)
+    if "answers" not in p:
+        raise AttentionInputError("answers is missing: an object from a blank's path to the "
+                                  "number written there", "answers")
+    results = check(e, answers_of(p["answers"], e.blanks))
+    return {"seed": e.seed, "level": e.level,
+            "results": {path: {"correct": r.correct, "tolerance": r.tolerance,
+                               **({} if r.hint is None else {"hint": r.hint,
+                                                             "hint_tex": r.hint_tex})}
+                        for path, r in results.items()},
+            "score": {"correct": sum(r.correct for r in results.values()),
+                      "answered": len(results), "blanks": len(e.blanks)}}

@@ -1,0 +1,2 @@
+"""The command line: ``attention-explorer`` (compute, exercise, check, generate, worksheets
+as text and LaTeX)."""

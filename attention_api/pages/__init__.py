@@ -1,0 +1,1 @@
+"""The HTML pages, their assets, the API's description (OpenAPI) and /health."""

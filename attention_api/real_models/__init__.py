@@ -1,0 +1,1 @@
+"""The real pretrained models' routes: their request, runs and answers."""

@@ -1,0 +1,81 @@
+"""POST /api/cost: what the current view costs by formula, and "Measure on this server":
+the engine and the tiled computation timed at n = 64 … 512 (attention_core/cost.py).
+
+A measurement takes up to 2 s of a core, so one server makes one at a time: every worker
+process takes the same lock file (fcntl.flock, released when the measurement ends or its
+process dies), and a request that finds it taken is refused at once (503, Retry-After).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from contextlib import contextmanager
+
+from attention_core.cost import matrix_bytes, measure, slope, step_costs
+from attention_core.errors import AttentionInputError
+
+from ..attention.request import Limits
+from ..values import describe, json_object
+
+FIELDS = ("n", "m", "d_model", "d_k", "d_v", "measure")
+BUDGET = 2.0  # seconds a measurement may take
+BLOCK = 64  # B_r = B_c of the tiled computation measured
+LOCK_FILE = os.path.join(tempfile.gettempdir(), "attention-explorer-cost.lock")
+
+
+class Measuring(Exception):
+    """Another measurement runs on this server."""
+
+
+@contextmanager
+def one_at_a_time(path: str):
+    """Hold the server's measurement lock, or raise Measuring at once when it is held."""
+    with open(path, "a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Measuring from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _size(p: dict, name: str, high: int, default: int | None = None) -> int:
+    value = p.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise AttentionInputError(f"{name} must be a whole number from 1 to {high}; got "
+                                  f"{describe(value) if name in p else 'nothing'}", name)
+    return value
+
+
+def _slope(sizes, seconds) -> float | None:
+    """The fitted slope, or None when the budget left fewer than two sizes to fit."""
+    return slope(sizes, seconds) if len(sizes) >= 2 else None
+
+
+def cost_body(p, limits: Limits) -> dict:
+    """The answer to ``{"n", "m", "d_model", "d_k", "d_v", "measure"}``: the view's costs by
+    formula and, with ``"measure": true``, the times at n = 64 … 512."""
+    json_object(p, FIELDS)
+    n = _size(p, "n", limits.max_tokens)
+    m = _size(p, "m", limits.max_tokens, n)
+    d_model = _size(p, "d_model", limits.max_model_dim)
+    d_k, d_v = _size(p, "d_k", limits.max_dim), _size(p, "d_v", limits.max_dim)
+    if not isinstance(p.get("measure", False), bool):
+        raise AttentionInputError(f"measure must be true or false; got "
+                                  f"{describe(p['measure'])}", "measure")
+    body = {"steps": step_costs(n, m, d_model, d_k, d_v),
+            "matrices": matrix_bytes(n, m, d_k, d_v)}
+    if p.get("measure"):
+        with one_at_a_time(LOCK_FILE):
+            r = measure(d_model, d_k, d_v, block=BLOCK, budget=BUDGET)
+        body["measured"] = {
+            "sizes": list(r.sizes), "complete": r.complete, "block": r.block,
+            "standard": {"seconds": list(r.standard), "slope": _slope(r.sizes, r.standard),
+                         "score_bytes": r.standard_bytes},
+            "tiled": {"seconds": list(r.tiled), "slope": _slope(r.sizes, r.tiled),
+                      "score_bytes": r.tiled_bytes}}
+    return body

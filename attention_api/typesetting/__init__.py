@@ -1,0 +1,1 @@
+"""Typesetting with typst, in a child process a document."""

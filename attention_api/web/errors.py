@@ -1,0 +1,72 @@
+"""Every error the app answers, as JSON ``{"error": {"message", "field"}}`` with its status."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import ClientDisconnected, HTTPException
+
+from attention_core.errors import AttentionInputError
+
+from ..names import page_message
+from ..values import JSONSyntaxError
+
+bp = Blueprint("errors", __name__)
+
+
+def error(status: int, message: str, field: str | None = None):
+    """The JSON error response: a sentence to act on, and the request field it concerns."""
+    return jsonify({"error": {"message": message, "field": field}}), status
+
+
+def retry_later(message: str, seconds: int):
+    """503 with Retry-After: the server is busy with others' work, nothing was computed,
+    and the same request may be sent again after ``seconds``."""
+    response = error(503, message)[0]
+    response.headers["Retry-After"] = str(seconds)
+    return response, 503
+
+
+@bp.app_errorhandler(JSONSyntaxError)
+def not_json(exc: JSONSyntaxError):
+    """400: the body is not JSON; the message says where it stops being JSON (values.py)."""
+    return error(400, str(exc))
+
+
+@bp.app_errorhandler(AttentionInputError)
+def bad_input(exc: AttentionInputError):
+    """422: a request that is JSON but not a computation; the message and the field name
+    the value as the page names it (names.py). Every route's, the CLI aside, comes here."""
+    return error(422, page_message(exc), exc.field)
+
+
+@bp.app_errorhandler(ClientDisconnected)
+def body_not_received(exc: ClientDisconnected):
+    """408: the body stopped arriving (werkzeug's own answer is a bare 400)."""
+    # The client went away mid-body. In production this never reaches the app: nginx
+    # reads every body whole first, and closes a client that stops sending
+    # (attention_server/nginx.conf).
+    return error(408, "The request body stopped arriving before it was complete; "
+                      "nothing was computed. Send it again.")
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(exc: HTTPException):
+    """404, 405 (with Allow), 413, 415 … with a sentence naming the path or the limit."""
+    messages = {
+        404: f"There is nothing at {request.path}.",
+        405: f"{request.path} does not accept {request.method}.",
+        413: (f"The request body is larger than the limit of "
+              f"{current_app.config['MAX_CONTENT_LENGTH']} bytes."),
+    }
+    message = messages.get(exc.code) or exc.description or exc.name
+    response = error(exc.code or 500, message)[0]
+    if exc.code == 405 and exc.valid_methods:
+        response.headers["Allow"] = ", ".join(exc.valid_methods)
+    return response, exc.code
+
+
+@bp.app_errorhandler(Exception)
+def unexpected_error(exc: Exception):
+    """500 without a traceback; the traceback goes to the log."""
+    current_app.logger.exception("unhandled error")
+    return error(500, "Something went wrong on the server; the request was not computed.")

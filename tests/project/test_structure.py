@@ -1,0 +1,116 @@
+"""The back end's shape: attention_api in folders by feature, each importing only the
+features below it (the arrows of docs/engine-and-cli.md), no import circle between modules,
+and no folder of more than 15 modules."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+API = ROOT / "attention_api"
+MOST_MODULES = 15  # in one folder: beyond that a newcomer cannot see what is where
+
+# Each feature package of attention_api → the feature packages it may import ("" is the
+# package's own modules at its top: values and names, which every feature reads).
+FEATURES = {
+    "": set(),
+    "web": {""},
+    "typesetting": set(),
+    "attention": {"", "web"},
+    "running": {"", "web", "attention"},
+    "classroom": {"", "web", "attention", "typesetting"},
+    "real_models": {"", "web", "attention", "classroom", "running"},
+    "cli": {"", "attention", "classroom", "running"},
+    "pages": {"", "web", "attention", "classroom", "running", "real_models"},
+}
+
+
+def module_name(path: Path) -> str:
+    """"attention_api.attention.request" for attention_api/attention/request.py."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The modules of the project ``path`` imports, relative imports resolved, as dotted
+    names ("from . import lab" in attention/routes.py is attention_api.attention.lab)."""
+    here = module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            stem = ".".join([*base, *([node.module] if node.module else [])])
+            # "from . import lab" names a module; "from .request import Limits" a name in one.
+            out |= {f"{stem}.{alias.name}" for alias in node.names} | {stem}
+    return out
+
+
+def api_graph() -> dict[str, set[str]]:
+    """attention_api's modules → the modules of attention_api each imports. The package's
+    faces are left out: each __init__ describes its folder, and __main__ only hands
+    ``python -m attention_api`` to the command line."""
+    modules = {module_name(p): p for p in API.rglob("*.py")
+               if p.name not in ("__init__.py", "__main__.py")}
+    return {name: {m for m in imports_of(path) if m in modules and m != name}
+                for name, path in modules.items()}
+
+
+def feature_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def test_the_import_reader_resolves_relative_imports():
+    graph = api_graph()
+    assert "attention_api.attention.lab" in graph["attention_api.attention.routes"]
+    assert "attention_api.values" in graph["attention_api.web.body"]
+    assert "attention_api.attention.request" in graph["attention_api.classroom.exercise"]
+
+
+def test_every_feature_imports_only_the_features_below_it():
+    graph = api_graph()
+    assert {feature_of(m) for m in graph} == set(FEATURES)
+    for module, imported in graph.items():
+        for target in imported:
+            assert feature_of(target) in FEATURES[feature_of(module)] | {feature_of(module)}, (
+                module, target)
+
+
+def circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """The first import circle of ``graph`` (module → the modules it imports), as the
+    modules along it with the first repeated at the end, or None."""
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            return path[path.index(module):] + [module]
+        if module in done:
+            return None
+        path.append(module)
+        found = next((c for target in sorted(graph[module]) if (c := visit(target))), None)
+        path.pop()
+        done.add(module)
+        return found
+
+    return next((c for module in sorted(graph) if (c := visit(module))), None)
+
+
+def test_the_circle_finder_finds_a_circle_and_nothing_else():
+    assert circle({"a": {"b"}, "b": {"c"}, "c": {"b"}}) == ["b", "c", "b"]
+    assert circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_module_of_the_back_end_is_in_an_import_circle():
+    graph = api_graph()
+    assert sum(map(len, graph.values())) > 100  # not vacuous: the imports were read
+    assert circle(graph) is None
+
+
+def test_no_folder_of_the_back_end_holds_more_than_15_modules():
+    folders = [API, *(p for p in API.iterdir() if (p / "__init__.py").exists())]
+    assert len(folders) >= 8
+    for folder in folders:
+        modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        assert len(modules) <= MOST_MODULES, (folder.name, len(modules))
