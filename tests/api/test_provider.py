@@ -4,8 +4,8 @@ import numpy as np
 import orjson
 import pytest
 
-from attention_api.provider import OPTIONS, PIECE_CELLS, json_pieces
-from attention_api.response import encode_arrays
+from attention_api.attention.response import encode_arrays
+from attention_api.web.provider import OPTIONS, PIECE_CELLS, json_pieces
 
 RNG = np.random.default_rng(5)
 
@@ -45,3 +45,22 @@ def test_an_answer_of_the_app_has_its_content_length(client, cat_sat):
     assert r.status_code == 200
     assert int(r.headers["Content-Length"]) == len(r.get_data()) > 400 * 400 * 10
     assert np.allclose(np.sum(r.get_json()["weights"], axis=1), 1)
+
+
+def test_jsonify_takes_one_value_several_or_keywords_as_flask_s_own_does(app):
+    """The provider's response reads jsonify's arguments itself (no private name of
+    Flask's): one value as it is, several as a list, keywords as an object."""
+    from flask import jsonify
+    with app.test_request_context():
+        assert jsonify([1, 2]).get_json() == [1, 2]
+        assert jsonify(1, "a").get_json() == [1, "a"]
+        assert jsonify(a=np.arange(2)).get_json() == {"a": [0, 1]}
+        assert jsonify().get_json() == {}
+        with pytest.raises(TypeError):
+            jsonify(1, a=2)
+
+
+def test_the_provider_calls_no_private_name_of_flask():
+    from pathlib import Path
+    source = (Path(__file__).parents[2] / "attention_api/web/provider.py").read_text()
+    assert "._" not in source.replace("self._large", "")
