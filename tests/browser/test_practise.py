@@ -1,6 +1,7 @@
 """The practice page (/practise): a full round by keyboard, with a wrong answer and its
-hint; the answers never in the page before they are checked; the URL and the kept typing;
-axe at three widths; a seed that is not one."""
+hint; the answers never in the page before they are checked; the URL, which holds the
+exercise and the numbers typed (a link opens them typed and checked, a reload keeps them, Back
+and Forward move between them); axe at three widths; a seed that is not one."""
 
 import math
 
@@ -39,7 +40,7 @@ def blank(page, j):
 def test_a_full_round_by_keyboard_with_a_wrong_answer_and_its_hint(page, server):
     exps, weights = truth()
     page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}")
-    expect(page.locator("#score")).to_have_text("This session: no answer checked yet.")
+    expect(page.locator("#score")).to_have_text("This exercise: no answer checked yet.")
     # From the top of the page, Tab reaches the first blank.
     tab_until(page, "document.activeElement.dataset.path || ''", "working.weights[0]",
               "the first blank")
@@ -71,7 +72,7 @@ def test_a_full_round_by_keyboard_with_a_wrong_answer_and_its_hint(page, server)
         expect(page.locator(f'[data-path="working.weights[{j}]"]').locator("xpath=.."))\
             .to_have_attribute("data-state", "right")
     expect(page.locator("#score")).to_have_text(
-        f"This session: {len(weights)} of {len(weights)} answers right, in 1 exercise.")
+        f"This exercise: {len(weights)} of {len(weights)} answers right.")
     assert math.isclose(sum(weights), 1)
 
 
@@ -90,14 +91,75 @@ def test_the_url_holds_the_exercise_and_a_reload_keeps_what_was_typed(page, serv
     blank(page, 1).fill("0.5")
     blank(page, 1).press("Enter")
     expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(page).to_have_url(f"{server.url}practise?seed={SEED}&level={LEVEL}"
+                             "#working.weights[1]=0.5")
     page.reload()
     expect(blank(page, 1)).to_have_value("0.5")
     expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
-    assert "0.5" not in page.url
+    expect(page.locator("#score")).to_have_text("This exercise: 0 of 1 answer right.")
     # Another level opens at once, with the seed kept.
     page.get_by_label("Level").select_option("z")
     expect(page).to_have_url(f"{server.url}practise?level=z&seed={SEED}")
     expect(page.get_by_role("textbox", name="z, entry 1")).to_be_visible()
+
+
+def test_a_link_with_numbers_typed_opens_the_exercise_with_them_typed_and_checked(page, server):
+    """What a teacher sends: seed 17 at "weights" with weight 1 right, weight 2 wrong and
+    weight 3 not a number, each blank marked as it would be had it been typed."""
+    _, weights = truth()
+    path = [f"working.weights[{j}]" for j in range(3)]
+    typed = {path[0]: f"{weights[0]:.3f}", path[1]: "0.5", path[2]: "0,5"}
+    fragment = "&".join(f"{k}={v}" for k, v in typed.items())
+    page.goto(f"{server.url}practise?seed={SEED}&level={LEVEL}#{fragment}")
+    for j, state in enumerate(("right", "wrong", "invalid")):
+        expect(blank(page, j)).to_have_value(typed[path[j]])
+        expect(blank(page, j).locator("xpath=..")).to_have_attribute("data-state", state)
+    expect(page.locator("#h-working-weights-2")).to_have_text(
+        "“0,5”: use a point for decimals, e.g. 0.5.")
+    expect(page.locator("#h-working-weights-1")).not_to_be_empty()
+    expect(page.locator("#score")).to_have_text("This exercise: 1 of 2 answers right.")
+    # The link is kept in its normal form (a comma escaped); another exercise's blank is dropped.
+    expect(page).to_have_url(f"{server.url}practise?seed={SEED}&level={LEVEL}#"
+                             + fragment.replace(",", "%2C"))
+    page.goto("about:blank")  # a page opened afresh, not a move within this one
+    page.goto(f"{server.url}practise?seed={SEED}&level={LEVEL}#working.z[0]=1&{path[1]}=0.5")
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(page).to_have_url(f"{server.url}practise?seed={SEED}&level={LEVEL}#{path[1]}=0.5")
+
+
+def test_typing_writes_the_url_and_back_and_forward_move_between_the_blanks_typed(page, server):
+    """Each blank's keystrokes make one history entry; Back takes the last blank's number
+    away (and its mark), Forward brings it back, checked again."""
+    _, weights = truth()
+    page.goto(f"{server.url}practise?seed={SEED}&level={LEVEL}")
+    start = page.url
+    blank(page, 0).click()
+    page.keyboard.type("0.25")
+    expect(page).to_have_url(f"{start}#working.weights[0]=0.25")
+    page.keyboard.press("Enter")  # checked, and on to the next blank
+    right = f"{weights[1]:.3f}"
+    page.keyboard.type(right)
+    page.keyboard.press("Enter")
+    both = f"{start}#working.weights[0]=0.25&working.weights[1]={right}"
+    expect(page).to_have_url(both)
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "right")
+    expect(page.locator("#score")).to_have_text("This exercise: 1 of 2 answers right.")
+    page.go_back()
+    expect(page).to_have_url(f"{start}#working.weights[0]=0.25")
+    expect(blank(page, 1)).to_have_value("")
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "")
+    expect(blank(page, 0).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(page.locator("#score")).to_have_text("This exercise: 0 of 1 answer right.")
+    page.go_back()
+    expect(page).to_have_url(start)
+    expect(blank(page, 0)).to_have_value("")
+    expect(page.locator("#score")).to_have_text("This exercise: no answer checked yet.")
+    page.go_forward()
+    page.go_forward()
+    expect(page).to_have_url(both)
+    expect(blank(page, 1)).to_have_value(right)
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "right")
+    expect(page.locator("#score")).to_have_text("This exercise: 1 of 2 answers right.")
 
 
 def test_text_that_is_not_a_number_is_named_and_not_sent(page, server):

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { checkBody, readAnswers } from "../../static/js/practise/answers.js";
 import { createChecker } from "../../static/js/practise/check.js";
-import { load, recordOf, save, scoreText, tally } from "../../static/js/practise/score.js";
+import { scoreText, tally } from "../../static/js/practise/score.js";
 import { spoken } from "../../static/js/practise/marks.js";
 import { countOf, sheetBody } from "../../static/js/practise/paper.js";
 import { fileNameOf, saveTypeset } from "../../static/js/lib/typeset.js";
@@ -20,30 +20,13 @@ test("typed answers: empty blanks are left out, the page's minus is read, text i
     { seed: 17, level: "weights", answers });
 });
 
-function memory() {
-  const items = new Map();
-  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => items.set(k, String(v)) };
-}
-
-test("the session's score counts each blank once, by its latest check, over exercises", () => {
-  const storage = memory();
-  const kept = load(storage);
-  assert.equal(scoreText(tally(kept)), "This session: no answer checked yet.");
-  recordOf(kept, { level: "weights", seed: 17 }).right = { a: true, b: false };
-  recordOf(kept, { level: "z", seed: 3 }).right = { c: true };
-  save(storage, kept);
-  const again = load(storage);
-  assert.deepEqual(tally(again), { right: 2, answered: 3, exercises: 2 });
-  assert.equal(scoreText(tally(again)), "This session: 2 of 3 answers right, in 2 exercises.");
-  recordOf(again, { level: "z", seed: 3 }).right = { c: false };
-  assert.equal(scoreText(tally(again)), "This session: 1 of 3 answers right, in 2 exercises.");
-  assert.equal(scoreText({ right: 1, answered: 1, exercises: 1 }), "This session: 1 of 1 answer right, in 1 exercise.");
-});
-
-test("storage that is unreadable or refused starts again without throwing", () => {
-  assert.deepEqual(load({ getItem: () => "{not json" }), { exercises: {} });
-  assert.doesNotThrow(() => save({ setItem: () => { throw new Error("quota"); } }, { exercises: {} }));
-  assert.deepEqual(load(undefined), { exercises: {} });
+test("the exercise's score counts each blank once, by the newest check", () => {
+  assert.equal(scoreText(tally({})), "This exercise: no answer checked yet.");
+  const results = { a: { correct: true }, b: { correct: false }, c: { correct: true } };
+  assert.deepEqual(tally(results), { right: 2, answered: 3 });
+  assert.equal(scoreText(tally(results)), "This exercise: 2 of 3 answers right.");
+  assert.equal(scoreText(tally({ ...results, c: { correct: false } })), "This exercise: 1 of 3 answers right.");
+  assert.equal(scoreText({ right: 1, answered: 1 }), "This exercise: 1 of 1 answer right.");
 });
 
 test("only the newest check is delivered, and a lost connection is said calmly", async () => {
@@ -80,12 +63,9 @@ test("the editor's link to practise its selected row carries the request, or non
   assert.equal(practiseHref({ ...request, row: null }, "/p/practise"), "/p/practise");
 });
 
-test("an example of one's own is checked by its request and kept under its own key", async () => {
-  const { exerciseKey } = await import("../../static/js/practise/score.js");
+test("an example of one's own is checked by its request", () => {
   const own = { seed: null, level: "z", request: { X: [[1]] } };
   assert.deepEqual(checkBody(own, { "working.z[0]": 1 }), { request: { X: [[1]] }, level: "z", answers: { "working.z[0]": 1 } });
-  assert.equal(exerciseKey(own), 'z:own:{"X":[[1]]}');
-  assert.equal(exerciseKey({ seed: 17, level: "z" }), "z:17");
 });
 
 test("a worksheet's body: a class set of consecutive seeds, or one's own example", () => {

@@ -32,3 +32,18 @@ export function createStore({ state, view = {} }) {
   };
   return store;
 }
+
+/** A panel told only when ``keyOf(store)`` differs from the last time it was told (or on
+ *  the first changed()): a panel that asks the server again, or redraws a whole view, when
+ *  what it shows changes, and not at every move of the focus. */
+export function whenChanged(keyOf, changed) {
+  const told = { key: undefined, first: true };
+  return {
+    changed(store) {
+      const key = keyOf(store);
+      if (!told.first && key === told.key) return;
+      Object.assign(told, { key, first: false });
+      changed(store);
+    },
+  };
+}

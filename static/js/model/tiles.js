@@ -1,10 +1,14 @@
-// The real-model view's trace for "Step through the tiles" (draw/tiles.js): the opened
-// head's shown row, asked of POST /api/model/tiles.
+// The real-model view's "Step through the tiles" (draw/tiles.js): the trace of the opened
+// head's shown row, asked of POST /api/model/tiles, and the tile it is at outlined in the
+// heatmap.
 
 import { urls } from "../lib/config.js";
 import { askServer } from "../lib/api.js";
 import { askedOnce } from "../lib/stepper.js";
-import { rowOf } from "./state.js";
+import { whenChanged } from "../lib/store.js";
+import { mountTiles, tileNote } from "../draw/tiles.js";
+import { outlineTile } from "../draw/heatmaptile.js";
+import { rowOf, sameHead } from "./state.js";
 
 /** ``trace(blocks)`` for draw/tiles.js's mountTiles: the tiles of the row shown, of the
  *  state ``get()`` gives ({state, n: its text's token count once its run has come, else
@@ -18,4 +22,39 @@ export function modelTrace(get) {
       row: rowOf(state, n), causal: state.causal, ...blocks });
     return { ...answer, head: 0, tokens: answer.tokens };  // one heatmap, the opened head's
   };
+}
+
+/** "Step through the tiles" mounted in ``host`` as a panel of ``page`` = {store,
+ *  tokenCount()}: the tile it is at (the store's view.tile) outlined in the heatmap while
+ *  the heatmap shows the head and row it was traced for, and said under it; the trace asked
+ *  again once the numbers on screen are the state's (view.waiting false) and the state or
+ *  its token count has changed. */
+export function mountModelTiles(host, page) {
+  const store = page.store;
+  const shownZ = () => {
+    const n = page.tokenCount();
+    const { answer: { working }, shown } = store.view.kept;
+    return n !== null && shown && sameHead(shown, store.state) && working?.row === rowOf(store.state, n) ? working.z : null;
+  };
+  const tiles = mountTiles(host, { trace: modelTrace(() => ({ state: store.state, n: page.tokenCount() })), z: shownZ,
+    show: (tile) => {
+      store.look({ tile });
+      drawTile(store);
+    } });
+  const asked = whenChanged((s) => (s.view.waiting ? null : JSON.stringify([s.state, page.tokenCount()])),
+    (s) => { if (!s.view.waiting) tiles.changed(); });
+  return { changed: (s) => {
+    asked.changed(s);
+    drawTile(s);
+  } };
+}
+
+function drawTile({ state, view: { tile, kept } }) {
+  const host = document.getElementById("heatmap");
+  const note = document.getElementById("tile-note");
+  const fits = tile !== null && host.dataset.mode !== undefined && sameHead(kept.shown ?? {}, state);
+  outlineTile(host, fits ? tile : null);
+  const shown = Boolean(host.querySelector(".tile-outline"));
+  note.hidden = !shown;
+  note.textContent = shown ? tileNote(tile) : "";
 }

@@ -1,86 +1,93 @@
 // The practice page: the exercise's blanks are checked as the student enters them
-// (POST /api/exercise/check), marked with their hints, and the session's score kept.
-// The page arrives whole from the server (templates/practise.html); this wires it. The
-// exercise's seed and level are the URL's query (?seed=17&level=weights); the numbers
-// typed are kept in sessionStorage (score.js), never in the URL.
+// (POST /api/exercise/check), marked with their hints, and the exercise's score kept.
+// The page arrives whole from the server (templates/practise.html); this wires it to one
+// store (lib/store.js). Its ``state`` (practise/state.js) is the URL: the exercise's seed
+// and level are its query (?seed=17&level=weights), the numbers typed its fragment
+// (#working.weights[0]=0.5), so a link opens the same exercise with the same numbers typed
+// and checked. Its ``view`` holds the newest check's marks and what could not be checked.
 
+import { setText } from "../lib/dom.js";
+import { createHistory } from "../lib/history.js";
+import { createStore } from "../lib/store.js";
 import { checkBody, readAnswers } from "./answers.js";
+import { marksPanel, typedPanel, wireBlanks } from "./blanks.js";
 import { createChecker } from "./check.js";
-import { markBlank, spoken } from "./marks.js";
+import { spoken } from "./marks.js";
 import { typesetPage } from "./maths.js";
 import { wirePaper } from "./paper.js";
-import { load, recordOf, save, scoreText, tally } from "./score.js";
+import { scoreText, tally } from "./score.js";
+import { fragmentOf, stateOf, typedIn, withTyped } from "./state.js";
 
-const exerciseBlock = document.getElementById("exercise");
+const $ = (id) => document.getElementById(id);
+const exerciseBlock = $("exercise");
 const exercise = exerciseBlock ? JSON.parse(exerciseBlock.textContent) : null;
-const form = document.getElementById("exercise-form");
 const blanks = [...document.querySelectorAll("input.answer")];
-const status = document.getElementById("practise-status");
-const problem = document.getElementById("practise-problem");
-const storage = globalThis.sessionStorage;
-const kept = load(storage);
+const paths = exercise?.blanks ?? [];
 const check = createChecker();
 
-wireControls();
-typesetPage(document.getElementById("practise"));
-if (exercise) {
-  wireBlanks();
-  wirePaper(exercise);
-}
-showScore();
+const store = createStore({
+  state: exercise ? stateOf(exercise, location.hash) : null,
+  view: { marks: { results: {}, invalid: {} }, problem: "" },
+});
 
-function showScore() {
-  document.getElementById("score").textContent = scoreText(tally(kept));
+store.mount(typedPanel(blanks));
+store.mount(marksPanel(blanks));
+// Both are live regions: written only when their words change, so nothing is said twice.
+store.mount({ changed: ({ view }) => setText($("score"), scoreText(tally(view.marks.results))) });
+store.mount({ changed: ({ view }) => { if (exercise) setText($("practise-problem"), view.problem); } });
+
+wireControls();
+typesetPage($("practise"));
+if (exercise) {
+  // Each blank's keystrokes make one history entry between them; the fragment is short,
+  // written in the keystroke's own event.
+  const history = createHistory(() => store.state, { encode: (s) => fragmentOf(s, paths), immediate: () => true });
+  wireBlanks(blanks, {
+    type(path, text) {
+      store.set(withTyped(store.state, path, text));
+      history.edited({ field: path });
+    },
+    check: checkAll,
+  });
+  wirePaper(exercise);
+  history.listen((hash) => {  // Back or Forward: that entry's numbers, checked again
+    store.set({ ...store.state, typed: typedIn(hash, paths) });
+    store.changed();
+    checkAll(null);
+  });
+  history.edited({ history: "replace" });  // the URL in its normal form, in the entry opened
 }
+store.changed();
+if (exercise && Object.keys(store.state.typed).length) checkAll(null);  // a link's or a reload's numbers
 
 /** A new level opens its exercise at once; "New exercise" a random seed at this level. */
 function wireControls() {
-  const level = document.getElementById("level");
-  level.addEventListener("change", () => form.requestSubmit());
-  document.getElementById("new-exercise").addEventListener("click", () => {
-    document.getElementById("seed").value = String(Math.floor(Math.random() * 1_000_000));
-    document.getElementById("own-request")?.remove();  // a seeded one, not one's own
+  const form = $("exercise-form");
+  $("level").addEventListener("change", () => form.requestSubmit());
+  $("new-exercise").addEventListener("click", () => {
+    $("seed").value = String(Math.floor(Math.random() * 1_000_000));
+    $("own-request")?.remove();  // a seeded one, not one's own
     form.requestSubmit();
   });
 }
 
-function wireBlanks() {
-  const record = recordOf(kept, exercise);
-  for (const input of blanks) input.value = record.typed[input.dataset.path] ?? "";
-  blanks.forEach((input, k) => {
-    input.addEventListener("input", () => {
-      record.typed[input.dataset.path] = input.value;
-      save(storage, kept);
-    });
-    input.addEventListener("change", () => checkAll(input));
-    input.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter") return;
-      event.preventDefault();  // Enter checks this blank (change) and goes to the next
-      (blanks[k + 1] ?? input).focus();
-      if (!blanks[k + 1]) checkAll(input);
-    });
-  });
-  if (blanks.some((input) => input.value.trim())) checkAll(null);  // a reload's answers
-}
-
 /** Check every answered blank (a hint may rest on the student's other numbers), then say
- *  how the one just entered (``entered``, or none after a reload) went. */
+ *  how the one just entered (``entered``, or none after a link, a reload, Back) went. */
 async function checkAll(entered) {
-  const entries = blanks.map((input) => ({ path: input.dataset.path, text: input.value }));
-  const { answers, invalid } = readAnswers(entries);
-  const invalidOf = Object.fromEntries(invalid.map(({ path, message }) => [path, message]));
+  const { answers, invalid } = readAnswers(paths.map((path) => ({ path, text: store.state.typed[path] ?? "" })));
   const answer = Object.keys(answers).length ? await check(checkBody(exercise, answers)) : { ok: true, body: { results: {} } };
   if (answer === null) return;  // a newer check is on its way
-  problem.textContent = answer.ok ? "" : answer.message;
-  if (!answer.ok) return;
+  if (!answer.ok) {
+    store.look({ problem: answer.message });
+    store.changed();
+    return;
+  }
   const { results } = answer.body;
-  const record = recordOf(kept, exercise);
-  record.right = Object.fromEntries(Object.entries(results).map(([path, r]) => [path, r.correct]));
-  save(storage, kept);
-  for (const input of blanks) markBlank(input, results[input.dataset.path], invalidOf[input.dataset.path]);
+  const marks = { results, invalid: Object.fromEntries(invalid.map(({ path, message }) => [path, message])) };
+  store.look({ marks, problem: "" });
+  store.changed();
   if (entered) {
     const path = entered.dataset.path;
-    status.textContent = spoken(entered.getAttribute("aria-label"), results[path], invalidOf[path]);
+    $("practise-status").textContent = spoken(entered.getAttribute("aria-label"), results[path], marks.invalid[path]);
   }
-  showScore();
 }

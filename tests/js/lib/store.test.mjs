@@ -31,3 +31,17 @@ test("changed tells every mounted panel, in the order they were mounted, with th
 test("a store without a view starts with an empty one", () => {
   assert.deepEqual(createStore({ state: { x: 1 } }).view, {});
 });
+
+test("whenChanged tells its panel the first time and then only when its key changes", async () => {
+  const { whenChanged } = await import("../../../static/js/lib/store.js");
+  const store = createStore({ state: { text: "a", row: 0 } });
+  const told = [];
+  store.mount(whenChanged((s) => s.state.text, (s) => told.push(s.state.text)));
+  store.changed();
+  store.changed();
+  store.set({ text: "a", row: 1 });
+  store.changed();
+  store.set({ text: "b", row: 1 });
+  store.changed();
+  assert.deepEqual(told, ["a", "b"]);
+});
