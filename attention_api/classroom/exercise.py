@@ -26,7 +26,8 @@ from attention_core.exercises import (
     view_exercise,
 )
 
-from ..attention.request import AttentionRequest, Limits, parse_request
+from ..attention.request import AttentionRequest, parse_request
+from ..attention.routes import limits
 from ..values import describe, json_object
 
 EXERCISE_FIELDS = ("seed", "level", "request")
@@ -55,7 +56,7 @@ def exercise_of(p: dict) -> Exercise:
     if "seed" in p:
         return exercise(check_seed(p["seed"]), check_level(p["level"]))
     try:
-        req = parse_request(p["request"], Limits())
+        req = parse_request(p["request"], limits())
         return view_exercise(req.tokens, req.X, req.heads, _row(req), p["level"],
                              causal=req.causal, mask=req.mask, scale=req.scale,
                              positional=_positional(req), W_O=req.W_O)

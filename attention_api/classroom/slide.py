@@ -14,8 +14,9 @@ from attention_core.engine import AttentionResult
 from attention_core.errors import AttentionInputError, counted
 from attention_core.working import RowWorking
 
-from ..attention.request import Limits, parse_request
+from ..attention.request import parse_request
 from ..attention.response import compute
+from ..attention.routes import limits
 from ..typesetting.typeset import FORMATS, compile_source, literal
 from ..values import check_keys, describe, json_object
 from .slide_typst import PPI, heatmap_slide, short_label, slide_source, working_slide
@@ -63,7 +64,7 @@ def _checked(p) -> tuple:
         raise AttentionInputError("request is missing: the view, in the request format of "
                                   "POST /api/attention", "request")
     try:
-        req = parse_request(p["request"], Limits())
+        req = parse_request(p["request"], limits())
     except AttentionInputError as exc:  # named within the body: "request.X[0][1]"
         field = exc.field if exc.field is None or exc.field.startswith("request") \
             else f"request.{exc.field}"

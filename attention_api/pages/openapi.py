@@ -14,6 +14,7 @@ import sys
 from attention_core.presets import default_request
 
 from ..attention.answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
+from ..attention.declaration import declaration
 from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from ..attention.request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
 from ..classroom.openapi import exercise_paths, exercise_schemas
@@ -100,8 +101,9 @@ def _fields_schema(max_heads: int) -> dict:
 
 
 def request_schemas(limits: Limits) -> dict:
-    """AttentionRequest, Head and KVHead: one head (W_Q, W_K, W_V) or several (heads, W_O),
-    whose keys and values may be shared (kv_heads)."""
+    """The attention request as one object, written by hand: what POST /api/tiles's and
+    POST /api/kv-cache's descriptions are still derived from until their requests are
+    declared too (the attention request's own is declaration.py's)."""
     n, d, far = limits.max_tokens, limits.max_dim, limits.max_position
     D, H = limits.max_model_dim, limits.max_heads  # d_model; d is d_k, d_v and W_O's width
     weights = _matrix(INPUT_NUMBER, D, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
@@ -434,8 +436,9 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                                                 "description": "Seconds to wait."}}
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
-    requests = request_schemas(limits)  # the attention request's, and the tiles' from it
-    tiles = tiles_schemas(requests["AttentionRequest"], limits)
+    requests = declaration(limits).json_schema()  # the request's forms, from its declaration
+    by_hand = request_schemas(limits)["AttentionRequest"]  # the tiles' and the cache's base
+    tiles = tiles_schemas(by_hand, limits)
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -483,7 +486,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "components": {
             "schemas": {**requests, **answer_schemas(limits),
                         **other_schemas(version), **exercise_schemas(),
-                        **kv_cache_schemas(requests["AttentionRequest"]),
+                        **kv_cache_schemas(by_hand),
                         **cost_schemas(limits),
                         **tiles,
                         # a model's head is wider than the editor's limits: its own bounds

@@ -10,7 +10,7 @@ from attention_core.errors import AttentionInputError
 from attention_core.kvcache import cache_numbers, generate_heads
 from attention_core.positions import sinusoidal
 
-from ..attention.request import AttentionRequest, Limits, parse_request
+from ..attention.request import DEFAULT_LIMITS, AttentionRequest, Limits, parse_request
 from ..attention.response import plain, working_body
 from ..values import describe, json_object
 
@@ -18,12 +18,12 @@ MAX_STEPS = 64  # tokens generated in one answer: each step carries its row's wh
 FLOAT_BYTES = 8  # float64, as the engine keeps K and V
 
 
-def _checked(payload) -> tuple[AttentionRequest, int]:
+def _checked(payload, limits: Limits) -> tuple[AttentionRequest, int]:
     """The request (causal, self-attention, no mask by hand, at most MAX_STEPS tokens) and
     the query head whose steps to answer."""
     json_object(payload)
     head = payload.get("head", 0)
-    req = parse_request({k: v for k, v in payload.items() if k != "head"}, Limits())
+    req = parse_request({k: v for k, v in payload.items() if k != "head"}, limits)
     if not req.causal:
         raise AttentionInputError("causal must be true: generation reads only the tokens "
                                   "before, so a key/value cache needs the causal mask; got "
@@ -59,9 +59,10 @@ def _sizes(req: AttentionRequest, tokens: int) -> dict:
             "without_sharing": cache_numbers(tokens, d_k, d_v, H)}
 
 
-def kv_cache_body(payload) -> dict:
-    """The answer: ``steps``, one per token t (0-based), of the chosen head."""
-    req, head = _checked(payload)
+def kv_cache_body(payload, limits: Limits = DEFAULT_LIMITS) -> dict:
+    """The answer: ``steps``, one per token t (0-based), of the chosen head, within
+    ``limits`` (the app's, for the route)."""
+    req, head = _checked(payload, limits)
     X = req.X
     if req.positional == "sinusoidal":  # added to X before the projections, as compute() does
         X = X + sinusoidal(*X.shape, req.position_offset)

@@ -72,7 +72,7 @@ def validator(spec, name):
 
 def fields_items(spec):
     """The two forms of a fields entry: [{"enum": names}, {"pattern": "heads[k].<part>"}]."""
-    fields = spec["components"]["schemas"]["AttentionRequest"]["properties"]["fields"]
+    fields = spec["components"]["schemas"]["OneHeadRequest"]["properties"]["fields"]
     return fields["anyOf"][0]["items"]["anyOf"]
 
 
@@ -138,17 +138,25 @@ def test_the_limits_are_the_configured_ones(config, tokens, model_dim, dim, head
     r = create_app({"TESTING": True, **config}).test_client().get("/api/openapi.json")
     assert r.status_code == 200
     spec = r.get_json()
-    req = spec["components"]["schemas"]["AttentionRequest"]["properties"]
+    schemas = spec["components"]["schemas"]
+    # The request is one of three forms: one head, several heads, grouped-query heads.
+    assert spec["components"]["schemas"]["AttentionRequest"]["oneOf"] == [
+        {"$ref": f"#/components/schemas/{form}Request"}
+        for form in ("OneHead", "SeveralHeads", "GroupedHeads")]
+    req = {**schemas["OneHeadRequest"]["properties"],
+           **schemas["SeveralHeadsRequest"]["properties"],
+           "kv_heads": schemas["GroupedHeadsRequest"]["properties"]["kv_heads"]}
     for name, rows, cols in (("X", tokens, model_dim), ("W_Q", model_dim, dim),
                              ("W_V", model_dim, dim), ("W_O", dim * heads, dim)):
         assert (req[name]["maxItems"], req[name]["items"]["maxItems"]) == (rows, cols), name
     assert (req["heads"]["minItems"], req["heads"]["maxItems"]) == (1, heads)
-    assert req["kv_heads"]["anyOf"][0]["maxItems"] == heads
+    assert req["kv_heads"]["maxItems"] == heads
     tokens_schema = req["tokens"]["anyOf"][0]
     assert tokens_schema["maxItems"] == tokens and tokens_schema["items"]["maxLength"] == 64
     mask = req["mask"]["anyOf"][0]
     assert (mask["maxItems"], mask["items"]["maxItems"]) == (tokens, tokens)
-    assert (req["row"]["minimum"], req["row"]["maximum"]) == (0, tokens - 1)
+    row = req["row"]["anyOf"][0]  # or null
+    assert (row["type"], row["minimum"], row["maximum"]) == ("integer", 0, tokens - 1)
     answer = spec["components"]["schemas"]["AttentionAnswer"]["properties"]
     weights = answer["weights"]["anyOf"][0]  # or an EncodedArray
     assert weights["maxItems"] == weights["items"]["maxItems"] == tokens
