@@ -103,6 +103,25 @@ def test_the_url_holds_the_exercise_and_a_reload_keeps_what_was_typed(page, serv
     expect(page.get_by_role("textbox", name="z, entry 1")).to_be_visible()
 
 
+def test_numbers_typed_before_the_script_has_come_are_kept_and_checked(page, server):
+    """On a slow connection a student may type before the page's script runs: what they
+    typed stays in the blank, goes into the URL and is checked once the script has come."""
+    held = []
+    page.route("**/js/practise/main.js", lambda route: held.append(route))
+    # "commit": the page's load waits for its module scripts, which are held here.
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}", wait_until="commit")
+    blank(page, 1).fill("0.5")
+    blank(page, 2).fill("0.25")
+    assert len(held) == 1  # the script was asked for and has not come
+    assert blank(page, 1).locator("xpath=..").get_attribute("data-state") is None  # unchecked
+    held[0].continue_()
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(blank(page, 1)).to_have_value("0.5")
+    expect(blank(page, 2)).to_have_value("0.25")
+    expect(page).to_have_url(f"{server.url}practise?seed={SEED}&level={LEVEL}"
+                             "#working.weights[1]=0.5&working.weights[2]=0.25")
+
+
 def test_a_link_with_numbers_typed_opens_the_exercise_with_them_typed_and_checked(page, server):
     """What a teacher sends: seed 17 at "weights" with weight 1 right, weight 2 wrong and
     weight 3 not a number, each blank marked as it would be had it been typed."""
