@@ -176,6 +176,7 @@ def api_docs():
     example = json.dumps({**default_request(), "scale": None, "mask": None, "row": 2})
     defaults = {name: p.default for name, p in {**CURVE_PARAMS, **SAMPLE_PARAMS}.items()}
     return render_template("api_docs.html", version=__version__, example=example,
+                           plain_answer=answer_fields.names(answer_fields.PLAIN),
                            page_config=page_config(), lab_defaults=defaults,
                            exercise_levels=list(LEVELS), exercise_seeds=SEEDS)
 

@@ -60,6 +60,20 @@ def test_api_docs_page_describes_the_routes(client):
         assert words in text, words
 
 
+def test_the_docs_page_lists_what_a_plain_answer_holds_as_the_server_sends_it(client):
+    """The list of a single head's answer is the answer's own keys, not a copy typed by hand:
+    those of the plainest request, less what only a row asks for."""
+    body = {"X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 1]]}
+    answer = client.post("/api/attention", json=body)
+    assert answer.status_code == 200
+    r = client.get("/api/docs")
+    assert r.status_code == 200
+    listed = re.search(r"The answer holds <code>([^<]+)</code> and, with <code>row</code>",
+                       r.get_data(as_text=True))
+    assert listed and sorted(listed[1].split(", ")) == sorted(answer.get_json())
+
+
 def config_block(html):
     """The page's one JSON block of limits and URLs (read by static/js/lib/config.js)."""
     found = re.findall(r'<script type="application/json" id="config">(.*?)</script>', html)
