@@ -12,6 +12,7 @@ from flask import Blueprint, current_app, jsonify, render_template, request, url
 from attention_core import __version__, default_request, presets
 from attention_core.errors import AttentionInputError
 from attention_core.exercises import LEVELS, SEEDS, VIEW_LEVELS
+from attention_core.prose import NUMBER_FORMAT
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
@@ -48,9 +49,9 @@ def page_config() -> dict:
     the page (static/js/lib/config.js reads them).
 
     Each value comes from its one Python source (the app's config, Limits, the
-    lab's constants, the table of the answer's fields) and each URL from url_for, so it
-    carries the app's prefix. The templates render it as one JSON block and take their own
-    min and max from it.
+    lab's constants, the table of the answer's fields, the number format) and each URL
+    from url_for, so it carries the app's prefix. The templates render it as one JSON block
+    and take their own min and max from it.
     """
     allowed = limits()
     return {
@@ -81,6 +82,8 @@ def page_config() -> dict:
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),
+        # How every number prints (lib/format.js): the rule of the hints and worksheets too.
+        "number": NUMBER_FORMAT,
         # The levels an example of one's own is worked at, for the editor's worksheet.
         "exercise": {"view_levels": {k: LEVELS[k] for k in VIEW_LEVELS}},
     }

@@ -14,6 +14,7 @@ from app import create_app
 from attention_api.attention.lab import MAX_DRAWS
 from attention_api.attention.request import Limits
 from attention_api.classroom.worksheet import MAX_SHEETS
+from attention_core.prose import NUMBER_FORMAT
 from attention_models import registry
 
 
@@ -94,6 +95,9 @@ def test_the_config_block_holds_the_apps_own_limits():
                                 "position": 1_000_000, "worksheets": MAX_SHEETS}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
+    # How numbers print, as the worksheets and the hints print them (attention_core.prose).
+    assert config["number"] == NUMBER_FORMAT == {"fixed_limit": 100_000, "decimals": 3,
+                                                 "figures": 4}
     # The template's own bounds come from the same values.
     for dim in ("d_k", "d_v"):
         assert re.search(rf'<input id="{dim}" [^>]*min="1" max="8"', html), dim
@@ -108,7 +112,8 @@ def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
     for source in sources:
         text = source.read_text()
         assert not re.search(r'["`\'](/api|/health)', text), source.name
-        assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS)\s*=", text), source.name
+        assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS|FIXED_LIMIT)\s*=",
+                             text), source.name
 
 
 def prefixed(app, prefix="/explorer"):

@@ -211,14 +211,20 @@ def test_a_number_is_shown_as_the_pages_working_writes_it():
     import subprocess
     from pathlib import Path
 
+    from attention_core.prose import NUMBER_FORMAT
+
     values = [0.0, 1.0, 16.92, 4.1134, 1925.3, 9999.6, 19930.4, 99999.4, 99999.9996, 100000.0,
               123456.0, 1.5e20, 0.0006012, 1.2345e-5, 1.2345e-7, 5e-7, -0.0001, -2.5, -0.0004,
               0.00049999, 3.14159, 1e-300, -123456.789]
-    script = ("import { formatNumber } from './static/js/lib/format.js';"
+    # The page is sent the number format in its config (attention_core.prose's).
+    script = ("import { number } from './static/js/lib/config.js';"
+              "import { formatNumber } from './static/js/lib/format.js';"
               "import { sigText } from './static/js/draw/workingtex.js';"
               "const xs = JSON.parse(process.argv[1]);"
+              "Object.assign(number, JSON.parse(process.argv[2]));"
               "console.log(JSON.stringify(xs.map((x) => [formatNumber(x), sigText(x)])));")
-    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(values)],
+    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(values),
+                          json.dumps(NUMBER_FORMAT)],
                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
                          text=True, check=True, timeout=60)
     pages = [[a, b.replace("-", "\u2212")] for a, b in json.loads(out.stdout)]

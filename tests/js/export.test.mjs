@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { textRGB, weightRGB } from "../../static/js/lib/colour.js";
 import {
   configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, readConfig,
