@@ -24,6 +24,21 @@ export function uiField(field) {
 
 // ---- from state to a request ----
 
+// A cache, keyed by the state itself: a state is never changed once made (every transition
+// makes a new one, state.js), so its entry never goes stale, and it goes with the state.
+// One request per state: an edit asks for it some six times (the request, the marks, the
+// stale mark, the drawing, the walk, the shuffle test), and the lessons' side requests
+// are keyed by its identity (lessonpanel.js). Built again each time, the 0.26 ms of
+// benchmarks/bench_browser.py's "256 tokens, d = 64" edit (buildRequest) would be ~1.5 ms.
+const built = new WeakMap();
+
+/** buildRequest(state), built once per state: the same {request, errors} each time. */
+export function requestOf(state) {
+  if (!built.has(state)) built.set(state, buildRequest(state));
+  return built.get(state);
+}
+
+
 /** {request, errors}: ``errors`` maps a field ("X[0][1]", "tokens[2]", "window") to a
  *  message; ``request`` is null while any field is invalid. The positions' settings, the
  *  ALiBi slopes, the window and the sinks are sent only when they apply, and the biases
