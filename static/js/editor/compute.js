@@ -4,7 +4,7 @@
 
 import { TABLE_MAX } from "../draw/heatmap.js";
 import { exactFields } from "../draw/readout.js";
-import { fieldName } from "./inputs.js";
+import { fieldName } from "./fieldnames.js";
 import { requestOf, uiField } from "./request.js";
 import { fieldsFor } from "./results.js";
 import { reveal } from "./reveal.js";
