@@ -10,7 +10,8 @@
 
 import { limits } from "../lib/config.js";
 import { parseCell } from "../lib/format.js";
-import { biasKeys, checkShapes, grouped, headKeys, inputsOf, shapes } from "./state.js";
+import { biasKeys, grouped, headKeys, inputsOf, shapes } from "./state.js";
+import { checkShapes } from "./statecheck.js";
 
 /** The API's name of a field ("heads[1].W_Q[0][2]", "kv_heads[1].b_K[0]", "b_Q[1]") as the
  *  page names it ("W_Q_2[0][2]", "b_K_2[0][0]", "b_Q[0][1]"); other names are the same. */
