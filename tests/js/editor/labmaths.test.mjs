@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import "./numberformat.mjs";
+import "../numberformat.mjs";
 import {
   BOX, SAMPLE_DKS, START_EXPONENT, curveSummary, dkOf, exponentOf, linear, maxExponent,
   plotScales, points, rowText, sampleCaption, sampleSummary, sampleUrl, samplesFor, valueText, winnerText,
