@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
-from pathlib import Path
 
 from flask import Flask
 
@@ -26,18 +24,13 @@ from attention_api.web.headers import security_headers
 from attention_api.web.provider import NumpyJSONProvider
 from attention_models import registry
 
-# A checkout (or the image) has templates/ and static/ beside this file; `pip install .`
-# puts them in <prefix>/share/attention-explorer (see pyproject.toml's data-files).
-HERE = Path(__file__).resolve().parent
-ROOT = HERE if (HERE / "templates").is_dir() else Path(sys.prefix) / "share/attention-explorer"
-
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app; ``test_config`` overrides the settings read from the environment."""
     # No static folder given to Flask: its /static/ route would serve the page's files a
     # second time, unversioned; assets.py serves them, from the folder set just after.
-    app = Flask(__name__, static_folder=None, template_folder=str(ROOT / "templates"))
-    app.static_folder = str(ROOT / "static")
+    app = Flask(__name__, static_folder=None, template_folder=str(settings.FILES / "templates"))
+    app.static_folder = str(settings.FILES / "static")
     # No route redirects, so no answer carries a Location built from the Host header,
     # which the client chooses: "/api//presets" is a 404 rather than a 308 to
     # http://<Host>/api/presets (the root's rule, in pages/routes.py, takes "" as well as "/").

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
+
+# Not a setting but where the pages' files are (templates/, static/): beside this module in a
+# checkout or the image; `pip install .` puts them in <prefix>/share/attention-explorer
+# (pyproject.toml's data-files). The app serves them; the slides read the page's colours.
+HERE = Path(__file__).resolve().parent
+FILES = HERE if (HERE / "templates").is_dir() else Path(sys.prefix) / "share/attention-explorer"
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,9 @@ POSITIONAL = ("sinusoidal", "rope", "alibi")
 QUERY_HEAD = ("W_Q", "b_Q")  # a query head's fields when kv_heads gives the keys and values
 KV_HEAD = ("W_K", "W_V", "b_K", "b_V")
 ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response.encode_arrays
+# What the request computes, which the editor's "Export configuration" saves (in this order):
+# every field but the two that say how the answer is written.
+SETTINGS = tuple(f for f in FIELDS if f not in ("fields", "encoding"))
 
 # What a response may hold, for the optional "fields" selection of a request: the answer's
 # fields (answer_fields.ANSWER), those sent only when named last (response.select).

@@ -18,7 +18,7 @@ from attention_models.base import ModelUnavailable
 
 from ..attention import answer_fields
 from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from ..attention.request import parse_request
+from ..attention.request import SETTINGS, parse_request
 from ..attention.response import compute, response_body
 from ..attention.routes import limits
 from ..classroom.exercise import exercise_of
@@ -84,6 +84,8 @@ def page_config() -> dict:
         "answer": answer_asks(),
         # How every number prints (lib/format.js): the rule of the hints and worksheets too.
         "number": NUMBER_FORMAT,
+        # The request's fields "Export configuration" saves, in the API's order.
+        "settings": {"fields": list(SETTINGS)},
         # The levels an example of one's own is worked at, for the editor's worksheet.
         "exercise": {"view_levels": {k: LEVELS[k] for k in VIEW_LEVELS}},
     }

@@ -105,6 +105,17 @@ def test_the_config_block_holds_the_apps_own_limits():
     assert re.search(r'<input id="heads" [^>]*max="4"', html)
 
 
+def test_export_configuration_saves_every_field_the_api_reads_but_how_the_answer_is_written():
+    client = create_app({"TESTING": True}).test_client()
+    page, document = client.get("/"), client.get("/api/openapi.json")
+    assert page.status_code == document.status_code == 200
+    saved = config_block(page.get_data(as_text=True))["settings"]["fields"]
+    declared = list(document.get_json()["components"]["schemas"]["AttentionRequest"]["properties"])
+    # The document lists them in its own order; the file keeps the request's (tokens first).
+    assert sorted(saved) == sorted(f for f in declared if f not in ("fields", "encoding"))
+    assert len(set(saved)) == len(saved) and saved[:2] == ["tokens", "X"]
+
+
 def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
     static = Path(__file__).resolve().parents[2] / "static" / "js"
     sources = sorted(static.rglob("*.js"))
