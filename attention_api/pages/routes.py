@@ -10,8 +10,8 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 
 from attention_core import __version__, default_request, presets
+from attention_core.classroom.exercises import LEVELS, SEEDS, VIEW_LEVELS
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS, SEEDS, VIEW_LEVELS
 from attention_core.prose import NUMBER_FORMAT
 from attention_models import registry
 from attention_models.base import ModelUnavailable

@@ -9,7 +9,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from attention_core.exercises import exercise, request
+from attention_core.classroom.exercises import exercise, request
 from tests.browser.conftest import open_page
 from tests.browser.helpers import tab_until
 from tests.core.helpers import exercise_reference

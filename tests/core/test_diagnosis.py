@@ -1,5 +1,5 @@
-"""The hints for wrong answers (attention_core/diagnosis.py), one test per mistake, each on
-an exercise worked by hand here.
+"""The hints for wrong answers (attention_core/classroom/diagnosis.py), one test per mistake,
+each on an exercise worked by hand here.
 
 The textbook row: X = [[1, 0], [0, 1], [1, 1]], W_Q = [[1, 0], [1, 2]], W_K = [[2, 0],
 [0, 1]], W_V = [[1, 0], [0, 2]], query 3 (row 2). By hand: q = (2, 2); the keys (2, 0),
@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from attention_core.diagnosis import check, shown, tolerance
-from attention_core.exercises import Exercise, solve
+from attention_core.classroom.diagnosis import check, shown, tolerance
+from attention_core.classroom.exercises import Exercise, solve
 
 X = np.array([[1, 0], [0, 1], [1, 1]], float)
 HEAD = {"W_Q": np.array([[1, 0], [1, 2]], float), "W_K": np.array([[2, 0], [0, 1]], float),
@@ -187,7 +187,7 @@ def test_a_hint_never_holds_the_number_asked_for():
 
 
 def test_every_hint_quotes_the_students_number_at_every_level():
-    from attention_core.exercises import LEVELS, exercise
+    from attention_core.classroom.exercises import LEVELS, exercise
 
     checked = 0
     for level in LEVELS:

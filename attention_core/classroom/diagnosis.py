@@ -20,7 +20,7 @@ rounding: the hint says first that e^s > 0 for every score, and adds the roundin
 the number rounds to 0 at 1 or 2 decimals. A number with decimals other than 0 (0.05 for
 0.045) is rounding, and said to be.
 
->>> from attention_core.exercises import exercise
+>>> from attention_core.classroom.exercises import exercise
 >>> e = exercise(4, "scaled")
 >>> w = rows_of(e)[0]
 >>> blank = e.blanks[0]                        # working.scaled[0]
@@ -38,7 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import counted
+from ..errors import counted
+from ..positions import sinusoidal
+from ..prose import MINUS, page_number, plain, tex, words
+from ..working import RowWorking
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
 from .hintmaths import (
     ES,
@@ -71,9 +74,6 @@ from .hintmaths import (
     x_times,
     z_sum,
 )
-from .positions import sinusoidal
-from .prose import MINUS, page_number, plain, tex, words
-from .working import RowWorking
 
 SIGNIFICANT = ("exp", "exp_sum")  # steps shown to 4 significant figures; the rest 3 decimals
 
