@@ -1,5 +1,6 @@
 """Shared fixtures: the app built by the factory, its test client, the default request, and
-a server without one of the real models; and each test's markers from its folder."""
+a server without one of the real models; and each test's markers from its folder, and its
+group when the suite runs on several workers."""
 
 from pathlib import Path
 
@@ -43,13 +44,39 @@ def minilm_missing(monkeypatch):
 # "not browser and not serving" by a file that forgot to say so.
 FOLDER_MARKERS = {"browser": pytest.mark.browser, "serving": pytest.mark.serving}
 TESTS = Path(__file__).resolve().parent
+SHARED_SCOPES = {"module", "class", "package"}
 
 
-def pytest_collection_modifyitems(items):
+def xdist_group(item, path: Path, folder: str) -> str | None:
+    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup),
+    or None for a test that may run on any.
+
+    The production servers' tests run one at a time, as they measure time and memory that a
+    second server beside them would take; a test that uses a fixture its module shares (a
+    server, a venv, a loaded model) runs where that fixture was built, so that it is built
+    once and not once a worker.
+    """
+    if folder == "serving":
+        return "serving"
+    info = getattr(item, "_fixtureinfo", None)  # pytest's: each fixture's definitions
+    fixtures = info.name2fixturedefs.values() if info is not None else ()
+    if any(defs[-1].scope in SHARED_SCOPES for defs in fixtures):
+        return path.relative_to(TESTS).as_posix()
+    return None
+
+
+# First: pytest-xdist's worker reads the groups in a hook of its own.
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    grouped = hasattr(config, "workerinput")  # collected by a worker of pytest-xdist
     for item in items:
         path = Path(item.path).resolve()
         if TESTS not in path.parents:
             continue  # the doctests of the packages and the docs
-        marker = FOLDER_MARKERS.get(path.relative_to(TESTS).parts[0])
+        folder = path.relative_to(TESTS).parts[0]
+        marker = FOLDER_MARKERS.get(folder)
         if marker is not None:
             item.add_marker(marker)
+        group = xdist_group(item, path, folder) if grouped else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
