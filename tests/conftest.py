@@ -44,25 +44,17 @@ def minilm_missing(monkeypatch):
 # "not browser and not serving" by a file that forgot to say so.
 FOLDER_MARKERS = {"browser": pytest.mark.browser, "serving": pytest.mark.serving}
 TESTS = Path(__file__).resolve().parent
-SHARED_SCOPES = {"module", "class", "package"}
 
 
-def xdist_group(item, path: Path, folder: str) -> str | None:
-    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup),
-    or None for a test that may run on any.
+def xdist_group(path: Path, folder: str) -> str:
+    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup).
 
     The production servers' tests run one at a time, as they measure time and memory that a
-    second server beside them would take; a test that uses a fixture its module shares (a
-    server, a venv, a loaded model) runs where that fixture was built, so that it is built
-    once and not once a worker.
+    second server beside them would take. Any other module's tests run on one worker, so a
+    fixture the module shares (a server, a venv, a loaded model) is built once, not once a
+    worker; the modules are many, so the two workers stay about equally busy.
     """
-    if folder == "serving":
-        return "serving"
-    info = getattr(item, "_fixtureinfo", None)  # pytest's: each fixture's definitions
-    fixtures = info.name2fixturedefs.values() if info is not None else ()
-    if any(defs[-1].scope in SHARED_SCOPES for defs in fixtures):
-        return path.relative_to(TESTS).as_posix()
-    return None
+    return "serving" if folder == "serving" else path.relative_to(TESTS).as_posix()
 
 
 # First: pytest-xdist's worker reads the groups in a hook of its own.
@@ -77,6 +69,5 @@ def pytest_collection_modifyitems(config, items):
         marker = FOLDER_MARKERS.get(folder)
         if marker is not None:
             item.add_marker(marker)
-        group = xdist_group(item, path, folder) if grouped else None
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+        if grouped:
+            item.add_marker(pytest.mark.xdist_group(xdist_group(path, folder)))
