@@ -26,7 +26,7 @@ COPY scripts/install.sh scripts/
 RUN sh scripts/install.sh python --no-cache-dir
 
 # Only what the server runs; the files stay root-owned, so the app cannot rewrite itself.
-COPY app.py gunicorn.conf.py ./
+COPY app.py settings.py gunicorn.conf.py ./
 COPY attention_core ./attention_core
 COPY attention_api ./attention_api
 COPY attention_models ./attention_models

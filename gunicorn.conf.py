@@ -4,14 +4,15 @@ Run: python -m attention_server.serve, which starts nginx on HOST:PORT and this 
 private unix socket (--bind); every client-facing limit and timeout is nginx's
 (attention_server/nginx.conf).
 
-Environment, with defaults:
+Environment (read, with every other setting, by settings.py), with defaults:
   ATTENTION_WORKERS [2]             worker processes; one per CPU core the server may use
-  ATTENTION_THREADS [37]            threads per worker (requests in progress per worker)
+  ATTENTION_THREADS [47]            threads per worker (requests in progress per worker)
 Any other gunicorn setting can be overridden through GUNICORN_CMD_ARGS.
 """
 
 import os
 
+import settings
 from attention_server import startup
 
 # numpy's BLAS/OpenMP pools start one thread per core when numpy is imported; N workers
@@ -23,30 +24,22 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
     os.environ[_name] = "1"
 
 
-def _env_number(name: str, default, kind=int, minimum=1):
-    """The environment variable ``name`` as ``kind``, or ``default`` when unset or empty."""
-    raw = os.environ.get(name, "")
-    try:
-        value = default if raw.strip() == "" else kind(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {raw!r}")
-    return value
-
-
 # Stock gthread. nginx hands over each request whole and takes each answer whole, so a
 # thread never waits on a client. The requests are CPU-bound numpy work (a 256-token
 # request is ~65 ms, the default example ~1 ms), so the worker count, not threads, sets
-# throughput: two workers on this 2-core test machine. Threads are for waiting: a class
-# of 30 sends its first texts at once, which may all reach one worker and wait there for
-# the model in turn (attention_api/real_models/runs.py: 2 running, up to 32 waiting), and 3
-# threads more are for /health and the heads of texts already run, whatever the model is
-# doing (benchmarks/bench_classroom.py). tests/serving/test_deploy.py checks the sum.
-SPARE_THREADS = 3
+# throughput: two workers on this 2-core test machine. Threads are for waiting and for the
+# bounded heavy requests: one for each request a worker may hold at once, so that none of
+# them waits for a thread. A class of 30 sends its first texts at once, which may all reach
+# one worker and wait there for the model in turn (ATTENTION_FORWARDS running,
+# ATTENTION_FORWARDS_WAITING waiting); the heavy requests admission.py lets in
+# (ATTENTION_LARGE_REQUESTS, ATTENTION_TYPESETS, ATTENTION_TILES_AND_COSTS) hold one each
+# while they compute; and SPARE_THREADS more are for /health and the heads of texts already
+# run, whatever the rest is doing (benchmarks/bench_classroom.py). With the defaults:
+# 2 + 32 + (4 + 2 + 4) + 3 = 47 (settings.threads; tests/serving/test_deploy.py checks it).
+SPARE_THREADS = settings.SPARE_THREADS
 worker_class = "gthread"
-workers = _env_number("ATTENTION_WORKERS", 2)
-threads = _env_number("ATTENTION_THREADS", 2 + 32 + SPARE_THREADS)
+workers = settings.WORKERS.read()
+threads = settings.threads()
 
 # nginx bounds the request line and headers (8 KiB a line, 32 KiB in all) and answers
 # past them in the app's JSON; what it passes on gunicorn takes as it is.
@@ -67,7 +60,7 @@ def on_starting(server):
 
 
 def on_exit(server):
-    startup.remove_runs_folder(os.environ.get("ATTENTION_RUNS_DIR"))
+    startup.remove_runs_folder(settings.RUNS_DIR.read())
 
 
 # A gthread worker's main loop sends its heartbeat whatever its threads are doing, so this

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from attention_server import startup
+from settings import CLIENT_TIMEOUT, HOST, MAX_BODY_BYTES, PORT, upstreams
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent  # gunicorn.conf.py and app.py, in the repository and in the image
@@ -43,60 +44,43 @@ class CannotStart(Exception):
 ASKED: list[int] = []
 
 
-def env_number(env, name: str, default, kind=int, minimum=1):
-    """The environment variable ``name`` as ``kind``, or ``default`` when unset or empty."""
-    raw = env.get(name, "")
-    try:
-        value = default if raw.strip() == "" else kind(raw)
-    except ValueError:
-        what = "a whole number" if kind is int else "a number"
-        raise CannotStart(f"{name} must be {what}, got {raw!r}") from None
-    if value < minimum:
-        raise CannotStart(f"{name} must be at least {minimum}, got {raw!r}")
-    return value
-
-
 def settings(env) -> dict[str, str]:
-    """The values the nginx template needs, from the environment and the app's own limits."""
-    from app import max_body_bytes  # the one source of the body limit, for Flask and nginx
+    """The values the nginx template needs, from the environment (read by settings.py,
+    ATTENTION_MAX_BODY_BYTES as the app reads it too) and the app's security headers."""
     from attention_api.web.headers import SECURITY_HEADERS
 
     try:
-        body_bytes = max_body_bytes()
-    except ValueError as e:  # ATTENTION_MAX_BODY_BYTES that is not a whole number
+        host = HOST.read(env)
+        port = PORT.read(env)
+        timeout = CLIENT_TIMEOUT.read(env)
+        body_bytes = MAX_BODY_BYTES.read(env)
+        balanced = upstreams_of(env)
+    except ValueError as e:  # a setting that is not a number, or is out of its bounds
         raise CannotStart(str(e)) from None
-
-    host = env.get("HOST") or "0.0.0.0"
-    port = env_number(env, "PORT", 8000)
-    timeout = env_number(env, "ATTENTION_CLIENT_TIMEOUT", 10.0, kind=float, minimum=0.1)
     headers = " ".join(f'add_header {name} "{value}" always;'
                        for name, value in SECURITY_HEADERS.items())
     prefix = env.get("SCRIPT_NAME", "").rstrip("/")
     if not re.fullmatch(r"(/[A-Za-z0-9._~-]+)*", prefix):
         raise CannotStart(f"SCRIPT_NAME must be a path such as /explorer, got {prefix!r}")
-    upstreams = upstreams_of(env)
     # This server's own gunicorn: @DIR@ is filled after this (start_nginx adds it last).
-    servers = (" ".join(f"server {u} max_fails=1 fail_timeout=10s;" for u in upstreams)
+    servers = (" ".join(f"server {u} max_fails=1 fail_timeout=10s;" for u in balanced)
                or "server unix:@DIR@/gunicorn.sock;")
     return {"HOST": host, "PORT": str(port), "PREFIX": prefix,
             "LISTEN": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             "CLIENT_TIMEOUT": f"{timeout:g}", "CLIENT_TIMEOUT_MS": str(round(timeout * 1000)),
             "MAX_BODY_BYTES": str(body_bytes),
             "SECURITY_HEADERS": headers,
-            "UPSTREAM_SERVERS": servers, "UPSTREAM_TRIES": str(max(1, len(upstreams)))}
+            "UPSTREAM_SERVERS": servers, "UPSTREAM_TRIES": str(max(1, len(balanced)))}
 
 
 def upstreams_of(env) -> list[str]:
     """ATTENTION_UPSTREAMS: the app servers a balancer spreads requests over, "host:port"
     separated by commas (a name may stand for several, as a compose service's does), or
     none: this server computes, with its own gunicorn."""
-    raw = env.get("ATTENTION_UPSTREAMS", "")
-    upstreams = [u.strip() for u in raw.split(",") if u.strip()]
-    for u in upstreams:
-        if not re.fullmatch(r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}", u):
-            raise CannotStart(f"ATTENTION_UPSTREAMS must be host:port, separated by commas, "
-                              f"such as app:8000,10.0.0.7:8000; got {u!r} in {raw!r}")
-    return upstreams
+    try:
+        return upstreams(env)
+    except ValueError as e:
+        raise CannotStart(str(e)) from None
 
 
 def render(template: str, values: dict[str, str]) -> str:

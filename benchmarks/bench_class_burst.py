@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from attention_api.classroom.worksheet import MAX_SHEETS
-from attention_core.exercises import LEVELS, SEEDS
+from attention_core.classroom.exercises import LEVELS, SEEDS
 from benchmarks.server import Production, cpu_seconds, descendants, pss_bytes
 
 HEALTH_EVERY = 0.1  # seconds between two /health polls

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app import create_app
 from attention_core import default_request
-from attention_core.exercises import LEVELS, exercise, solve
+from attention_core.classroom.exercises import LEVELS, exercise, solve
 from benchmarks.common import compare
 
 GOAL_MS = 20

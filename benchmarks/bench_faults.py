@@ -19,7 +19,6 @@ Normal clients there send 70% the default example and 30% 64-token requests.
 
 import asyncio
 import os
-import runpy
 import signal
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import settings
 from benchmarks.loadgen import (
     Connection,
     cli,
@@ -78,7 +78,7 @@ async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -
     record = await load
     for c in connections:
         c.close()
-    threads = int(server.env.get("ATTENTION_THREADS") or default_threads())
+    threads = settings.threads(server.env)  # as gunicorn.conf.py sets them
     print(f"(a) SIGKILL to worker {victim} at {seconds / 2:.0f} s of {seconds:.0f} s, with "
           f"{in_flight} of {clients} clients' requests in flight on both workers")
     print(f"    {summary(record)}")
@@ -90,11 +90,6 @@ async def kill_a_worker(server: Production, mix, clients: int, seconds: float) -
     print(f"{'MEETS' if ok else 'MISSES'}  worker replaced and failures ({record.total_failures()}"
           f") no more than the requests its {threads} threads could hold")
     return ok
-
-
-def default_threads() -> int:
-    """A worker's threads when ATTENTION_THREADS is not set, as gunicorn.conf.py sets them."""
-    return runpy.run_path(str(Path(__file__).resolve().parents[1] / "gunicorn.conf.py"))["threads"]
 
 
 async def slow_body(port: int, until: float) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app import create_app
-from attention_core.exercises import LEVELS
+from attention_core.classroom.exercises import LEVELS
 from benchmarks.common import compare
 
 GOAL_S = 10

@@ -1,5 +1,6 @@
 """Shared fixtures: the app built by the factory, its test client, the default request, and
-a server without one of the real models; and each test's markers from its folder."""
+a server without one of the real models; and each test's markers from its folder, and its
+group when the suite runs on several workers."""
 
 from pathlib import Path
 
@@ -45,11 +46,28 @@ FOLDER_MARKERS = {"browser": pytest.mark.browser, "serving": pytest.mark.serving
 TESTS = Path(__file__).resolve().parent
 
 
-def pytest_collection_modifyitems(items):
+def xdist_group(path: Path, folder: str) -> str:
+    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup).
+
+    The production servers' tests run one at a time, as they measure time and memory that a
+    second server beside them would take. Any other module's tests run on one worker, so a
+    fixture the module shares (a server, a venv, a loaded model) is built once, not once a
+    worker; the modules are many, so the two workers stay about equally busy.
+    """
+    return "serving" if folder == "serving" else path.relative_to(TESTS).as_posix()
+
+
+# First: pytest-xdist's worker reads the groups in a hook of its own.
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    grouped = hasattr(config, "workerinput")  # collected by a worker of pytest-xdist
     for item in items:
         path = Path(item.path).resolve()
         if TESTS not in path.parents:
             continue  # the doctests of the packages and the docs
-        marker = FOLDER_MARKERS.get(path.relative_to(TESTS).parts[0])
+        folder = path.relative_to(TESTS).parts[0]
+        marker = FOLDER_MARKERS.get(folder)
         if marker is not None:
             item.add_marker(marker)
+        if grouped:
+            item.add_marker(pytest.mark.xdist_group(xdist_group(path, folder)))

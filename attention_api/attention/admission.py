@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 
+import settings
 from attention_core.errors import counted
 
 from ..web.errors import retry_later
@@ -40,20 +41,13 @@ class Bound:
     page_retries: bool  # lib/api.js's compute, lib/typeset.js's saveTypeset
 
 
-# The one place of each bound's default; app.py reads each from its ATTENTION_ variable.
+# Each bound's default, why, and its ATTENTION_ variable: settings.py's ADMISSION.
 BOUNDS = {
-    # 4: with it two workers stayed within 2.2 GB under sixteen of the largest answers at
-    # once (docs/operations.md); the other threads serve the rest.
-    "LARGE_REQUESTS": Bound(4, "computing {n}", "other large answer", 1, True),
-    # A document is typeset in a process of its own (typeset.py): a 100-page answer key
-    # holds ~0.2 GB and a core for seconds, so 2 a worker keep both cores of two workers
-    # busy, wherever a class's requests land, and 4 at once hold ~0.8 GB
-    # (benchmarks/bench_class_burst.py: thirty class sets at once peaked 0.8 GB above idle;
-    # unbounded and typeset in the workers, 5.8 GB).
-    "TYPESETS": Bound(2, "typesetting {n}", "other document", 2, True),
-    # A row's tiles or the costs take milliseconds (a measurement up to 2 s, one a server:
-    # cost.py); bounded so that a burst of them cannot hold every thread that /health needs.
-    "TILES_AND_COSTS": Bound(4, "tracing tiles or costs for {n}", "other request", 1, False),
+    "LARGE_REQUESTS": Bound(settings.LARGE_REQUESTS.default, "computing {n}",
+                            "other large answer", 1, True),
+    "TYPESETS": Bound(settings.TYPESETS.default, "typesetting {n}", "other document", 2, True),
+    "TILES_AND_COSTS": Bound(settings.TILES_AND_COSTS.default,
+                             "tracing tiles or costs for {n}", "other request", 1, False),
 }
 
 LARGE_BYTES = 64 * 1024 * 1024

@@ -169,6 +169,9 @@ SEVERAL = placed("heads")  # beside heads, with several heads only
 WHOLE_SENT = tuple(sorted(WHOLE, key=lambda f: bool(f.when)))
 # Sent only when fields names them (response.select derives them from weights).
 NAMED = tuple(f for f in ANSWER if "named" in f.when)
+# What a single head's answer holds whatever its request: no variant's fields, none sent only
+# when named, no working (a row's), nothing of several heads'. The docs page lists them.
+PLAIN = tuple(f for f in ANSWER if not f.when and f.where != "heads")
 # The matrices a name of fields may take a corner of: a head's, then those beside heads,
 # then the whole answer's (the order a message about corners lists them in).
 CORNERED = names(f for group in (HEAD, SEVERAL, WHOLE) for f in group

@@ -47,6 +47,9 @@ BIASES = ("b_Q", "b_K", "b_V")
 FIELDS = ("tokens", "X", *PROJECTIONS, *BIASES, "heads", "kv_heads", "W_O", "X_kv", "tokens_kv",
           "positional", "rope_base", "position_offset", "alibi_slopes", "causal", "scale",
           "mask", "window", "sinks", "row", "fields", "encoding")
+# What the request computes, which the editor's "Export configuration" saves (in this order):
+# every field but the two that say how the answer is written.
+SETTINGS = tuple(f for f in FIELDS if f not in ("fields", "encoding"))
 POSITIONAL = ("sinusoidal", "rope", "alibi")
 QUERY_HEAD = ("W_Q", "b_Q")  # a query head's fields when kv_heads gives the keys and values
 KV_HEAD = ("W_K", "W_V", "b_K", "b_V")

@@ -22,6 +22,7 @@ from .declaration import (  # noqa: F401 (the request's names, where they always
     POSITIONAL,
     PROJECTIONS,
     QUERY_HEAD,
+    SETTINGS,
     declaration,
 )
 from .declaration import encoding as _encoding  # noqa: F401

@@ -1,6 +1,6 @@
 """Exercises in the request format: what POST /api/exercise and /api/exercise/check take
 and answer, shared by the command line. The exercises and the diagnosis are the numeric
-core's (attention_core/exercises.py, diagnosis.py); this reads the bodies and writes the
+core's (attention_core/classroom/exercises.py, diagnosis.py); this reads the bodies and writes the
 answers.
 
 An exercise's answer holds its inputs (``request``, the body of a POST /api/attention
@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 
-from attention_core.diagnosis import check
-from attention_core.errors import AttentionInputError
-from attention_core.exercises import (
+from attention_core.classroom.diagnosis import check
+from attention_core.classroom.exercises import (
     LEVELS,
     SEEDS,
     Exercise,
@@ -25,6 +24,7 @@ from attention_core.exercises import (
     request,
     view_exercise,
 )
+from attention_core.errors import AttentionInputError
 
 from ..attention.request import AttentionRequest, parse_request
 from ..attention.routes import limits

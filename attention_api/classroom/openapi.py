@@ -1,11 +1,11 @@
 """The OpenAPI description of the classroom's routes, the exercises, the worksheets and the
 slides (openapi.py joins it to the rest), its bounds from their one source: the levels and
-seeds of the numeric core (attention_core/exercises.py), the worksheets' of worksheet.py and
-the slides' of slide.py."""
+seeds of the numeric core (attention_core/classroom/exercises.py), the worksheets' of
+worksheet.py and the slides' of slide.py."""
 
 from __future__ import annotations
 
-from attention_core.exercises import LEVELS, SEEDS
+from attention_core.classroom.exercises import LEVELS, SEEDS
 
 from .slide import MAX_HEATMAP, MAX_WORKING_KEYS, SLIDE_FORMATS, WHATS
 from .worksheet import MAX_SHEETS, SHEET_FORMATS

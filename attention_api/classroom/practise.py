@@ -1,7 +1,7 @@
 """The practice page's view of an exercise: its inputs, and the row's working as a table
 whose cells are given numbers, blanks to fill, or the student's own work on the way.
 
-Built on the server from the numeric core (attention_core/exercises.py), so the first
+Built on the server from the numeric core (attention_core/classroom/exercises.py), so the first
 paint holds the whole exercise, and only the numbers a level gives are ever in the page:
 a blank's number is not, until the student's own is checked (POST /api/exercise/check).
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.diagnosis import shown
-from attention_core.exercises import GIVEN, LEVELS, Exercise, request, rows_of
+from attention_core.classroom.diagnosis import shown
+from attention_core.classroom.exercises import GIVEN, LEVELS, Exercise, request, rows_of
 from attention_core.prose import plain, tex
 
 DEFAULT = {"seed": 1, "level": "dots"}

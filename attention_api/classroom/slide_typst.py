@@ -8,7 +8,7 @@ markup; numbers are written as the page writes them (diagnosis.shown).
 
 from __future__ import annotations
 
-from attention_core.diagnosis import shown
+from attention_core.classroom.diagnosis import shown
 from attention_core.engine import AttentionResult
 from attention_core.working import RowWorking
 

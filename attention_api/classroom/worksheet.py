@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from attention_core.classroom.exercises import SEEDS, Exercise, check_level, check_seed, exercise
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import SEEDS, Exercise, check_level, check_seed, exercise
 
 from ..typesetting.typeset import FORMATS, compile_source
 from ..values import describe, json_object

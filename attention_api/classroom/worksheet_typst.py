@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from attention_core.diagnosis import shown
-from attention_core.exercises import Exercise, parse_path, solve
+from attention_core.classroom.diagnosis import shown
+from attention_core.classroom.exercises import Exercise, parse_path, solve
 
 from ..typesetting.typeset import literal
 from .practise import Cell, practise_view

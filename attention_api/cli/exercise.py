@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+from attention_core.classroom.exercises import LEVELS
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS
 
 from ..classroom.exercise import check_body, exercise_body
 from ..classroom.worksheet import MAX_SHEETS, parse_seeds, worksheet

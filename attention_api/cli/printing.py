@@ -1,34 +1,12 @@
-"""How the worksheets print a number, a factor of a product and a vector, in text or LaTeX."""
+"""How the worksheets print a number, a factor of a product and a vector, in text or LaTeX:
+each number by ``number``, the page's one rule (attention_core.prose, which the hints use
+too)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-FIXED_LIMIT = 100_000  # the page's rule (static/js/lib/format.js): beyond it, 4 significant figures
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def number(x: float, decimals: int = 3, latex: bool = False) -> str:
-    r"""x as the page prints it: fixed decimals while |x| rounds below 100000, else 4
-    significant figures, "1.235×10²⁰" (LaTeX "1.235 \times 10^{20}"); never "-0.000";
-    ±inf as "inf" (or \infty in LaTeX). The minus is ASCII, as in the rest of the text.
-
-    >>> number(-99999.999), number(1.2346e20), number(123456789, latex=True)
-    ('-99999.999', '1.235×10²⁰', '1.235 \\times 10^{8}')
-    """
-    if np.isinf(x):
-        sign = "-" if x < 0 else ""
-        return sign + ("\\infty" if latex else "inf")
-    text = f"{x:.{decimals}f}"
-    if abs(float(text)) >= FIXED_LIMIT:
-        mant, exp = f"{x:.3e}".split("e")
-        exp = str(int(exp))
-        if latex:
-            return f"{mant} \\times 10^{{{exp}}}"
-        return f"{mant}×10{exp.translate(_SUPERSCRIPT)}"
-    if text.startswith("-") and float(text) == 0:
-        text = text[1:]
-    return text
+from attention_core.prose import FIXED_LIMIT, number
 
 
 def factor(x: float, decimals: int = 3, latex: bool = False) -> str:

@@ -10,14 +10,15 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, render_template, request, url_for
 
 from attention_core import __version__, default_request, presets
+from attention_core.classroom.exercises import LEVELS, SEEDS, VIEW_LEVELS
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS, SEEDS, VIEW_LEVELS
+from attention_core.prose import NUMBER_FORMAT
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 
 from ..attention import answer_fields
 from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from ..attention.request import parse_request
+from ..attention.request import SETTINGS, parse_request
 from ..attention.response import compute, response_body
 from ..attention.routes import limits
 from ..classroom.exercise import exercise_of
@@ -48,9 +49,9 @@ def page_config() -> dict:
     the page (static/js/lib/config.js reads them).
 
     Each value comes from its one Python source (the app's config, Limits, the
-    lab's constants, the table of the answer's fields) and each URL from url_for, so it
-    carries the app's prefix. The templates render it as one JSON block and take their own
-    min and max from it.
+    lab's constants, the table of the answer's fields, the number format) and each URL
+    from url_for, so it carries the app's prefix. The templates render it as one JSON block
+    and take their own min and max from it.
     """
     allowed = limits()
     return {
@@ -81,6 +82,10 @@ def page_config() -> dict:
                  "models": url_for("models.models"),
                  "katex": asset_url("vendor/katex/katex.min.js")},
         "answer": answer_asks(),
+        # How every number prints (lib/format.js): the rule of the hints and worksheets too.
+        "number": NUMBER_FORMAT,
+        # The request's fields "Export configuration" saves, in the API's order.
+        "settings": {"fields": list(SETTINGS)},
         # The levels an example of one's own is worked at, for the editor's worksheet.
         "exercise": {"view_levels": {k: LEVELS[k] for k in VIEW_LEVELS}},
     }
@@ -176,6 +181,7 @@ def api_docs():
     example = json.dumps({**default_request(), "scale": None, "mask": None, "row": 2})
     defaults = {name: p.default for name, p in {**CURVE_PARAMS, **SAMPLE_PARAMS}.items()}
     return render_template("api_docs.html", version=__version__, example=example,
+                           plain_answer=answer_fields.names(answer_fields.PLAIN),
                            page_config=page_config(), lab_defaults=defaults,
                            exercise_levels=list(LEVELS), exercise_seeds=SEEDS)
 

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
 
+import settings
 from attention_models.base import Model, Tokenized
 from attention_models.heads import first_token_share
 
@@ -21,27 +22,11 @@ from .next_tokens import next_tokens
 from .run import Run
 from .shared_runs import Folder, key_of
 
-# Megabytes of runs kept (ATTENTION_RUNS_MB) by a server, in the folder its workers share
-# (shared_runs.py), or by a process of its own, the least recently asked let go first.
-# One 128-token SmolLM2 run is ~13 MB (X: 30 × 128 × 576 float32, the overview:
-# 30 × 9 × 128 × 128 bytes); a class's sentences of 9–42 tokens ~1–4 MB each. Kept 8 at a
-# time, a class of 30 evicted each other's runs, and a head switch ran the model again
-# (benchmarks/bench_classroom.py: head switch p95 5.5–6.4 s; 64 kept: 0.23–0.51 s).
-RUNS_MB = 256
-# Forward passes at once per process (ATTENTION_FORWARDS), and requests that may wait for
-# one (ATTENTION_FORWARDS_WAITING). A class of 30 sends its first texts at once, and the
-# two workers take them from gunicorn's socket as fast as each accepts, not in turn: of
-# the forward passes in runs of bench_classroom.py, 29 and 8, 30 and 6, 21 and 9. So one
-# worker may hold the whole class: 32 may wait (22 refused a text in 1 of 3 runs), and 2
-# run at once, so that a worker holding most of the class has both cores (numpy lets go
-# of the GIL in its products). With 1 at once, 30 and 7 gave a first view p95 of 4.8 s;
-# with 2, eight runs gave 2.8-3.7 s whatever the share, head switch p95 17-26 ms (9-14
-# with 1), /health at most 17 ms, nothing refused. Two at once on a balanced server share
-# the cores, and a pass is bound by memory as much as by its core (SmolLM2, 18 tokens:
-# 55 ms alone, 92 ms each with two at once in two processes), so they cost it little.
-# Before any limit (every pass at once, under load): first view p95 4.7-5.2 s.
-FORWARDS = 2
-FORWARDS_WAITING = 32
+# Megabytes of runs kept, forward passes at once per process and requests that may wait
+# for one, unless the app's config says otherwise: their defaults, and why, in settings.py.
+RUNS_MB = settings.RUNS_MB.default
+FORWARDS = settings.FORWARDS.default
+FORWARDS_WAITING = settings.FORWARDS_WAITING.default
 CLAIM_WAIT = 60  # seconds a request waits for another worker's run of its text, at a time
 
 

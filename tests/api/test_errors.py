@@ -5,7 +5,10 @@ import json
 
 import pytest
 
-from app import MAX_BODY_BYTES, create_app
+import settings
+from app import create_app
+
+MAX_BODY_BYTES = settings.MAX_BODY_BYTES.default
 
 
 def post(client, body, content_type="application/json"):
@@ -22,7 +25,8 @@ def test_wrong_content_type_is_415(client, content_type, cat_sat):
 
 
 def test_body_over_the_limit_is_413(client):
-    assert MAX_BODY_BYTES == 5_242_880  # 5 MiB: a real model's head opened in the editor (app.py)
+    # 5 MiB: a real model's head opened in the editor (settings.py)
+    assert MAX_BODY_BYTES == 5_242_880
     r = post(client, b" " * (MAX_BODY_BYTES + 1))
     assert r.status_code == 413
     assert "5242880 bytes" in r.get_json()["error"]["message"]

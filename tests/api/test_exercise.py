@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from attention_core.exercises import LEVELS
+from attention_core.classroom.exercises import LEVELS
 from tests.api.helpers import strict_loads
 from tests.core.helpers import exercise_reference as reference
 from tests.core.helpers import exercise_value as value

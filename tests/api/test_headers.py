@@ -5,9 +5,8 @@ import json
 
 import pytest
 
-from app import MAX_BODY_BYTES
 from attention_api.web.headers import SECURITY_HEADERS
-from tests.api.test_errors import SilentClient
+from tests.api.test_errors import MAX_BODY_BYTES, SilentClient
 
 # The policy, written out here: the page and its files are for this origin alone.
 EXPECTED = {

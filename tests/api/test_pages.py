@@ -14,6 +14,7 @@ from app import create_app
 from attention_api.attention.lab import MAX_DRAWS
 from attention_api.attention.request import Limits
 from attention_api.classroom.worksheet import MAX_SHEETS
+from attention_core.prose import NUMBER_FORMAT
 from attention_models import registry
 
 
@@ -60,6 +61,20 @@ def test_api_docs_page_describes_the_routes(client):
         assert words in text, words
 
 
+def test_the_docs_page_lists_what_a_plain_answer_holds_as_the_server_sends_it(client):
+    """The list of a single head's answer is the answer's own keys, not a copy typed by hand:
+    those of the plainest request, less what only a row asks for."""
+    body = {"X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]],
+            "W_V": [[1, 0], [0, 1]]}
+    answer = client.post("/api/attention", json=body)
+    assert answer.status_code == 200
+    r = client.get("/api/docs")
+    assert r.status_code == 200
+    listed = re.search(r"The answer holds <code>([^<]+)</code> and, with <code>row</code>",
+                       r.get_data(as_text=True))
+    assert listed and sorted(listed[1].split(", ")) == sorted(answer.get_json())
+
+
 def config_block(html):
     """The page's one JSON block of limits and URLs (read by static/js/lib/config.js)."""
     found = re.findall(r'<script type="application/json" id="config">(.*?)</script>', html)
@@ -80,11 +95,28 @@ def test_the_config_block_holds_the_apps_own_limits():
                                 "position": 1_000_000, "worksheets": MAX_SHEETS}
     assert config["lab"] == {"max_draws": MAX_DRAWS, "curve_d_k_max": 1024}
     assert config["urls"]["attention"] == "/api/attention"
+    # How numbers print, as the worksheets and the hints print them (attention_core.prose).
+    assert config["number"] == NUMBER_FORMAT == {"fixed_limit": 100_000, "decimals": 3,
+                                                 "figures": 4}
     # The template's own bounds come from the same values.
     for dim in ("d_k", "d_v"):
         assert re.search(rf'<input id="{dim}" [^>]*min="1" max="8"', html), dim
     assert re.search(r'<input id="d_model" [^>]*min="1" max="1024"', html)
     assert re.search(r'<input id="heads" [^>]*max="4"', html)
+
+
+def test_export_configuration_saves_every_field_the_api_reads_but_how_the_answer_is_written():
+    client = create_app({"TESTING": True}).test_client()
+    page, document = client.get("/"), client.get("/api/openapi.json")
+    assert page.status_code == document.status_code == 200
+    saved = config_block(page.get_data(as_text=True))["settings"]["fields"]
+    schemas = document.get_json()["components"]["schemas"]
+    # Every field of any of the request's forms (one head, several, grouped-query heads).
+    declared = list({name: None for form in schemas["AttentionRequest"]["oneOf"]
+                     for name in schemas[form["$ref"].rsplit("/", 1)[1]]["properties"]})
+    # The document lists them in its own order; the file keeps the request's (tokens first).
+    assert sorted(saved) == sorted(f for f in declared if f not in ("fields", "encoding"))
+    assert len(set(saved)) == len(saved) and saved[:2] == ["tokens", "X"]
 
 
 def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
@@ -94,7 +126,8 @@ def test_no_limit_or_api_url_is_typed_in_the_page_s_javascript():
     for source in sources:
         text = source.read_text()
         assert not re.search(r'["`\'](/api|/health)', text), source.name
-        assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS)\s*=", text), source.name
+        assert not re.search(r"\b(MAX_HEADS|MAX_DRAWS|MAX_EXPONENT|LIMITS|FIXED_LIMIT)\s*=",
+                             text), source.name
 
 
 def prefixed(app, prefix="/explorer"):

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from attention_core.diagnosis import shown
-from attention_core.exercises import GIVEN, LEVELS, exercise, request
+from attention_core.classroom.diagnosis import shown
+from attention_core.classroom.exercises import GIVEN, LEVELS, exercise, request
 from tests.core.helpers import exercise_reference, exercise_value
 
 

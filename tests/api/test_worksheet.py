@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from attention_api.classroom.worksheet import parse_seeds, seed_ranges
 from attention_api.classroom.worksheet_typst import TITLES
 from attention_api.cli.main import console
-from attention_core.exercises import LEVELS
+from attention_core.classroom.exercises import LEVELS
 from tests.core.helpers import exercise_reference, exercise_value
 
 NUMBER = re.compile(r"[−-]?\d+\.\d+")  # the working's numbers; the inputs are whole
@@ -184,7 +184,7 @@ def test_the_command_says_what_is_wrong_and_exits_2(tmp_path, capsys):
 def largest_seed(level: str, seeds=range(40)) -> int:
     """The seed, of the first 40, of the level's largest exercise: most tokens, then the
     widest X and W (4 tokens, d_model 3 and d_k 4 at most: exercises.TOKENS, D_MODEL, D_K)."""
-    from attention_core.exercises import exercise
+    from attention_core.classroom.exercises import exercise
     size = {s: (len(e.tokens), e.X.shape[1], e.heads[0]["W_Q"].shape[1])
             for s in seeds for e in [exercise(s, level)]}
     return max(size, key=size.get)

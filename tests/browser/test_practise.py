@@ -9,7 +9,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from attention_core.exercises import exercise, request
+from attention_core.classroom.exercises import exercise, request
 from tests.browser.conftest import open_page
 from tests.browser.helpers import tab_until
 from tests.core.helpers import exercise_reference
@@ -101,6 +101,25 @@ def test_the_url_holds_the_exercise_and_a_reload_keeps_what_was_typed(page, serv
     page.get_by_label("Level").select_option("z")
     expect(page).to_have_url(f"{server.url}practise?level=z&seed={SEED}")
     expect(page.get_by_role("textbox", name="z, entry 1")).to_be_visible()
+
+
+def test_numbers_typed_before_the_script_has_come_are_kept_and_checked(page, server):
+    """On a slow connection a student may type before the page's script runs: what they
+    typed stays in the blank, goes into the URL and is checked once the script has come."""
+    held = []
+    page.route("**/js/practise/main.js", lambda route: held.append(route))
+    # "commit": the page's load waits for its module scripts, which are held here.
+    page.goto(server.url + f"practise?seed={SEED}&level={LEVEL}", wait_until="commit")
+    blank(page, 1).fill("0.5")
+    blank(page, 2).fill("0.25")
+    assert len(held) == 1  # the script was asked for and has not come
+    assert blank(page, 1).locator("xpath=..").get_attribute("data-state") is None  # unchecked
+    held[0].continue_()
+    expect(blank(page, 1).locator("xpath=..")).to_have_attribute("data-state", "wrong")
+    expect(blank(page, 1)).to_have_value("0.5")
+    expect(blank(page, 2)).to_have_value("0.25")
+    expect(page).to_have_url(f"{server.url}practise?seed={SEED}&level={LEVEL}"
+                             "#working.weights[1]=0.5&working.weights[2]=0.25")
 
 
 def test_a_link_with_numbers_typed_opens_the_exercise_with_them_typed_and_checked(page, server):

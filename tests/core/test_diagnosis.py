@@ -1,5 +1,5 @@
-"""The hints for wrong answers (attention_core/diagnosis.py), one test per mistake, each on
-an exercise worked by hand here.
+"""The hints for wrong answers (attention_core/classroom/diagnosis.py), one test per mistake,
+each on an exercise worked by hand here.
 
 The textbook row: X = [[1, 0], [0, 1], [1, 1]], W_Q = [[1, 0], [1, 2]], W_K = [[2, 0],
 [0, 1]], W_V = [[1, 0], [0, 2]], query 3 (row 2). By hand: q = (2, 2); the keys (2, 0),
@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from attention_core.diagnosis import check, shown, tolerance
-from attention_core.exercises import Exercise, solve
+from attention_core.classroom.diagnosis import check, shown, tolerance
+from attention_core.classroom.exercises import Exercise, solve
 
 X = np.array([[1, 0], [0, 1], [1, 1]], float)
 HEAD = {"W_Q": np.array([[1, 0], [1, 2]], float), "W_K": np.array([[2, 0], [0, 1]], float),
@@ -187,7 +187,7 @@ def test_a_hint_never_holds_the_number_asked_for():
 
 
 def test_every_hint_quotes_the_students_number_at_every_level():
-    from attention_core.exercises import LEVELS, exercise
+    from attention_core.classroom.exercises import LEVELS, exercise
 
     checked = 0
     for level in LEVELS:
@@ -211,14 +211,20 @@ def test_a_number_is_shown_as_the_pages_working_writes_it():
     import subprocess
     from pathlib import Path
 
+    from attention_core.prose import NUMBER_FORMAT
+
     values = [0.0, 1.0, 16.92, 4.1134, 1925.3, 9999.6, 19930.4, 99999.4, 99999.9996, 100000.0,
               123456.0, 1.5e20, 0.0006012, 1.2345e-5, 1.2345e-7, 5e-7, -0.0001, -2.5, -0.0004,
               0.00049999, 3.14159, 1e-300, -123456.789]
-    script = ("import { formatNumber } from './static/js/lib/format.js';"
+    # The page is sent the number format in its config (attention_core.prose's).
+    script = ("import { number } from './static/js/lib/config.js';"
+              "import { formatNumber } from './static/js/lib/format.js';"
               "import { sigText } from './static/js/draw/workingtex.js';"
               "const xs = JSON.parse(process.argv[1]);"
+              "Object.assign(number, JSON.parse(process.argv[2]));"
               "console.log(JSON.stringify(xs.map((x) => [formatNumber(x), sigText(x)])));")
-    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(values)],
+    out = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(values),
+                          json.dumps(NUMBER_FORMAT)],
                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
                          text=True, check=True, timeout=60)
     pages = [[a, b.replace("-", "\u2212")] for a, b in json.loads(out.stdout)]

@@ -1,4 +1,4 @@
-"""Exercises (attention_core/exercises.py): 200 seeds at every level have the promised
+"""Exercises (attention_core/classroom/exercises.py): 200 seeds at every level have the promised
 hand-friendly numbers, and their blanks' numbers agree with a reference written here from
 the exercise's request alone."""
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from attention_core.classroom.exercises import LEVELS, SEEDS, exercise, request, solve
 from attention_core.errors import AttentionInputError
-from attention_core.exercises import LEVELS, SEEDS, exercise, request, solve
 from tests.core.helpers import exercise_reference as reference
 from tests.core.helpers import exercise_value as value
 

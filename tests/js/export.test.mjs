@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
+import { settings } from "../../static/js/lib/config.js";
 import { textRGB, weightRGB } from "../../static/js/lib/colour.js";
 import {
   configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, readConfig,
@@ -211,6 +213,12 @@ test("SVG: the cell size sets the grid and the document grows with it", () => {
 
 // ---- settings ----
 
+// The fields "Export configuration" saves, as the page config sends them (request.py's
+// SETTINGS, which tests/api/test_pages.py checks against the API's document).
+settings.fields = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "heads", "kv_heads",
+  "W_O", "X_kv", "tokens_kv", "positional", "rope_base", "position_offset", "alibi_slopes",
+  "causal", "scale", "mask", "window", "sinks", "row"];
+
 test("configToJSON: the request's keys in the API's order, absent keys left out", () => {
   const req = { row: 1, W_V: [[1]], causal: true, X: [[1.5], [-2]], W_Q: [[1]], W_K: [[2]], tokens: ["a", 'b"'], seed: 7 };
   assert.equal(configToJSON(req), [
@@ -236,7 +244,7 @@ test("configToJSON: the request's keys in the API's order, absent keys left out"
   assert.equal(configToJSON({}), "{}");
   const full = { ...CAT, mask: [[true]], scale: null, positional: "sinusoidal", row: null };
   assert.deepEqual(Object.keys(JSON.parse(configToJSON(full))),
-    ["tokens", "X", "W_Q", "W_K", "W_V", "causal", "scale", "mask", "positional", "row"]);
+    ["tokens", "X", "W_Q", "W_K", "W_V", "positional", "causal", "scale", "mask", "row"]);
 });
 
 test("config round trip: readConfig(configToJSON(req)) gives req back", () => {
@@ -294,8 +302,8 @@ test("biases, shared key/value heads, the positions' settings, the window and si
   const single = { ...CAT, b_Q: [0.5], b_K: [0], b_V: [-1], positional: "rope", rope_base: 500, position_offset: 3,
     window: 2, sinks: 1 };
   assert.deepEqual(Object.keys(JSON.parse(configToJSON(single))),
-    ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "causal", "positional", "rope_base",
-      "position_offset", "window", "sinks"]);
+    ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "positional", "rope_base",
+      "position_offset", "causal", "window", "sinks"]);
   assert.match(configToJSON(single), /\n {2}"b_Q": \[0\.5\],\n/);
   const shared = { tokens: ["a", "b"], X: [[1, 0], [0, 1]], heads: [{ W_Q: [[1], [0]], b_Q: [1] }, { W_Q: [[0], [1]] }],
     kv_heads: [{ W_K: [[1], [1]], W_V: [[2], [0]], b_V: [3] }], W_O: [[1, 0], [0, 1]], positional: "alibi",

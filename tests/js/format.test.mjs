@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { formatNumber, parseCell, texNumber, texText } from "../../static/js/lib/format.js";
 
 test("three decimals with a true minus sign", () => {

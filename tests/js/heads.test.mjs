@@ -5,7 +5,8 @@ import {
   addHead, divisors, kvHeadsAfter, paperSlopes, removeHead, setBiases, setHeadCount, setKvHeads, setPaperSlopes,
 } from "../../static/js/editor/heads.js";
 import { buildRequest, fromPreset } from "../../static/js/editor/request.js";
-import { checkShapes, inputsOf, randomize, resize, setCell } from "../../static/js/editor/state.js";
+import { inputsOf, randomize, resize, setCell } from "../../static/js/editor/state.js";
+import { checkShapes } from "../../static/js/editor/statecheck.js";
 
 Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });
 

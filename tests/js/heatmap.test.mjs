@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { keptInside, keysText, moveFocus } from "../../static/js/draw/heatmap.js";
 
 test("arrow keys move focus inside the grid and stop at its edges", () => {

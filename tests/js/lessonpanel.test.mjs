@@ -1,6 +1,7 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 
 // The panel waits for a painted frame before its side requests leave; typesetting is
 // KaTeX's business, not this test's.

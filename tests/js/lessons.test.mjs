@@ -1,6 +1,7 @@
 import { all, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import {
   alibiRows, alibiVerdict, bandCounts, compareRows, diffText, keyBiasShift, keyBiasVerdict, kvCache,
   kvReaders, lessonKinds, queryBiasShift, ropeOffsets, ropeVerdicts, sideRequests, valueBiasSplit,

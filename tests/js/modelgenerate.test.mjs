@@ -1,6 +1,7 @@
 // The real-model view's "Generate step by step" (static/js/model/generate.js): the whole
 // model's cache in words, and a long z written short.
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { test } from "node:test";
 
 import { modelCacheWords } from "../../static/js/model/generate.js";

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { cellFromPoint, EXACT_MAX, exactFields, labelStep, readoutText, scaleText, weightOf } from "../../static/js/draw/readout.js";
 
 const rect = { left: 100, top: 50, width: 300, height: 300 };

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limits } from "../../static/js/lib/config.js";
 import { addHead, setBiases, setKvHeads, setSlope, setPaperSlopes } from "../../static/js/editor/heads.js";
-import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/editor/request.js";
+import { buildRequest, fromPreset, fromRequest, requestOf, uiField } from "../../static/js/editor/request.js";
 import { setCell } from "../../static/js/editor/state.js";
 
 // The request the page sends for the newer kinds of attention, written out by hand from the
@@ -152,4 +152,13 @@ test("an imported request with rotary positions, ALiBi slopes, a window and sink
   assert.throws(() => fromRequest({ ...GQA, kv_heads: [...GQA.kv_heads, GQA.kv_heads[0]] }), /3 key\/value heads for 4 heads/);
   assert.throws(() => fromRequest({ ...GQA, kv_heads: [{ ...GQA.kv_heads[0], W_V: [[1, 0], [0, 1]] }, GQA.kv_heads[1]] }),
     /head 2 has d_k = 2 and d_v = 1, head 1 has 2 and 2/);
+});
+
+test("requestOf builds a state's request once: the same request for the same state, a new one for a new state", () => {
+  const state = base();
+  assert.equal(requestOf(state), requestOf(state));
+  assert.deepEqual(requestOf(state), buildRequest(state));
+  const edited = setCell(state, "X", 0, 0, "x");
+  assert.notEqual(requestOf(edited), requestOf(state));
+  assert.equal(requestOf(edited).request, null);
 });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { alibiCaption, crossWords, fieldsFor, maskWords, noKeyWords } from "../../static/js/editor/results.js";
+import { crossWords, fieldsFor, noKeyWords } from "../../static/js/editor/results.js";
 import { answer } from "../../static/js/lib/config.js";
 
 // The config block's answer as the server sends it (tests/api/test_pages.py checks the file).
@@ -43,18 +43,6 @@ test("several heads: every head's heatmap, and the shown head's blocks only", ()
   assert.ok(!big.includes("heads.weights") && !big.some((x) => x === "heads[2].weights"));
 });
 
-test("the headings say what the causal mask, the window and its sinks leave out", () => {
-  assert.deepEqual(maskWords(false, undefined), { heading: "", note: "" });
-  assert.deepEqual(maskWords(true, undefined), { heading: ", keys after the query masked", note: "masked: j > i" });
-  assert.deepEqual(maskWords(true, 3, 1), {
-    heading: ", keys after the query or outside a window of 3 masked; key 1 stays open as a sink",
-    note: "masked: j > i or |i − j| ≥ 3, but not j ≤ 1" });
-  assert.deepEqual(maskWords(false, 2, 2), {
-    heading: ", keys outside a window of 2 masked; keys 1 and 2 stay open as sinks",
-    note: "masked: |i − j| ≥ 2, but not j ≤ 2" });
-  assert.equal(maskWords(false, undefined, 4).heading, "", "sinks without a window change nothing");
-});
-
 test("the queries that may read no key are counted in agreement with their nouns", () => {
   assert.equal(noKeyWords([]), null);
   assert.equal(noKeyWords(["1 “the”"]), "Query 1 “the” may read no key: every weight of that row is 0, and so is its output.");
@@ -66,14 +54,4 @@ test("cross-attention's note counts each sequence's tokens, one token as one", (
   assert.equal(crossWords(3, 4, false), "Queries come from X (3 tokens), keys and values from X_kv (4 tokens), so A is 3 × 4.");
   assert.equal(crossWords(1, 1, false), "Queries come from X (1 token), keys and values from X_kv (1 token), so A is 1 × 1.");
   assert.match(crossWords(3, 1, true), /^Queries come from X \(3 tokens\), keys and values from X_kv \(1 token\), so A is 3 × 1\. The causal mask is aligned at the top left/);
-});
-
-test("ALiBi's slope in the scores' caption has 4 significant figures, as the working's note writes it", () => {
-  const how = ["QKᵀ / √d_k", "÷ 1.414, d_k = 2"];
-  // Three heads: the paper's slope of head 1 is 2^(−8/3) = 0.15749013…
-  assert.deepEqual(alibiCaption({ alibi_slope: 2 ** (-8 / 3) }, how),
-    ["QKᵀ / √d_k − m·|i − j|", "÷ 1.414, d_k = 2, then ALiBi's bias, m = 0.1575"]);
-  assert.equal(alibiCaption({ alibi_slope: 0.5 }, how)[1], "÷ 1.414, d_k = 2, then ALiBi's bias, m = 0.5");
-  assert.equal(alibiCaption({ alibi_slope: 1.7782794e-7 }, how)[1], "÷ 1.414, d_k = 2, then ALiBi's bias, m = 1.778×10⁻⁷");
-  assert.deepEqual(alibiCaption({}, how), how);
 });

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { permutation, sameAsShown, shuffledRequest } from "../../static/js/editor/shuffle.js";
 
 test("permutations are reproducible, complete and never the identity", () => {

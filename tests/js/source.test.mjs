@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { limits } from "../../static/js/lib/config.js";
 import {
   changedCells, changedWords, compactOf, fitLabel, keepsShapes, readSource, sourceRequest, sourceWords, stateFromHead, viewFragment,

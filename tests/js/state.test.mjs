@@ -10,7 +10,7 @@ import { limits } from "../../static/js/lib/config.js";
 import { fromHash, toHash } from "../../static/js/editor/url.js";
 
 // The page learns its limits from the server (config.js); outside a page a test gives them.
-// These are the app's defaults: attention_api.request.Limits and multihead.MAX_HEADS.
+// These are the app's defaults: attention_api.attention.request.Limits and multihead.MAX_HEADS.
 const SERVER = { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 };
 Object.assign(limits, SERVER);
 

@@ -1,6 +1,7 @@
 // "Step through the tiles"'s words (static/js/draw/tiles.js): a tile's effect on the
 // running m, ℓ and O, and the last step's z and log-sum-exp, with hand-worked numbers.
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { test } from "node:test";
 
 import { finalWords, heldText, keysText, span, tileNote, tileWords } from "../../static/js/draw/tiles.js";

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { STEPS, walkContext } from "../../static/js/editor/walk.js";
 import { ROLES, roleLine } from "../../static/js/editor/roles.js";
 

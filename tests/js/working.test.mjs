@@ -1,6 +1,7 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { joinTerms, renderWorking, sigText, texFactor, texInputs, texSig, texVector } from "../../static/js/draw/working.js";
 
 test("derived vectors always have 3 decimals; an input's whole numbers stay short, one format a vector", () => {

@@ -1,6 +1,7 @@
 import { all, host, read } from "./fakedom.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "./numberformat.mjs";
 import { renderWorking } from "../../static/js/draw/working.js";
 import { keyList } from "../../static/js/draw/workingsteps.js";
 

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # left out of the quick loop with them.
 pytestmark = pytest.mark.serving
 SOURCES = ("pyproject.toml", "README.md", "requirements.txt", "requirements-models.txt",
-           "app.py", "attention_core", "attention_api", "attention_models", "templates",
-           "static")
+           "app.py", "settings.py", "attention_core", "attention_api", "attention_models",
+           "templates", "static")
 
 
 def copy_sources(base: Path) -> Path:

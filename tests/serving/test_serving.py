@@ -430,6 +430,48 @@ def test_answers_the_server_writes_itself_are_json_with_the_security_headers(
     assert {name: headers.get(name) for name in expected} == expected
 
 
+# --- methods a path does not serve --------------------------------------------------------
+def paths_of_the_app(app) -> list[str]:
+    """A path of each of the app's routes (an asset's for the assets' route)."""
+    asset = f"/assets/{app.extensions['assets_version']}/css/app.css"
+    paths = [asset if "<" in rule.rule else rule.rule for rule in app.url_map.iter_rules()]
+    return sorted(set(paths) - {""})  # the root's rule takes "" as well as "/"
+
+
+def test_a_method_a_path_does_not_serve_is_405_with_allow_as_flask_says(server, cat_sat):
+    """TRACE, which nginx refuses itself, and DELETE, which it passes on: through nginx,
+    on every path of the app, the app's own 405 (Allow, JSON, security headers); a path
+    with nothing is 404; and the methods each path serves still work."""
+    from app import create_app
+
+    app = create_app({"TESTING": True})
+    client = app.test_client()
+    paths = paths_of_the_app(app)
+    assert len(paths) == 23  # not vacuous: every route
+    security = security_headers_of_the_app(server.port)
+    for path in [*paths, "/nothing-here", "/api/attention?fields=weights"]:
+        for method in ("TRACE", "DELETE"):
+            status, headers, body = exchange(
+                server.port, f"{method} {path} HTTP/1.1\r\nHost: example\r\n"
+                             f"Connection: close\r\n\r\n".encode())
+            flask = client.open(path, method=method)
+            assert status == flask.status_code in (404, 405), (method, path, status)
+            assert json.loads(body) == flask.get_json(), (method, path)
+            if status == 405:
+                assert f"does not accept {method}." in json.loads(body)["error"]["message"]
+                allowed = {m.strip() for m in headers["allow"].split(",")}
+                assert allowed == set(flask.allow) and "OPTIONS" in allowed, (method, path)
+            assert {name: headers.get(name) for name in security} == security, (method, path)
+    # What a path serves is served: GET, HEAD, OPTIONS and POST on their paths.
+    assert answers_health(server.port)
+    status, headers, _ = exchange(server.port,
+                                  b"OPTIONS /api/attention HTTP/1.1\r\nHost: example\r\n\r\n")
+    assert status == 200 and set(headers["allow"].split(", ")) == {"OPTIONS", "POST"}
+    body = cat_sat_body(cat_sat)
+    assert_cat_sat_answer(exchange(server.port, post_head(len(body)) + body), cat_sat)
+    assert "Traceback" not in log_of(server)
+
+
 # --- bodies arriving together ------------------------------------------------------------
 def test_bodies_arriving_together_on_one_thread_are_all_served(tmp_path, cat_sat):
     """One worker with one thread: six 100 KB bodies, each half sent and then the rest,
@@ -581,6 +623,13 @@ def test_under_a_prefix_the_health_check_passes_and_other_paths_are_404(tmp_path
             404, "There is nothing at /health; this server is under /explorer/.")
         assert headers["content-type"] == "application/json"
         assert answers_health(running.port, "/explorer")
+        # A method a path does not serve: the app's 405 under the prefix, nginx's 404 outside.
+        status, headers, body = exchange(
+            running.port, b"TRACE /explorer/api/attention HTTP/1.1\r\nHost: example\r\n\r\n")
+        assert (status, set(headers["allow"].split(", "))) == (405, {"OPTIONS", "POST"}), body
+        status, _, body = exchange(running.port, b"TRACE /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (status, json.loads(body)["error"]["message"]) == (
+            404, "There is nothing at /health; this server is under /explorer/.")
         env = {"PATH": os.environ["PATH"], "PORT": str(running.port),
                "SCRIPT_NAME": "/explorer"}
         assert subprocess.run(healthcheck_command(), env=env, timeout=20).returncode == 0

@@ -2,7 +2,8 @@
 // hand, and its lines and steps (working.js and workingsteps.js build with them).
 
 import { el, symbols } from "../lib/dom.js";
-import { FIXED_LIMIT, formatNumber, superscript, texNumber } from "../lib/format.js";
+import { number } from "../lib/config.js";
+import { beyondFixed, formatNumber, superscript, texNumber } from "../lib/format.js";
 import { math } from "./tex.js";
 
 export const LONG = 8;   // vectors and sums longer than this are shortened with ⋯
@@ -29,10 +30,10 @@ export function texFactor(x) {
 export function texSig(x) {
   if (x === null || x === Infinity) return "\\infty";
   if (x === 0) return "0";
-  if (Math.abs(x) >= FIXED_LIMIT) return texNumber(x);  // the page's one scientific form
-  const [mant, exp] = x.toPrecision(4).split("e");
+  if (beyondFixed(x)) return texNumber(x);  // the page's one scientific form
+  const [mant, exp] = x.toPrecision(number.figures).split("e");
   if (!exp) return mant;
-  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930, as printed below 100000
+  if (Number(exp) > 0) return String(Number(x.toPrecision(number.figures)));  // 19930, below 100000
   return `${mant} \\times 10^{${Number(exp)}}`;
 }
 
@@ -43,15 +44,15 @@ export function texRate(x) {
   return exp ? `${mant} \\times 10^{${Number(exp)}}` : mant;
 }
 
-/** texSig as plain text for a table cell: 16.92, 0.006738, 4.113; from FIXED_LIMIT up the
+/** texSig as plain text for a table cell: 16.92, 0.006738, 4.113; from 100000 up the
  *  page's one scientific form (4.852×10⁸); ∞ for an exponential beyond float64. */
 export function sigText(x) {
   if (x === null || x === Infinity) return "∞";
   if (x === 0) return "0";
-  if (Math.abs(x) >= FIXED_LIMIT) return formatNumber(x);
-  const [mant, exp] = x.toPrecision(4).split("e");  // below 1e-6 toPrecision writes e-7
+  if (beyondFixed(x)) return formatNumber(x);
+  const [mant, exp] = x.toPrecision(number.figures).split("e");  // below 1e-6 toPrecision writes e-7
   if (!exp) return mant;
-  if (Number(exp) > 0) return String(Number(x.toPrecision(4)));  // 19930: 4 figures, below 100000
+  if (Number(exp) > 0) return String(Number(x.toPrecision(number.figures)));  // 19930: below 100000
   return `${mant}×10${superscript(Number(exp))}`;
 }
 

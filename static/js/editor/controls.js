@@ -8,7 +8,7 @@ import { limits } from "../lib/config.js";
 import { el, setAttr, setProp, setText, symbols } from "../lib/dom.js";
 import { formatNumber } from "../lib/format.js";
 import * as H from "./heads.js";
-import { fieldId } from "./inputs.js";
+import { fieldId } from "./fieldnames.js";
 import * as S from "./state.js";
 import { notWhole, typedSeed, wholeIn } from "./typed.js";
 import { count } from "../lib/words.js";

@@ -2,6 +2,7 @@
 
 import { formatNumber, texNumber, texText } from "../lib/format.js";
 import { textRGB, weightRGB } from "../lib/colour.js";
+import { settings } from "../lib/config.js";
 
 // A masked score is null (as the API sends it) or −Infinity (as the engine computes it).
 const isMasked = (x) => x === null || x === -Infinity;
@@ -142,19 +143,16 @@ export function heatmapToSVG(weights, mask, tokens, { cell = 40, keys = tokens }
 
 // ---- the settings: a request in the API's format, saved and read back ----
 
-const CONFIG_KEYS = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "heads", "kv_heads", "W_O",
-  "X_kv", "tokens_kv", "causal", "scale", "mask", "positional", "rope_base", "position_offset",
-  "alibi_slopes", "window", "sinks", "row"];
-
-/** Pretty JSON (2-space indent, one matrix row per line) of the request's keys, in the
- *  API's order; keys absent from request are left out. readConfig reads it back. */
+/** Pretty JSON (2-space indent, one matrix row per line) of the request's keys that
+ *  settings.fields names (the page config), in its order, the API's; keys absent from
+ *  request are left out. readConfig reads it back. */
 export function configToJSON(request) {
   const list = (v) => `[${v.map((x) => JSON.stringify(x)).join(", ")}]`;
   const value = (v) => (!Array.isArray(v) ? JSON.stringify(v)
     : Array.isArray(v[0]) ? `[\n${v.map((r) => `    ${list(r)}`).join(",\n")}\n  ]`
       : typeof v[0] === "object" && v[0] !== null  // heads: one head per line
         ? `[\n${v.map((h) => `    ${JSON.stringify(h)}`).join(",\n")}\n  ]` : list(v));
-  const parts = CONFIG_KEYS.filter((k) => request[k] !== undefined)
+  const parts = settings.fields.filter((k) => request[k] !== undefined)
     .map((k) => `  ${JSON.stringify(k)}: ${value(request[k])}`);
   return parts.length ? `{\n${parts.join(",\n")}\n}` : "{}";
 }

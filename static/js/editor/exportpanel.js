@@ -2,10 +2,13 @@
 // as JSON, and the import of one. This module builds the panel; exportactions.js makes its
 // parts act, and exportmatrix.js says what each matrix's text is.
 
+import { postOnce } from "../lib/api.js";
 import { el } from "../lib/dom.js";
 import { wireExport } from "./exportactions.js";
 import { FORMATS } from "./exportmatrix.js";
 import { exercise } from "../lib/config.js";
+import { fromRequest, requestOf } from "./request.js";
+import { say } from "./status.js";
 
 const field = (id, text, control) =>
   el("div", { class: "export-field" }, el("label", { for: id, text }), control);
@@ -79,5 +82,36 @@ function controls() {
     }),
     // The panel's own live region: an import's problem is read out where the person is.
     message: el("p", { id: "export-message", class: "export-message", "aria-live": "polite" }),
+  };
+}
+
+/** What the export panel may ask of the page (see mountExport): the view of ``store``,
+ *  and an imported configuration handed to ``update``, the page's one path of a change. */
+export function exportPage(store, update) {
+  return {
+    get: () => ({ state: store.state, request: requestOf(store.state).request, body: store.view.answer }),
+    // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
+    fetch: async (fields) => {
+      const { status, body, unreadable } = await postOnce({ ...requestOf(store.state).request, fields, encoding: "base64" });
+      if (status !== 200 || unreadable) throw new Error(body.error?.message ?? `error ${status}`);
+      return body;
+    },
+    check: async (request) => {  // the server's own check of an import: null, or its message
+      try {
+        const { status, body, unreadable } = await postOnce({ ...request, fields: [] });
+        return status === 200 && !unreadable ? null : body.error?.message ?? `The server answered ${status}.`;
+      } catch {
+        return "The configuration could not be checked: the server cannot be reached. Try again.";
+      }
+    },
+    load: (request) => {  // null when loaded, else why the page cannot show it
+      try {
+        update(fromRequest(request, store.state.seed), { urlNow: true });  // a link copied at once carries it
+        return null;
+      } catch (err) {
+        return `The page cannot show this configuration: ${err.message}.`;
+      }
+    },
+    say,
   };
 }

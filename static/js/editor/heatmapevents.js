@@ -1,8 +1,8 @@
 // The heatmaps' events: a click or Enter selects a query's row, the arrow keys move the
 // focus, M masks a score, and the weight under the pointer, the focus or a finger is lit
-// across the page. The focus and the lit weight are the page's pointer object, which
-// main.js owns: these events read it and hand it changes (page.point); the drawing only
-// receives it.
+// across the page. The focus and the lit weight are the pointer in the view of the page's
+// store (main.js): these events read it and hand it changes (page.point); the drawing
+// only receives it.
 
 import { backToHeatmap, showWorking } from "../lib/dom.js";
 import { cellAt, moveFocus } from "../draw/heatmap.js";

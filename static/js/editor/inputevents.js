@@ -7,7 +7,7 @@ import { turned } from "./pages.js";
 import * as S from "./state.js";
 
 /** Wire ``host`` (the inputs). ``page`` = {now() (the state), update(next, options),
- *  pages (a Map, the page's, read only here: matrix name → the page of its inputs shown,
+ *  pages (a Map, the store's view's, read only here: matrix name → the page of its inputs shown,
  *  {row, col}, see pages.js), turnPage(name, {row, col}), redraw() (the inputs)}. */
 export function wireInputs(host, page) {
   host.addEventListener("input", (e) => {

@@ -11,6 +11,7 @@ import { SHOWN } from "../draw/matrix.js";
 import { pageText, windowOf } from "./pages.js";
 import { grouped, matricesOf } from "./state.js";
 import { roleLine } from "./roles.js";
+import { cellPrefix, fieldId, fieldName, sharedKv, split } from "./fieldnames.js";
 
 const CAPTIONS = {
   X: ["X", "token embeddings", "n × d_model"],
@@ -21,16 +22,6 @@ const CAPTIONS = {
   X_kv: ["X_kv", "the sequence keys and values come from", "m × d_model"],
 };
 
-/** "W_Q_2" → {base: "W_Q", head: 2}, "b_K_3" → {base: "b_K", head: 3}; other names have
- *  head null. */
-function split(name) {
-  const m = /^([Wb]_[QKV])_(\d+)$/.exec(name);
-  return m ? { base: m[1], head: Number(m[2]) } : { base: name, head: null };
-}
-
-/** Whether ``name`` (W_K_2, b_V) belongs to a key/value head shared by several query heads. */
-const sharedKv = (name, kv) => kv && /^[Wb]_[KV]/.test(name);
-
 /** Whether the browser may leave a matrix's inputs undrawn while they are off screen
  *  (app.css): those of the other heads and W_O, below the first screen, and any page of
  *  more than SKIPPABLE_CELLS inputs. Not the default example's few: content-visibility
@@ -39,45 +30,11 @@ const sharedKv = (name, kv) => kv && /^[Wb]_[KV]/.test(name);
 const SKIPPABLE_CELLS = 64;
 const isSkippable = (name, cells) => split(name).head !== null || name === "W_O" || cells > SKIPPABLE_CELLS;
 
-/** The words before "row i column j" (or "column j" in a bias) in a cell's accessible name:
- *  "W_Q", "W_Q head 2", "b_Q head 2", and with key/value heads shared (``kv``) "W_K key/value
- *  head 2". Head 1's, and key/value head 1's, are the plain "W_K". */
-const cellPrefix = (name, kv = false) => {
-  const { base, head } = split(name);
-  return head === null ? base : `${base} ${sharedKv(name, kv) ? "key/value head" : "head"} ${head}`;
-};
-
-// The controls' fields that the request names (request.js), by their accessible names.
-const CONTROLS = {
-  scale: "Scale", rope_base: "RoPE base θ", position_offset: "Position offset", window: "Window",
-  sinks: "Sinks", positional: "Positions", kv_heads: "Key/value heads",
-};
-
 // The labels beside a matrix's rows: X has the query tokens', X_kv the key tokens'.
 const LABELS = {
   X: { key: "tokens", name: (i) => `Token ${i + 1} label`, data: "data-label" },
   X_kv: { key: "tokens_kv", name: (i) => `Key token ${i + 1} label`, data: "data-label-kv" },
 };
-
-/** The accessible name of a field as the page names it (request.js): "X[2][0]" → "X row 3
- *  column 1", "b_Q_2[0][0]" → "b_Q head 2 column 1", "alibi_slopes[1]" → "ALiBi slope head
- *  2"; with key/value heads shared (``kv``) "W_K_2[0][0]" → "W_K key/value head 2 row 1
- *  column 1". Null for a field the page has no input for. */
-export function fieldName(field, kv = false) {
-  let m = /^(X|W_[QKV](?:_\d+)?|W_O|X_kv)\[(\d+)\]\[(\d+)\]$/.exec(field);
-  if (m) return `${cellPrefix(m[1], kv)} row ${Number(m[2]) + 1} column ${Number(m[3]) + 1}`;
-  m = /^(b_[QKV](?:_\d+)?)\[0\]\[(\d+)\]$/.exec(field);
-  if (m) return `${cellPrefix(m[1], kv)} column ${Number(m[2]) + 1}`;
-  m = /^tokens\[(\d+)\]$/.exec(field);
-  if (m) return `Token ${Number(m[1]) + 1} label`;
-  m = /^tokens_kv\[(\d+)\]$/.exec(field);
-  if (m) return `Key token ${Number(m[1]) + 1} label`;
-  m = /^alibi_slopes\[(\d+)\]$/.exec(field);
-  if (m) return `ALiBi slope head ${Number(m[1]) + 1}`;
-  return CONTROLS[field] ?? null;
-}
-
-export const fieldId = (field) => "in-" + field.replace(/[[\]]+/g, "-").replace(/-$/, "");
 
 /** The bias row drawn under a matrix: b_Q under W_Q, b_K_2 under W_K_2; null without biases. */
 const biasOf = (state, name) => (state.biases && /^W_[QKV]/.test(name) ? name.replace(/^W/, "b") : null);

@@ -1,6 +1,6 @@
 // The lessons block: which lessons the answered request calls for, their side requests
 // (the same request with one thing changed, asking only the fields shown) and their
-// drawing. main.js draws them after the frame that paints the main answer, and a side
+// drawing. paint.js draws them after the frame that paints the main answer, and a side
 // request leaves after the next, so neither delays it; an answer to a request the view
 // no longer wants is dropped.
 
@@ -112,7 +112,7 @@ function wantedSides(kinds, { request, answer, head, row }) {
   // A large request's side requests are keyed by the request they vary and what they ask,
   // not by their JSON: three 3.7 MB texts per drawing took ~20 ms of each edit of a
   // SmolLM2 head (benchmarks/bench_browser.py). (The page's request is one object per
-  // state, main.js's built(); two views then share no side request, which costs nothing.)
+  // state, request.js's requestOf(); two views then share no side request, which costs nothing.)
   const large = inputCells(request) > QUIET_CELLS;
   for (const kind of kinds) {
     for (const [name, side] of Object.entries(sideRequests(kind, request, h))) {

@@ -1,91 +1,99 @@
 // The page's boot and its one path of an edit. Every event makes a new state and hands it
 // to update(), which sends its request (first, so it travels while the page works), writes
 // the URL (history.js) and redraws the inputs; the answer, when it comes, draws the
-// results. The events are wired where they belong: controls.js (the controls bar),
-// inputevents.js (the inputs), heatmapevents.js (the heatmaps), walkevents.js (the guided
-// walk), shuffletest.js, exportactions.js (the export panel) and history.js (Back and
-// Forward). This is the only module that knows about state, fetching and drawing at once.
+// results. What the page holds is one store (lib/store.js): the state, which the URL
+// mirrors, and beside it the view: the answer, the server's verdict, the pointer, the
+// pages of the inputs shown, the tile outlined, where the URL keeps the view. The panels at
+// the bottom are mounted on it and told of every redraw. The events are wired where they
+// belong: controls.js (the controls bar), inputevents.js (the inputs), heatmapevents.js
+// (the heatmaps), walkevents.js (the guided walk), shuffletest.js, exportactions.js (the
+// export panel), copylink.js and history.js (Back and Forward); paint.js draws. This is
+// the only module that knows about state, fetching and drawing at once.
 
-import { createApi, postOnce } from "../lib/api.js";
+import { createApi } from "../lib/api.js";
 import { createBusy } from "./busy.js";
-import { drawControls, wireControls } from "./controls.js";
-import { setProp, setText, STACKED } from "../lib/dom.js";
-import { mountExport } from "./exportpanel.js";
+import { createCompute } from "./compute.js";
+import { wireControls } from "./controls.js";
+import { wireCopyLink } from "./copylink.js";
+import { STACKED } from "../lib/dom.js";
+import { exportPage, mountExport } from "./exportpanel.js";
 import { mountGenerate } from "./generate.js";
 import { mountCost } from "./cost.js";
-import { editorTrace } from "./tiles.js";
-import { mountTiles, tileNote } from "../draw/tiles.js";
-import { outlineTile } from "../draw/heatmaptile.js";
-import { keptInside, renderLegend, showCell, TABLE_MAX } from "../draw/heatmap.js";
+import { tilesPage } from "./tiles.js";
+import { mountTiles } from "../draw/tiles.js";
+import { renderLegend } from "../draw/heatmap.js";
 import { wireHeatmap } from "./heatmapevents.js";
-import { limits, urls as routes } from "../lib/config.js";
 import { createHistory, unstored } from "../lib/history.js";
 import { createLessons } from "./lessonpanel.js";
 import { wireInputs } from "./inputevents.js";
-import { fieldName, renderInputErrors, renderInputs } from "./inputs.js";
 import { mountLab } from "./lab.js";
 import { afterPaint, coalesced, inBackground, oneAFrame, settledWithin } from "../lib/later.js";
-import { renderLink } from "./link.js";
-import { marksNote } from "./marks.js";
+import { createModelHeads } from "./modelhead.js";
+import { createPaint } from "./paint.js";
 import { fitPresentMode } from "./presentfit.js";
-import { exactFields, readoutText } from "../draw/readout.js";
-import { drawableHead, drawAnswer, drawWaiting, fieldsFor, shownHead } from "./results.js";
-import { buildRequest, fromPreset, fromRequest, uiField } from "./request.js";
+import { presetMatcher, presetState } from "./presets.js";
+import { shownHead } from "./results.js";
+import { requestOf } from "./request.js";
 import { wirePractiseLink } from "./practiselink.js";
 import { reveal, revealByDeadline, REVEAL_MS } from "./reveal.js";
 import { createShuffleTest } from "./shuffletest.js";
-import * as S from "./state.js";
-import { clearWarning, say } from "./status.js";
+import { matricesOf, MATRICES, toggleBlocked } from "./state.js";
+import { say } from "./status.js";
+import { createStore } from "../lib/store.js";
 import { katexReady } from "../draw/tex.js";
-import { changedWords, readSource, sourceKey, sourceRequest, sourceWords, stateFromHead, viewFragment } from "./source.js";
-import { fromHash, fromSourceHash, toHash, writtenAtOnce } from "./url.js";
+import { fromHash, toHash, writtenAtOnce } from "./url.js";
 import { walkContext } from "./walk.js";
 import { createWalk } from "./walkevents.js";
 
 const $ = (id) => document.getElementById(id);
 const presets = JSON.parse($("presets-data").textContent);
-
-/** A preset as a state, with its last row selected so the working shows from the start. */
-function presetState(preset, seed = 1) {
-  const s = fromPreset(preset.request, seed);
-  return { ...s, row: s.tokens.length - 1 };
-}
 const DEFAULT = presetState(presets[0]);
+const presetOf = presetMatcher(presets);
 
-// What the page holds, each part owned by one concern.
-let state = DEFAULT;  // the one state, mirrored by the URL: set by start(), update() and restore() alone
-const answer = { body: null, answered: null };  // the last good answer, and the state it answers
-// The server's verdict on the newest request: its marks on inputs (field → message), its
-// message when no input is to blame, and whether it cannot be reached (api.js retries).
-const verdict = { marks: new Map(), failure: null, offline: false };
-// The heatmap's focused cell and lit weight: heatmapevents.js hands its changes to point().
-let pointer = { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null };
-const point = (change) => { pointer = { ...pointer, ...change }; };
-const pages = new Map();  // matrix name → the page of its inputs shown, {row, col} (pages.js): set by inputevents.js's turnPage alone
-let exportPanel = null;   // {changed()} of the export panel, told of every redraw (start mounts it)
-let generatePanel = null;  // {changed()} of "Generate step by step", likewise
-let costPanel = null;  // {changed()} of "What n² costs", likewise
-let tilesPanel = null;  // {changed()} of "Step through the tiles", likewise
-let tileShown = null;  // the tile it is at, {head, rows, keys, skipped}, outlined in the heatmap; or null
+// What the page holds. The state is set by start(), setState() alone; the view beside it
+// is never sent nor written into the URL.
+const store = createStore({ state: DEFAULT, view: {
+  answer: null, answered: null,  // the last good answer, and the state it answers
+  // The server's verdict on the newest request: its marks on inputs (field → message), its
+  // message when no input is to blame, and whether it cannot be reached (api.js retries).
+  marks: new Map(), failure: null, offline: false,
+  // The heatmap's focused cell and lit weight: heatmapevents.js hands its changes to point().
+  pointer: { focus: { i: DEFAULT.row, j: 0 }, link: null, tapped: null },
+  pages: new Map(),  // matrix name → the page of its inputs shown, {row, col} (pages.js)
+  tile: null,  // the tile "Step through the tiles" is at, {head, rows, keys, skipped}, or null
+  keptIn: "link",  // where the URL keeps the view (history.js): "link", "tab" or "nowhere"
+} });
+const now = () => store.state;
+const point = (change) => store.look({ pointer: { ...store.view.pointer, ...change } });
 
 const api = createApi({ onConnection: (up) => {
-  verdict.offline = !up;
+  store.look({ offline: !up });
   if (up) say("Connected again.", { clearAfter: 4000 });
   else {
     say("The server cannot be reached. Your edits are kept; retrying…", { warning: true });
     reveal();
   }
-  markStale();
+  paint.stale();
 } });
-const urls = createHistory(() => state, { encode: toHash, immediate: writtenAtOnce, onStored: (where) => {
-  if (where === keptIn) return;
-  keptIn = where;
+const urls = createHistory(now, { encode: toHash, immediate: writtenAtOnce, onStored: (where) => {
+  if (where === store.view.keptIn) return;
+  store.look({ keptIn: where });
   if (where === "tab") say("This view is too large for a link: it is kept in this tab, so a reload keeps it. Use Export to keep it elsewhere.");
   if (where === "nowhere") say("This view is too large for a link or for this tab's storage: use Export to keep it.", { warning: true });
 } });
-let keptIn = "link";  // where the URL keeps the view (history.js)
 const busy = createBusy($("results"));  // aria-busy until the newest edit's answer is drawn
 const lessons = createLessons($("lessons"));  // beside the numbers, with side requests of their own
+const modelHeads = createModelHeads({ store, update, seed: DEFAULT.seed });
+const walk = createWalk({ now, selectRow, context: () => {
+  const { state, view: { answer, answered } } = store;
+  return answer ? walkContext(shownHead(answer, state.head), state.row, requestOf(answered).request, Boolean(answer.heads)) : null;
+} });
+const shuffle = createShuffleTest({ now, request: () => requestOf(store.state).request, say });
+// The panels mounted on the store follow every redraw, once things are quiet.
+const panels = coalesced(() => store.changed());
+const paint = createPaint(store, { walk, lessons, presetOf, modelHeads, panels });
+const recompute = createCompute({ store, api, busy, paint, answered: () => shuffle.refresh() });
+fitPresentMode(document.querySelector("#walk-panel .walk"));
 
 // ---- the one path of every change ----
 
@@ -98,7 +106,7 @@ function update(next, { history = "push", field = null, urlNow = false, urlDrawn
   const drawn = recompute();  // first, so the request travels while the inputs are redrawn
   if (urlDrawn) writeWhenDrawn(drawn, next, history);
   else urls.edited({ history, field, now: urlNow });
-  drawInputs();
+  paint.inputs();
 }
 
 /** Write the URL of ``opened``, a view the page opened from its URL (a link, a model's
@@ -110,7 +118,7 @@ function update(next, { history = "push", field = null, urlNow = false, urlDrawn
  *  editor" and "512 tokens, 4 heads"). */
 function writeWhenDrawn(drawn, opened, history) {
   settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => {
-    if (state === opened) urls.edited({ history, now: true });
+    if (store.state === opened) urls.edited({ history, now: true });
   }));
 }
 
@@ -121,346 +129,46 @@ function restore(hash) {
     say("That view was kept in this tab only, and this tab no longer holds it.", { warning: true });
     return;
   }
-  const source = sourceOf(full);
+  const source = modelHeads.sourceOf(full);
   if (source) {
-    openSource(source, full);
+    modelHeads.open(source, full);
     return;
   }
   setState(fromHash(full, DEFAULT).state);
   recompute();
-  drawInputs();
-}
-
-// ---- a real model's head, opened from the real-model view (source.js) ----
-
-const bases = new Map();  // sourceKey → the head's state as fetched: Back and Forward reuse it
-const modelNames = new Map();  // model id → its name, from GET /api/models
-let namesAsked = null;
-
-function sourceOf(hash) {
-  try {
-    return readSource(hash);
-  } catch (err) {
-    say(`The link to a model's head could not be read (${err.message}); showing the default example.`, { warning: true });
-    return null;
-  }
-}
-
-function askNames() {
-  namesAsked ??= fetch(routes.models).then((r) => r.json()).then((body) => {
-    for (const m of body.models ?? []) modelNames.set(m.id, m.name);
-  }).catch(() => {});  // the id stands in for the name
-  return namesAsked;
-}
-
-/** Fetch the head ``source`` names (once per head), then show it with the options and
- *  changed cells of ``hash``. The URL is left as it is until the head has come: a link
- *  whose head cannot be fetched now is kept, to work once it can. */
-async function openSource(source, hash) {
-  const key = sourceKey(source);
-  const asked = state;
-  if (!bases.has(key)) {
-    say(`Fetching the numbers of ${sourceWords(source)}…`);
-    let answered;
-    try {
-      [answered] = await Promise.all([postOnce(sourceRequest(source), { url: routes.model_attention }), askNames()]);
-    } catch {
-      answered = { status: 0, body: { error: { message: "the server cannot be reached" } } };
-    }
-    if (answered.status !== 200 || answered.unreadable) {
-      const why = answered.body.error?.message ?? `the server answered ${answered.status}`;
-      say(`The numbers of ${sourceWords(source)} could not be fetched: ${why}. The link is kept as it is; reload to try again.`, { warning: true });
-      reveal();
-      return;
-    }
-    bases.set(key, stateFromHead(answered.body, source, { seed: DEFAULT.seed, maxLabel: limits.label }));
-  }
-  if (state !== asked) return;  // edited meanwhile: the person's edit stands
-  const { state: opened, problem } = fromSourceHash(hash, bases.get(key));
-  if (problem) say(problem, { warning: true });
-  else say(`Opened ${sourceWords(source, modelNames.get(source.model))}.`, { clearAfter: 4000 });
-  update(opened, { history: "replace", urlDrawn: true });
-}
-
-/** Where the numbers came from, with a link back to the real-model view, while the state
- *  holds a real model's head. */
-function drawSource() {
-  const note = $("source-note");
-  const source = state.source;
-  setProp(note, "hidden", !source);
-  if (!source) return;
-  const since = changedWords(state);
-  const href = routes.model + viewFragment(state);
-  const words = `These inputs are ${sourceWords(source, modelNames.get(source.model))}${since}.`;
-  if (note.dataset.words === words && note.dataset.href === href) return;
-  Object.assign(note.dataset, { words, href });
-  note.replaceChildren(`${words} `, Object.assign(document.createElement("a"), { href, textContent: "Back to the real-model view" }));
-}
-
-/** What ␣ and ↵ stand for, under the heatmap, while the labels show them (a real model's
- *  tokens keep the space before a word). */
-function drawMarks() {
-  const note = marksNote([...state.tokens, ...(state.tokens_kv ?? [])]);
-  setText($("token-marks"), note);
-  setProp($("token-marks"), "hidden", note === "");
+  paint.inputs();
 }
 
 function setState(next) {
-  state = next;
-  verdict.marks = new Map();
-  verdict.failure = null;
-}
-
-async function recompute() {
-  const asked = state;
-  const { request } = built(asked);
-  busy.start();
-  if (!request) {
-    reveal();  // nothing to wait for: the marked inputs are what there is to see
-    markStale();
-    busy.done();
-    return;
-  }
-  // base64: exact and half the bytes of printed digits; api.js gives back nested lists.
-  const [n, m, multi] = [request.X.length, request.X_kv?.length ?? request.X.length, Boolean(request.heads)];
-  // Beyond the table's size the shown head's weights come exactly too, while they are few
-  // enough (readout.js): its picture and read-out then show the real numbers.
-  const exact = Math.max(n, m) > TABLE_MAX ? exactFields(n, m, multi, asked.head) : [];
-  const answered = await api.compute({ ...request, fields: [...fieldsFor(n, multi, asked.head, m), ...exact], encoding: "base64" });
-  if (answered === null) return;  // superseded by a newer edit
-  reveal();  // the first answer, good or bad, shows the page (see start)
-  if (answered.status === 200 && !answered.unreadable) {
-    answer.body = answered.body;
-    answer.answered = asked;
-    clearWarning();
-    drawResults();
-    shuffle.refresh();
-  } else {
-    const { message, field } = answered.body.error ?? { message: `Error ${answered.status}`, field: null };
-    const mine = uiField(field);  // "heads[1].W_Q[0][0]" is the page's "W_Q_2[0][0]"
-    if (mine && fieldName(mine)) verdict.marks.set(mine, message);
-    else {
-      verdict.failure = message;
-      say(message, { warning: true });
-    }
-    drawInputs();
-  }
-  markStale();
-  busy.done();
-}
-
-// What a state sends besides its matrices (request.js).
-const SETTINGS = ["tokens", "tokens_kv", "causal", "scale", "positional", "rope_base", "offset", "alibi",
-  "biases", "window", "sinks", "blocked", "heads", "kvHeads"];
-
-// The answer still describes the inputs when they are the very same arrays: every
-// transition makes new arrays for what it changes, so identity is enough (and free).
-function sameInputs(a, b) {
-  return a !== null && [...SETTINGS, ...S.inputsOf(b)].every((key) => a[key] === b[key]);
-}
-
-// One request per state: an edit asks for it some six times (the request, the marks, the
-// stale mark, the drawing, the walk, the shuffle test), and the lessons' side requests
-// are keyed by its identity (lessonpanel.js). Built again each time, the 0.26 ms of
-// benchmarks/bench_browser.py's "256 tokens, d = 64" edit (request.js) would be ~1.5 ms.
-const builtCache = new WeakMap();
-function built(s) {
-  if (!builtCache.has(s)) builtCache.set(s, buildRequest(s));
-  return builtCache.get(s);
-}
-
-// ---- drawing: from the state and the answer, never back into them ----
-
-function allErrors() {
-  const errors = new Map(built(state).errors);
-  for (const [f, m] of verdict.marks) errors.set(f, m);
-  return errors;
-}
-
-function drawInputs({ later = null } = {}) {
-  const errors = allErrors();
-  const waiting = renderInputs($("inputs"), state, errors, { later, pages });
-  const refused = drawControls(state, errors, presetOf(state));
-  renderInputErrors($("input-errors"), new Map([...errors, ...refused]), S.grouped(state));
-  drawSource();
-  drawMarks();
-  exportChanged.schedule();
-  return waiting;
-}
-
-// The export panel follows every redraw, once things are quiet.
-const exportChanged = coalesced(() => {
-  exportPanel?.changed();
-  generatePanel?.changed();
-  tilesPanel?.changed();
-  costPanel?.changed();
-});
-
-function markStale() {
-  const { request } = built(state);
-  const marked = request === null || verdict.marks.size > 0;
-  const stale = answer.body !== null && (marked || verdict.failure !== null || !sameInputs(answer.answered, state));
-  $("results").classList.toggle("is-stale", stale);
-  setProp($("stale-note"), "hidden", !stale);
-  // Say why, as it is: an input marked on the page, the server's own message, or no server.
-  const why = marked ? "fix the marked input and these numbers update."
-    : verdict.failure !== null ? verdict.failure
-    : verdict.offline ? "the server cannot be reached; your edits are kept and sent when it answers."
-    : "these numbers are being recomputed.";
-  setText($("stale-note"), `Out of date — ${why}`);
-}
-
-// A state as a preset is compared: its URL without the row, the seed and present mode.
-const presetForm = (s) => toHash({ ...s, row: null, seed: 0, present: false });
-const shapesOf = (s) => JSON.stringify(S.shapes(s));
-
-// The presets' shapes and forms at the last seed asked: built again on every redraw, the
-// presets' states and URLs were 1.1 ms of the 3.3 ms an edit's own event took at 3 tokens
-// (benchmarks/bench_browser.py, "3 tokens (default)"), before the frame that echoes the
-// keystroke and so before the numbers' frame.
-let forms = { seed: null, of: [] };
-
-/** The index of the preset that ``s`` shows (whatever its row, seed or present mode), or -1. */
-function presetOf(s) {
-  if (forms.seed !== s.seed) {
-    forms = { seed: s.seed, of: presets.map((preset) => presetState(preset, s.seed)).map((p) => ({ shapes: shapesOf(p), form: presetForm(p) })) };
-  }
-  const shapes = shapesOf(s);
-  let form = null;  // written out only for a preset of the same shapes
-  return forms.of.findIndex((p) => p.shapes === shapes && p.form === (form ??= presetForm(s)));
-}
-
-/** Draw the last answer for the current selection; the walk and the status follow. */
-function drawResults({ workingWhenNear = false } = {}) {
-  const body = shownHead(answer.body, state.head);
-  point({ focus: keptInside(pointer.focus, body.tokens.length, (body.tokens_kv ?? body.tokens).length) });
-  const { warning } = drawAnswer(answer.body, { row: state.row, head: state.head, focus: pointer.focus,
-    link: pointer.link, workingWhenNear, d_model: S.shapes(answer.answered).d_model, inputs: built(answer.answered).request,
-    present: state.present });
-  // The lessons after the frame that paints the numbers: they never hold it up.
-  const lesson = { request: built(answer.answered).request, answer: answer.body, head: state.head, row: state.row };
-  afterPaint(() => lessons.draw(lesson));
-  // The working is typeset after the paint, and lights the link it was given; by then the
-  // pointer or an arrow key may have moved it.
-  afterPaint(drawLink);
-  drawTile();
-  if (walk.walking()) drawWaiting();  // a step may light, and scroll to, a block below the screen
-  walk.draw();
-  exportChanged.schedule();
-  if (warning) say(warning, { warning: true });
-}
-
-/** Light the parts of the linked weight, and read it out under a canvas heatmap. */
-function drawLink() {
-  renderLink($("page"), pointer.link);
-  if (!answer.body) return;
-  const body = shownHead(answer.body, state.head);
-  const [n, m] = [body.tokens.length, (body.tokens_kv ?? body.tokens).length];
-  const read = pointer.link ?? pointer.tapped;
-  const cell = read && read.i < n && read.j < m ? read : null;
-  for (const host of $("heatmap").querySelectorAll('.heatmap[data-mode="canvas"]')) {
-    const mine = Number(host.closest("[data-head]").dataset.head) === (body.head ?? 0);
-    showCell(host, mine ? cell : null, mine ? readoutText(body, cell) : "");
-  }
-}
-
-/** Outline the tile "Step through the tiles" is at, in its head's heatmap (none in the
- *  others), and say under the heatmaps what the box is. */
-function drawTile() {
-  let shown = false;
-  for (const host of $("heatmap").querySelectorAll(".heatmap")) {
-    const head = Number(host.closest("[data-head]").dataset.head);
-    outlineTile(host, tileShown?.head === head ? tileShown : null);
-    shown ||= Boolean(host.querySelector(".tile-outline"));
-  }
-  setProp($("tile-note"), "hidden", !shown);
-  setText($("tile-note"), shown ? tileNote(tileShown) : "");
-}
-
-/** What "Step through the tiles" reads of the page: the selected row's tiles (editorTrace),
- *  its z as the page's answer has it (null while that answer is not the view's), and where
- *  to outline a tile. */
-function tilesPage() {
-  const current = () => {
-    if (!answer.body || !sameInputs(answer.answered, state)) return null;
-    const working = shownHead(answer.body, state.head).working;
-    return working?.row === state.row && drawableHead(answer.body, state.head) === state.head ? working.z : null;
-  };
-  return { trace: editorTrace(() => ({ state, request: built(state).request })), z: current,
-    show: (tile) => { tileShown = tile; drawTile(); } };
+  store.set(next);
+  store.look({ marks: new Map(), failure: null });
 }
 
 // ---- events ----
 
-function selectRow(i, head = state.head) {
+function selectRow(i, head = store.state.head) {
+  const { state } = store;
   if (state.row === i && state.head === head) return;
   update({ ...state, row: i, head }, { history: "replace" });
-  if (answer.body) drawResults();  // the highlight moves now; the working follows the answer
+  if (store.view.answer) paint.results();  // the highlight moves now; the working follows the answer
 }
 
-const now = () => state;
-const walk = createWalk({ now, selectRow, context: () => (answer.body
-  ? walkContext(shownHead(answer.body, state.head), state.row, built(answer.answered).request, Boolean(answer.body.heads))
-  : null) });
-const shuffle = createShuffleTest({ now, request: () => built(state).request, say });
-fitPresentMode(document.querySelector("#walk-panel .walk"));
-
 function wire() {
-  wireInputs($("inputs"), { now, update, pages, turnPage: (name, at) => pages.set(name, at), redraw: () => drawInputs() });
-  wireHeatmap({ now, body: () => answer.body, pointer: () => pointer, point, selectRow, update, drawResults, drawLink });
-  wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => drawInputs() });
+  wireInputs($("inputs"), { now, update, get pages() { return store.view.pages; },
+    turnPage: (name, at) => store.look({ pages: new Map(store.view.pages).set(name, at) }), redraw: () => paint.inputs() });
+  wireHeatmap({ now, body: () => store.view.answer, pointer: () => store.view.pointer, point, selectRow, update,
+    drawResults: () => paint.results(), drawLink: paint.link });
+  wireControls({ now, update, say, presets, presetState, initial: DEFAULT, redraw: () => paint.inputs() });
   $("scores").addEventListener("click", (e) => {  // a scaled score masks or unmasks its cell
     const td = e.target.closest('figure[data-key="SS"] tbody td');
     if (!td) return;
     const i = td.parentElement.sectionRowIndex;
     const j = td.cellIndex - 1;  // cell 0 is the row's header
-    update(S.toggleBlocked(state, i, j));
+    update(toggleBlocked(store.state, i, j));
   });
-  $("copy-link").addEventListener("click", async () => {
-    urls.writeNow();
-    if (location.hash.startsWith("#stored=")) {
-      say("This view is too large for a link (Chrome takes links up to 2 MB): it is kept in this tab only. Use Export to keep it elsewhere.");
-      return;
-    }
-    try {
-      await navigator.clipboard.writeText(location.href);
-      say("Link copied: it reproduces this view exactly.", { clearAfter: 4000 });
-    } catch {
-      say(`Copy this link: ${location.href}`);
-    }
-  });
-  wirePractiseLink($("practise-row"), () => built(state).request);
+  wireCopyLink($("copy-link"), urls);
+  wirePractiseLink($("practise-row"), () => requestOf(store.state).request);
   urls.listen(restore);
-}
-
-/** What the export panel may ask of the page (see mountExport). */
-function exportPage() {
-  return {
-    get: () => ({ state, request: built(state).request, body: answer.body }),
-    // Parts of the answer the page does not hold (whole matrices of which it drew a corner).
-    fetch: async (fields) => {
-      const { status, body, unreadable } = await postOnce({ ...built(state).request, fields, encoding: "base64" });
-      if (status !== 200 || unreadable) throw new Error(body.error?.message ?? `error ${status}`);
-      return body;
-    },
-    check: async (request) => {  // the server's own check of an import: null, or its message
-      try {
-        const { status, body, unreadable } = await postOnce({ ...request, fields: [] });
-        return status === 200 && !unreadable ? null : body.error?.message ?? `The server answered ${status}.`;
-      } catch {
-        return "The configuration could not be checked: the server cannot be reached. Try again.";
-      }
-    },
-    load: (request) => {  // null when loaded, else why the page cannot show it
-      try {
-        update(fromRequest(request, state.seed), { urlNow: true });  // a link copied at once carries it
-        return null;
-      } catch (err) {
-        return `The page cannot show this configuration: ${err.message}.`;
-      }
-    },
-    say,
-  };
 }
 
 function start() {
@@ -470,9 +178,9 @@ function start() {
     say("This view was kept in this tab only (it is too large for a link), and this tab no longer holds it; showing the default example.", { warning: true });
   }
   const hash = opened ?? "";
-  const source = sourceOf(hash);
-  const { state: loaded, problem } = source ? { state: DEFAULT, problem: null } : fromHash(hash, DEFAULT);
-  state = loaded;
+  const source = modelHeads.sourceOf(hash);
+  const { state, problem } = source ? { state: DEFAULT, problem: null } : fromHash(hash, DEFAULT);
+  store.set(state);
   if (problem) say(problem, { warning: true });
   point({ focus: { i: state.row ?? 0, j: 0 } });
   // The server sent the default view's answer with the page; any other view is fetched,
@@ -486,14 +194,14 @@ function start() {
   const drawn = embedded ? null : recompute();
   // The URL in its normal form, in the history entry the page was opened with (a model's
   // head's once it has come), once the view has painted.
-  if (source) openSource(source, hash);
+  if (source) modelHeads.open(source, hash);
   else writeWhenDrawn(drawn ?? Promise.resolve(), state, "replace");
   wire();
   // Head 1's inputs first; those of other heads and W_O (at 4 heads of 64 dimensions, 2,600
   // of the 3,600 inputs, and below the first screen) once the first answer has painted.
   const firstInputs = () => {
-    if (drawInputs({ later: new Set(S.matricesOf(state).slice(S.MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
-      settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => drawInputs()));
+    if (paint.inputs({ later: new Set(matricesOf(store.state).slice(MATRICES.length)) })) {  // after X, W_Q, W_K, W_V
+      settledWithin(drawn, REVEAL_MS).then(() => afterPaint(() => paint.inputs()));
     }
   };
   if (!embedded) {  // its request has left; the page may be shown at once, marked inputs and all
@@ -501,8 +209,7 @@ function start() {
     mountsBelow.forEach((mount) => mount());
     return;
   }
-  answer.body = initial;
-  answer.answered = state;
+  store.look({ answer: initial, answered: state });
   // The default view's answer: the rest comes in tasks and frames of their own, as one
   // task it was a phone's longest (benchmarks/bench_lighthouse.py). The inputs; the
   // results, with the working typeset before where it stands beside the heatmap, and
@@ -512,16 +219,17 @@ function start() {
   // (app.css).
   inBackground(firstInputs);
   katex.then(() => inBackground(() => {
-    drawResults({ workingWhenNear: stacked });
+    paint.results({ workingWhenNear: stacked });
     oneAFrame(reveal, ...mountsBelow);
   }));
 }
 
-/** The blocks at the bottom of the page, mounted once start() has drawn the view. */
+/** The blocks at the bottom of the page, mounted once start() has drawn the view; all but
+ *  the lab (told by results.js of the selected row) are mounted on the store. */
 const mountsBelow = [() => mountLab($("lab-panel")),
-  () => { exportPanel = mountExport($("export-panel"), exportPage()); },
-  () => { generatePanel = mountGenerate($("generate-panel"), { get: () => ({ state, request: built(state).request }) }); },
-  () => { tilesPanel = mountTiles($("tiles-panel"), tilesPage()); },
-  () => { costPanel = mountCost($("cost-panel"), { get: () => ({ request: built(state).request }) }); }];
+  () => store.mount(mountExport($("export-panel"), exportPage(store, update))),
+  () => store.mount(mountGenerate($("generate-panel"), { get: () => ({ state: store.state, request: requestOf(store.state).request }) })),
+  () => store.mount(mountTiles($("tiles-panel"), tilesPage(store, paint.tile))),
+  () => store.mount(mountCost($("cost-panel"), { get: () => ({ request: requestOf(store.state).request }) }))];
 
 start();

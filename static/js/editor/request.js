@@ -10,7 +10,8 @@
 
 import { limits } from "../lib/config.js";
 import { parseCell } from "../lib/format.js";
-import { biasKeys, checkShapes, grouped, headKeys, inputsOf, shapes } from "./state.js";
+import { biasKeys, grouped, headKeys, inputsOf, shapes } from "./state.js";
+import { checkShapes } from "./statecheck.js";
 
 /** The API's name of a field ("heads[1].W_Q[0][2]", "kv_heads[1].b_K[0]", "b_Q[1]") as the
  *  page names it ("W_Q_2[0][2]", "b_K_2[0][0]", "b_Q[0][1]"); other names are the same. */
@@ -23,6 +24,21 @@ export function uiField(field) {
 }
 
 // ---- from state to a request ----
+
+// A cache, keyed by the state itself: a state is never changed once made (every transition
+// makes a new one, state.js), so its entry never goes stale, and it goes with the state.
+// One request per state: an edit asks for it some six times (the request, the marks, the
+// stale mark, the drawing, the walk, the shuffle test), and the lessons' side requests
+// are keyed by its identity (lessonpanel.js). Built again each time, the 0.26 ms of
+// benchmarks/bench_browser.py's "256 tokens, d = 64" edit (buildRequest) would be ~1.5 ms.
+const built = new WeakMap();
+
+/** buildRequest(state), built once per state: the same {request, errors} each time. */
+export function requestOf(state) {
+  if (!built.has(state)) built.set(state, buildRequest(state));
+  return built.get(state);
+}
+
 
 /** {request, errors}: ``errors`` maps a field ("X[0][1]", "tokens[2]", "window") to a
  *  message; ``request`` is null while any field is invalid. The positions' settings, the

@@ -2,8 +2,7 @@
 // scores, one heatmap per head, the output and the working. It only draws: what is
 // selected, focused and lit is given to it by main.js.
 
-import { el, keyed, setProp, setText, symbols } from "../lib/dom.js";
-import { formatNumber, rateText } from "../lib/format.js";
+import { el, keyed, setProp, setText } from "../lib/dom.js";
 import { renderHeatmap, TABLE_MAX } from "../draw/heatmap.js";
 import { bandLegend } from "../draw/heatmapband.js";
 import { afterPaint } from "../lib/later.js";
@@ -12,8 +11,10 @@ import { renderLink } from "./link.js";
 import { renderMatrix, SHOWN } from "../draw/matrix.js";
 import { createNear } from "../lib/near.js";
 import { typeset, typesetWhenNear } from "../draw/tex.js";
+import { drawPositions, drawRowsUsed, projectionWords } from "./projections.js";
+import { drawHeadings, drawScores, setSymbols } from "./scores.js";
 import { enteringRow } from "./walk.js";
-import { renderWorking, scaleWords } from "../draw/working.js";
+import { renderWorking } from "../draw/working.js";
 import { andList, count, numbered } from "../lib/words.js";
 import { answer as asks } from "../lib/config.js";
 
@@ -252,131 +253,3 @@ function drawWorkingOf(body, row, { workingWhenNear, link, labels, keyLabels, of
 // Eight frames for the default example's 16 maths spans, each of them then under 10 ms of a
 // phone's time once KaTeX has warmed up.
 const WORKING_SPANS_PER_FRAME = 2;
-
-/** With positions: PE and X + PE (and for X_kv), the matrices the projections multiply.
- *  X + PE is added here from the request's X: a float64 sum, the same the engine makes. */
-function drawPositions(body, inputs, labels, keyLabels, sel, keys, figure) {
-  const host = $("positions");
-  if (!body.positional_encoding) {
-    host.replaceChildren();
-    return;
-  }
-  const plus = (X, PE) => PE.map((r, i) => r.map((pe, c) => X[i][c] + pe));
-  const d_model = inputs.X[0].length;
-  const parts = [["PE", body.positional_encoding, inputs.X, "n", labels, sel, "sinusoidal positions, added to X"],
-    ...(body.positional_encoding_kv ? [["PEkv", body.positional_encoding_kv, inputs.X_kv, "m", keyLabels, keys, "sinusoidal positions, added to X_kv"]] : [])];
-  for (const [key, PE, X, rows, rowLabels, highlight, words] of parts) {
-    const kv = key === "PEkv" ? "_kv" : "";
-    const size = { size: [X.length, d_model], shape: `${X.length} × ${d_model}  (${rows} × d_model)` };
-    const what = kv ? "what W_K and W_V multiply" : body.tokens_kv ? "what W_Q multiplies" : "what W_Q, W_K and W_V multiply";
-    renderMatrix(figure(host, key), { data: PE, caption: [`PE${kv}`, words], ...size, rowLabels, highlight });
-    renderMatrix(figure(host, `XP${kv}`), { data: plus(X, PE), caption: [`X${kv} + PE${kv}`, what], ...size, rowLabels, highlight });
-  }
-  if (!body.positional_encoding_kv) for (const k of ["PEkv", "XP_kv"]) host.querySelector(`[data-key="${k}"]`)?.remove();
-}
-
-/** Present mode: the rows the selected query uses, beside its working — x_i (what
- *  enters the projections), q_i, and the keys' and values' rows. ``body`` null: none. */
-function drawRowsUsed(body, row, inputs, labels, keyLabels, keys, figure) {
-  const host = $("qkv");
-  if (!body || row === null) {
-    host.replaceChildren();
-    return;
-  }
-  const x = enteringRow(inputs.X, body.positional_encoding, row);  // null: PE_i not fetched whole
-  const pe = Boolean(body.positional_encoding);
-  const one = [labels[row]];
-  const all = (key, M, words) => renderMatrix(figure(host, key), {
-    data: M, caption: [words[0], words[1]], shape: `${M.length} × ${M[0].length}`,
-    rowLabels: keyLabels, highlight: keys });
-  const q = body.working?.row === row ? body.working.q : body.Q[row];
-  const d_model = inputs.X[0].length;
-  if (x) {
-    const fig = figure(host, "qx");
-    renderMatrix(fig, { data: [x], caption: [pe ? `x_${row + 1} + PE_${row + 1}` : `x_${row + 1}`, ""], size: [1, d_model], shape: `1 × ${d_model}`, rowLabels: one, highlight: new Set([0]) });
-    if (host.firstChild !== fig) host.prepend(fig);  // x_i comes first, as in the calculation
-  } else {
-    host.querySelector('[data-key="qx"]')?.remove();
-  }
-  renderMatrix(figure(host, "qq"), { data: [q], caption: [`q_${row + 1}`, ""], shape: `1 × ${q.length}`, rowLabels: one, highlight: new Set([0]) });
-  all("qk", body.K, ["K", "the keys k_j"]);
-  all("qv", body.V, ["V", "the values v_j"]);
-}
-
-/** What the projections compute, for their captions: "= X·W_Q + b_Q, rotated by
- *  position (RoPE)"; K and V from key/value head ``kvHead`` when the head shares one. */
-function projectionWords(inputs, head, kvHead, { qIn, kvIn }) {
-  const h = inputs?.heads ? inputs.heads[head] : inputs ?? {};
-  const kv = kvHead !== undefined && inputs?.kv_heads ? inputs.kv_heads[kvHead] : h;
-  const rope = inputs?.positional === "rope" ? ", rotated by position (RoPE)" : "";
-  return { Q: `= ${qIn}·W_Q${h.b_Q ? " + b_Q" : ""}${rope}`, K: `= ${kvIn}·W_K${kv.b_K ? " + b_K" : ""}${rope}`,
-    V: `= ${kvIn}·W_V${kv.b_V ? " + b_V" : ""}` };
-}
-
-/** The block headings say what is really computed: the scale used, ALiBi's bias, the
- *  mask, the head. */
-function drawHeadings(body, multi, inputs) {
-  const w = scaleWords(body.scale, body.d_k);
-  const scaled = (w.isDefault ? "QKᵀ / √d_k" : `${formatNumber(body.scale)} · QKᵀ`) + (body.alibi_slope === undefined ? "" : " − m·|i − j|");
-  const masked = maskWords(body.causal, inputs?.window, inputs?.sinks).heading;
-  const head = multi ? `, head ${body.head + 1}` : "";
-  setSymbols($("scores-sym"), `— QKᵀ and ${scaled}${head}`);
-  setSymbols($("weights-sym"), `— A = softmax(${scaled})${masked}${multi ? ", each head" : ""}`);
-  setSymbols($("output-sym"), multi ? "— Z = A·V of each head, then Concat·W_O" : "— Z = A·V");
-  const explain = w.isDefault
-    ? "Score (i, j) is the dot product of query i with key j: large when they point the same way. Dot products of d_k random components grow like √d_k, so they are divided by √d_k to keep the softmax from saturating."
-    : `Score (i, j) is the dot product of query i with key j: large when they point the same way. Here every score is multiplied by ${formatNumber(body.scale)}, not by 1/√d_k = ${formatNumber(1 / Math.sqrt(body.d_k))}: a larger factor sharpens the softmax, a smaller one flattens it.`;
-  setSymbols($("scores-explain"), `${explain} Click a scaled score to mask it: that query may then not read that key, and its score becomes −∞.`);
-}
-
-/** Text with subscripts as nodes, written only when it changes. */
-function setSymbols(node, text) {
-  if (node.dataset.text !== text) {
-    node.dataset.text = text;
-    node.replaceChildren(...symbols(text));
-  }
-}
-
-/** What the causal mask and the window (with its sinks) leave out, said for the weights'
- *  heading and as the scaled scores' shape note (i and j counted from 1, as the working). */
-export function maskWords(causal, window, sinks = 0) {
-  const kinds = [causal ? "after the query" : null, window ? `outside a window of ${window}` : null].filter(Boolean);
-  const rule = [causal ? "j > i" : null, window ? `|i − j| ≥ ${window}` : null].filter(Boolean).join(" or ");
-  const open = window && sinks ? (sinks === 1 ? "; key 1 stays open as a sink" : `; keys 1 ${sinks === 2 ? "and" : "to"} ${sinks} stay open as sinks`) : "";
-  return { heading: kinds.length ? `, keys ${kinds.join(" or ")} masked${open}` : "",
-    note: rule ? `masked: ${rule}${window && sinks ? `, but not j ≤ ${sinks}` : ""}` : "" };
-}
-
-function drawScores(body, labels, sel, shape, figure, inputs) {
-  const scores = $("scores");
-  const note = scores.querySelector(".too-many");
-  const n = labels.length;
-  const m = (body.tokens_kv ?? labels).length;
-  if (!body.scores) {
-    scores.replaceChildren(el("p", { class: "too-many", text: `With ${body.tokens_kv ? `${n} queries and ${m} keys` : `${n} tokens`} the ${n} × ${m} scores are not printed: the heatmap shows every weight, and the working shows the scores of the selected row.` }));
-    return;
-  }
-  note?.remove();
-  const keysN = body.tokens_kv ? "m" : "n";
-  const masked = (i, j) => !body.mask[i][j];
-  renderMatrix(figure(scores, "S"), { data: body.scores, caption: ["QKᵀ", "raw scores"], ...shape("S", "n", keysN), rowLabels: labels, highlight: sel });
-  const w = scaleWords(body.scale, body.d_k);
-  const root = Math.sqrt(body.d_k);
-  const ss = shape("S", "n", keysN);
-  const maskNote = maskWords(body.causal, inputs?.window, inputs?.sinks).note;
-  renderMatrix(figure(scores, "SS"), {
-    data: body.scaled_scores,
-    caption: alibiCaption(body, w.isDefault ? ["QKᵀ / √d_k", `÷ ${formatNumber(root)}, d_k = ${body.d_k}`]
-      : [`${formatNumber(body.scale)} · QKᵀ`, `× ${formatNumber(body.scale)}, instead of 1/√d_k = ${formatNumber(1 / root)}`]),
-    ...ss,
-    ...(maskNote ? { shape: `${ss.shape} · ${maskNote}` } : {}),
-    rowLabels: labels, highlight: sel, masked,
-  });
-}
-
-/** The scaled scores' caption with ALiBi: they hold its bias −m·|i − j| too, its slope
- *  written as the working's note writes it (4 significant figures, not 0.15749013123685915). */
-export function alibiCaption(body, [what, how]) {
-  if (body.alibi_slope === undefined) return [what, how];
-  return [`${what} − m·|i − j|`, `${how}, then ALiBi's bias, m = ${rateText(body.alibi_slope)}`];
-}

@@ -1,9 +1,12 @@
-// The editor's trace for "Step through the tiles" (draw/tiles.js): its view's selected row
-// and shown head, asked of POST /api/tiles.
+// The editor's side of "Step through the tiles" (draw/tiles.js): its view's selected row
+// and shown head, asked of POST /api/tiles, and what the panel reads of the page.
 
 import { urls } from "../lib/config.js";
 import { askServer } from "../lib/api.js";
 import { askedOnce } from "../lib/stepper.js";
+import { requestOf } from "./request.js";
+import { drawableHead, shownHead } from "./results.js";
+import { sameInputs } from "./stale.js";
 
 /** ``trace(blocks)`` for draw/tiles.js's mountTiles: the row's tiles of the view ``get()``
  *  gives ({state, request}), with the head and the keys' tokens; or an Error saying why there
@@ -18,4 +21,18 @@ export function editorTrace(get) {
     const answer = await ask({ ...request, fields: undefined, encoding: undefined, row: state.row, head, ...blocks });
     return { ...answer, head: head ?? 0, tokens: request.tokens_kv ?? request.tokens };
   };
+}
+
+/** What "Step through the tiles" reads of the page's ``store``: the selected row's tiles
+ *  (editorTrace), its z as the page's answer has it (null while that answer is not the
+ *  view's), and where to outline a tile: the view's tile, which ``drawTile()`` draws. */
+export function tilesPage(store, drawTile) {
+  const current = () => {
+    const { state, view: { answer, answered } } = store;
+    if (!answer || !sameInputs(answered, state)) return null;
+    const working = shownHead(answer, state.head).working;
+    return working?.row === state.row && drawableHead(answer, state.head) === state.head ? working.z : null;
+  };
+  return { trace: editorTrace(() => ({ state: store.state, request: requestOf(store.state).request })), z: current,
+    show: (tile) => { store.look({ tile }); drawTile(); } };
 }

@@ -5,7 +5,8 @@ import { limits } from "../lib/config.js";
 import { readFragment, writeFragment } from "../lib/fragment.js";
 import { fragmentOf } from "../model/state.js";
 import { changedCells, withCells } from "./source.js";
-import { MATRICES, POSITIONS, allBiasKeys, checkShapes, extraHeadKeys } from "./state.js";
+import { MATRICES, POSITIONS, allBiasKeys, extraHeadKeys } from "./state.js";
+import { checkShapes } from "./statecheck.js";
 import { wholeIn } from "../lib/whole.js";
 
 const escapePart = (s) => s.replace(/[%,;|]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());

@@ -3,7 +3,7 @@
 // <script id="config"> of templates/index.html, built by attention_api/pages/routes.py
 // (page_config) from the app's configuration and url_for. This module is the one place the
 // page learns them, so nothing here has a value of its own: outside a page (node's unit
-// tests) the five objects are empty, and a test fills in the values it means to test.
+// tests) the seven objects are empty, and a test fills in the values it means to test.
 //
 // limits = {tokens: n and m at most, model_dim: d_model at most, dim: d_k, d_v and W_O's
 //           width at most, label: characters
@@ -23,6 +23,12 @@
 //           view's asks}. Read when a request is made, so a test may fill it in after import.
 // exercise = {view_levels: {level: what it asks}, the levels at which an example of one's
 //           own is worked by hand (the editor's worksheet of the selected row)}
+// number = {fixed_limit: fixed decimals while a number rounds below it, then scientific;
+//           decimals: of every number computed; figures: significant figures of a
+//           scientific number and of e^s and their sums}: how every number prints (format.js),
+//           attention_core/prose.py's rule, which the hints and worksheets print by
+// settings = {fields: the request's fields that "Export configuration" saves, in the API's
+//           order (attention_api/attention/request.py's SETTINGS)}
 
 const block = globalThis.document?.getElementById("config");
 const sent = block ? JSON.parse(block.textContent) : {};
@@ -32,3 +38,5 @@ export const lab = { ...sent.lab };
 export const urls = { ...sent.urls };
 export const answer = { ...sent.answer };
 export const exercise = { ...sent.exercise };
+export const number = { ...sent.number };
+export const settings = { ...sent.settings };

@@ -1,27 +1,32 @@
 // Number formatting and cell parsing: pure functions, unit-tested in tests/js.
 
+import { number } from "./config.js";
+
 const MINUS = "\u2212";
 
 // One rule for every number the page prints: fixed decimals while the rounded magnitude is
-// below FIXED_LIMIT (so "−99999.999" is the widest fixed form), beyond it scientific with 4
-// significant figures, so that 1e20 fits a matrix column as "1.235×10²⁰" and not as 25 digits.
-// report.py's number() writes the worksheets by the same rule.
-export const FIXED_LIMIT = 100000;
+// below number.fixed_limit (so "−99999.999" is the widest fixed form), beyond it scientific
+// with number.figures significant figures, so that 1e20 fits a matrix column as "1.235×10²⁰"
+// and not as 25 digits. The server sends the rule's numbers (config.js): they are
+// attention_core/prose.py's, whose number() prints the hints and worksheets by the same rule.
 const SUPERSCRIPT = { "-": "\u207B", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
 /** A whole-number exponent in superscript digits: −305 → "⁻³⁰⁵". */
 export const superscript = (exp) => [...String(exp)].map((c) => SUPERSCRIPT[c]).join("");
 
+/** Whether |x| is printed in the scientific form, from number.fixed_limit up. */
+export const beyondFixed = (x) => Math.abs(x) >= number.fixed_limit;
+
 /** [mantissa, exponent] of x with 4 significant figures: 1.2346e20 → ["1.235", 20]. */
 function scientific(x) {
-  const [mant, exp] = x.toExponential(3).split("e");
+  const [mant, exp] = x.toExponential(number.figures - 1).split("e");
   return [mant, Number(exp)];
 }
 
 /** x as printed: fixed decimals, or for a large magnitude {mant, exp}; ASCII minus. */
 function layout(x, decimals) {
   const fixed = Number(x).toFixed(decimals);
-  if (Math.abs(Number(fixed)) < FIXED_LIMIT) return /^-0\.?0*$/.test(fixed) ? fixed.slice(1) : fixed;
+  if (!beyondFixed(Number(fixed))) return /^-0\.?0*$/.test(fixed) ? fixed.slice(1) : fixed;
   const [mant, exp] = scientific(Number(x));
   return { mant, exp };
 }
@@ -29,7 +34,7 @@ function layout(x, decimals) {
 /** Fixed decimals with a true minus sign while |x| < 100000, else 4 significant figures as
  *  "1.235×10²⁰"; never "−0.000"; null or −Infinity (a masked score, sent as null because
  *  JSON has no −∞) reads "−∞". */
-export function formatNumber(x, decimals = 3) {
+export function formatNumber(x, decimals = number.decimals) {
   if (x === null || x === -Infinity) return `${MINUS}∞`;
   if (x === Infinity) return "∞";
   const out = layout(x, decimals);
@@ -46,7 +51,7 @@ export function rateText(x) {
 
 /** The same number for KaTeX: ASCII minus (KaTeX typesets it as a minus), \infty, and
  *  "1.235 \times 10^{20}" beyond the fixed range. */
-export function texNumber(x, decimals = 3) {
+export function texNumber(x, decimals = number.decimals) {
   if (x === null || x === -Infinity) return "-\\infty ";
   if (x === Infinity) return "\\infty ";
   const out = layout(x, decimals);

@@ -11,7 +11,10 @@ import { markBlank } from "./marks.js";
 export function wireBlanks(blanks, page) {
   blanks.forEach((input, k) => {
     input.addEventListener("input", () => page.type(input.dataset.path, input.value));
-    input.addEventListener("change", () => page.check(input));
+    input.addEventListener("change", () => {
+      page.type(input.dataset.path, input.value);  // its input events may have come before this script
+      page.check(input);
+    });
     input.addEventListener("keydown", (event) => {
       if (event.key !== "Enter") return;
       event.preventDefault();  // Enter checks this blank (change) and goes to the next

@@ -30,6 +30,10 @@ const store = createStore({
   view: { marks: { results: {}, invalid: {} }, problem: "" },
 });
 
+// Numbers typed before this script ran (on a slow connection) are kept where the URL types none.
+for (const input of blanks) {
+  if (exercise && input.value !== "" && !(input.dataset.path in store.state.typed)) store.set(withTyped(store.state, input.dataset.path, input.value));
+}
 store.mount(typedPanel(blanks));
 store.mount(marksPanel(blanks));
 // Both are live regions: written only when their words change, so nothing is said twice.
@@ -44,6 +48,7 @@ if (exercise) {
   const history = createHistory(() => store.state, { encode: (s) => fragmentOf(s, paths), immediate: () => true });
   wireBlanks(blanks, {
     type(path, text) {
+      if ((store.state.typed[path] ?? "") === text) return;
       store.set(withTyped(store.state, path, text));
       history.edited({ field: path });
     },

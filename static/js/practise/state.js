@@ -2,7 +2,7 @@
 // tests/js/practise/state.test.mjs. One state object,
 //   {seed, level, request, typed}
 // the exercise (its seed, or null and the request of an example of one's own; its level), as
-// the server opened it from the URL's query (?seed=17&level=weights, attention_api/pages.py),
+// the server opened it from the URL's query (?seed=17&level=weights, attention_api/pages/routes.py),
 // and ``typed``, what is typed in each blank, by the blank's path ({"working.weights[0]":
 // "0.5"}), which the URL's fragment holds: "#working.weights[0]=0.5&working.weights[2]=1".
 // So a link opens the same exercise with the same numbers typed, and checked; a reload keeps

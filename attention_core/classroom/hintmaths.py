@@ -3,7 +3,7 @@ plain: q·k₁, e^(q·k), √d_k). A key is numbered from 0 (``j``) and written 
 
 from __future__ import annotations
 
-from .prose import tex
+from ..prose import tex
 
 QK, QK_D_K, ES = tex(r"q \cdot k"), tex(r"q \cdot k / d_k"), tex("e^{s}")
 SUM_ES, SIGMA, ROOT_D_K = tex(r"\Sigma e^{s}"), tex(r"\Sigma"), tex(r"\sqrt{d_k}")

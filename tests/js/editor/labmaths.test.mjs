@@ -1,12 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import "../numberformat.mjs";
 import {
   BOX, SAMPLE_DKS, START_EXPONENT, curveSummary, dkOf, exponentOf, linear, maxExponent,
   plotScales, points, rowText, sampleCaption, sampleSummary, sampleUrl, samplesFor, valueText, winnerText,
-} from "../../static/js/editor/lab.js";
-import { lab, urls } from "../../static/js/lib/config.js";
+} from "../../../static/js/editor/labmaths.js";
+import { lab, urls } from "../../../static/js/lib/config.js";
 
-// What the server sends the page (config.js): attention_api.lab's MAX_DRAWS and the default
+// What the server sends the page (config.js): attention_api.attention.lab's MAX_DRAWS and the default
 // d_k_max of GET scaling, and its URL under a prefix the app may be mounted at.
 Object.assign(lab, { max_draws: 4_000_000, curve_d_k_max: 1024 });
 urls.scaling_sample = "/explorer/api/scaling/sample";

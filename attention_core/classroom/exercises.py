@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import attention
-from .errors import AttentionInputError
-from .multihead import multi_head_attention
-from .positions import sinusoidal
-from .working import RowWorking, working
+from ..engine import attention
+from ..errors import AttentionInputError
+from ..multihead import multi_head_attention
+from ..positions import sinusoidal
+from ..working import RowWorking, working
 
 # The levels, in the order a lesson takes them, and what each asks.
 LEVELS = {

@@ -20,7 +20,7 @@ rounding: the hint says first that e^s > 0 for every score, and adds the roundin
 the number rounds to 0 at 1 or 2 decimals. A number with decimals other than 0 (0.05 for
 0.045) is rounding, and said to be.
 
->>> from attention_core.exercises import exercise
+>>> from attention_core.classroom.exercises import exercise
 >>> e = exercise(4, "scaled")
 >>> w = rows_of(e)[0]
 >>> blank = e.blanks[0]                        # working.scaled[0]
@@ -38,7 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import counted
+from ..errors import counted
+from ..positions import sinusoidal
+from ..prose import MINUS, page_number, plain, tex, words
+from ..working import RowWorking
 from .exercises import Blank, Exercise, parse_path, rows_of, solve
 from .hintmaths import (
     ES,
@@ -71,11 +74,7 @@ from .hintmaths import (
     x_times,
     z_sum,
 )
-from .positions import sinusoidal
-from .prose import plain, tex, words
-from .working import RowWorking
 
-MINUS = "\u2212"
 SIGNIFICANT = ("exp", "exp_sum")  # steps shown to 4 significant figures; the rest 3 decimals
 
 
@@ -104,40 +103,11 @@ def tolerance(step: str, value: float) -> float:
     return 0.001
 
 
-FIXED_LIMIT = 100_000  # from here on scientific, as the page (static/js/lib/format.js)
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _scientific(x: float) -> str:
-    """4 significant figures times a power of ten: "1.235×10²⁰"."""
-    mant, exp = f"{x:.3e}".split("e")
-    return f"{mant}×10{str(int(exp)).translate(_SUPERSCRIPT)}"
-
-
-def _figures(x: float) -> str:
-    """4 significant figures as JavaScript's toPrecision(4) writes them below 100000
-    (1.000, 16.92, 1925, 0.0006012, 19930), scientific below 10⁻⁶."""
-    exp = int(f"{x:.3e}".split("e")[1])  # of x rounded to 4 figures
-    if exp < -6:
-        return _scientific(x)
-    if exp >= 4:  # the whole number of the 4 figures: 19930
-        return str(int(float(f"{x:.3e}")))
-    return f"{x:.{3 - exp}f}"
-
-
 def shown(x: float, step: str = "") -> str:
     """``x`` as the page writes it for ``step``, with a true minus sign: 3 decimals
     (formatNumber), or for e^s and their sum 4 significant figures (workingtex.js's sigText:
     16.92, 1925, 0 for 0); from 100000 on scientific, "1.235×10²⁰"; −∞ and ∞."""
-    if math.isinf(x):
-        return "∞" if x > 0 else MINUS + "∞"
-    if step in SIGNIFICANT:
-        text = "0" if x == 0 else _figures(x) if abs(x) < FIXED_LIMIT else _scientific(x)
-    else:
-        text = f"{x:.3f}"
-        text = _scientific(x) if abs(float(text)) >= FIXED_LIMIT else text
-    text = text.removeprefix("-") if text.startswith("-0") and not text.strip("-0.") else text
-    return text.replace("-", MINUS)
+    return page_number(x, figures=step in SIGNIFICANT)
 
 
 def check(e: Exercise, answers: dict[str, float]) -> dict[str, Result]:
