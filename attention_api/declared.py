@@ -22,7 +22,7 @@ first that today's order of checks refuses.
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -33,7 +33,7 @@ from pydantic import (
     WithJsonSchema,
     model_validator,
 )
-from pydantic.json_schema import GenerateJsonSchema
+from pydantic.json_schema import GenerateJsonSchema, models_json_schema
 
 from attention_core.errors import AttentionInputError
 
@@ -85,6 +85,15 @@ def sent(check, schema, description: str | None = None, *, required: bool, **fie
     it is missing or what its default is; ``required`` is what the document says."""
     return (checked(check, schema, description, validate_default=True, **field),
             ABSENT if required else UNSENT)
+
+
+def retyped(field: tuple, schema, description: str | None = None, default=None) -> tuple:
+    """``field`` (a (type, default) of ``create_model``) with the same check, described as
+    ``schema`` (with ``description``, else its own) and with ``default`` (..., required)."""
+    _, validator, info = get_args(field[0])
+    said = info.description if description is None else description
+    return (Annotated[Any, PlainValidator(validator.func, json_schema_input_type=schema),
+                      Field(description=said)], default)
 
 
 def array(item, most: int, least: int = 1) -> Any:
@@ -189,13 +198,41 @@ class NoTitles(GenerateJsonSchema):
 
 
 def ref(name: str) -> Any:
-    """The JSON Schema type of a component of the document, by name ("AttentionRequest")."""
-    return Annotated[Any, WithJsonSchema({"$ref": f"#/components/schemas/{name}"})]
+    """The JSON Schema type of another component of the document, by name
+    ("AttentionRequest"): a mark that ``json_schema`` and ``components`` make a $ref (pydantic
+    would look for a $ref among its own models)."""
+    return Annotated[Any, WithJsonSchema({COMPONENT: name})]
 
 
-def json_schema(adapter, ref: str = "#/components/schemas/{model}") -> dict:
+COMPONENT = "x-component"
+
+
+def _linked(node):
+    """``node`` with each component's mark made its $ref."""
+    if isinstance(node, list):
+        return [_linked(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _linked(v) for k, v in node.items() if k != COMPONENT}
+    if COMPONENT in node:
+        out["$ref"] = REF.format(model=node[COMPONENT])
+    return out
+
+
+REF = "#/components/schemas/{model}"
+
+
+def json_schema(adapter, ref: str = REF) -> dict:
     """The JSON Schema of a TypeAdapter, its models referred to as OpenAPI components."""
-    return adapter.json_schema(ref_template=ref, schema_generator=NoTitles)
+    return _linked(adapter.json_schema(ref_template=ref, schema_generator=NoTitles))
+
+
+def components(*models) -> dict:
+    """The JSON Schemas of ``models`` and of the models they hold, by name: the document's
+    components."""
+    _, schemas = models_json_schema([(m, "validation") for m in models], ref_template=REF,
+                                    schema_generator=NoTitles)
+    return _linked(schemas.get("$defs", {}))
 
 
 def finite_number(value, info):
@@ -204,5 +241,5 @@ def finite_number(value, info):
 
 
 __all__ = ["ABSENT", "Absent", "Body", "Declared", "F64_MAX", "Finite", "UNSENT", "array",
-           "checked", "finite_number", "json_schema", "ref", "sent", "validate", "where",
-           "where_of"]
+           "checked", "components", "finite_number", "json_schema", "ref", "retyped", "sent",
+           "validate", "where", "where_of"]

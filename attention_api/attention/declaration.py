@@ -108,6 +108,14 @@ def encoding(value) -> str:
     return value
 
 
+def causal(value, info=None) -> bool:
+    """The causal mask asked for: true, false, or null (false)."""
+    if value is not None and not isinstance(value, bool):
+        raise AttentionInputError(f"causal must be true or false, got {describe(value)}",
+                                  "causal")
+    return bool(value)
+
+
 def _rows(info, name: str) -> int | None:
     """The rows of the matrix ``name`` validated before (X: n), None if it was refused."""
     value = info.data.get(name)
@@ -140,8 +148,9 @@ class Variant:
 
     name: str  # the models' prefix: "Tiles" → TilesOneHeadRequest
     description: str
-    # The body's own first checks, before the request's (a JSON object, its keys, ...).
-    first: Callable[[object, Limits], None]
+    # The body's own first checks, before the request's (a JSON object, its keys, ...):
+    # ``first(payload, limits)`` gives the part of the body that is the request.
+    first: Callable[[object, Limits], dict]
     # (limits, the request's fields but the heads' and W_O) → the body's: some declared
     # otherwise, some left out, its own added in the order they are checked.
     fields: Callable[[Limits, dict], dict]
@@ -206,7 +215,8 @@ class Declaration:
         W_O = checked(lambda v, info: matrix(v, "W_O", d * H, d), array(array(Finite, d), d * H),
                       "(sum of the heads' d_v) × d_out")
         several = checked(heads_of(head, "heads", "Head", "W_Q, W_K and W_V", "head"),
-                          array(head, H))
+                          array(head, H), "each head's W_Q, W_K and W_V, of d_model rows; "
+                          "their d_v add up to W_O's rows")
         grouped = checked(heads_of(query_head, "heads", "Head", "W_Q, W_K and W_V", "head"),
                           array(query_head, H), "each head's W_Q (and b_Q)")
         kv_heads = checked(heads_of(kv_head, "kv_heads", "Key/value head", "W_K and W_V",
@@ -264,12 +274,6 @@ class Declaration:
                         "−slope·|i − j| must push far keys down, not up)", "alibi_slopes",
                         head=c)
             return given
-
-        def causal(value, info):
-            if value is not None and not isinstance(value, bool):
-                raise AttentionInputError(f"causal must be true or false, got {describe(value)}",
-                                          "causal")
-            return bool(value)
 
         def mask(value, info):
             queries = _rows(info, "X")
@@ -388,8 +392,7 @@ class Declaration:
         for model in self.forms.values():
             model.limits = limits
             model.listed = variant.listed if variant else None
-        first = _request_object if variant is None else (
-            lambda payload: variant.first(payload, limits) or _request_object(payload))
+        first = _request_object if variant is None else _body_first(variant, limits)
         self.adapter = TypeAdapter(Annotated[
             Union[tuple(Annotated[model, Tag(form)]  # noqa: UP007
                         for form, model in self.forms.items())],
@@ -412,6 +415,14 @@ class Declaration:
         prefix = self.variant.name if self.variant else "Attention"
         return {f"{prefix}Request": {"oneOf": schema["oneOf"], "description": described},
                 **schema["$defs"]}
+
+
+def _body_first(variant: Variant, limits: Limits):
+    """A variant's first checks: the body's own, then those of the request within it."""
+    def first(payload):
+        _request_object(variant.first(payload, limits))
+        return payload
+    return first
 
 
 def _request_object(payload):

@@ -23,6 +23,7 @@ from .declaration import (  # noqa: F401 (the request's names, where they always
     PROJECTIONS,
     QUERY_HEAD,
     SETTINGS,
+    Variant,
     declaration,
 )
 from .declaration import encoding as _encoding  # noqa: F401
@@ -91,7 +92,18 @@ def parse_request(payload, limits: Limits = DEFAULT_LIMITS) -> AttentionRequest:
 
     Raises AttentionInputError naming the first offending field.
     """
-    r = declaration(limits).validate(payload)
+    return request_of(declaration(limits).validate(payload))
+
+
+def parse_body(payload, limits: Limits, variant: Variant):
+    """A body that is a request with fields of its own (``variant``'s), validated: the
+    body's model, and its request as parse_request builds it."""
+    body = declaration(limits, variant).validate(payload)
+    return body, request_of(body)
+
+
+def request_of(r) -> AttentionRequest:
+    """The AttentionRequest of a validated form (declaration.py's models)."""
     n = r.X.shape[0]  # query tokens
     if "heads" not in type(r).model_fields:  # one head, sent as W_Q, W_K, W_V
         heads = ({p: getattr(r, p) for p in (*PROJECTIONS, *BIASES)
@@ -105,12 +117,13 @@ def parse_request(payload, limits: Limits = DEFAULT_LIMITS) -> AttentionRequest:
     if r.positional == "alibi":
         positions["alibi_slopes"] = (alibi_slopes(len(heads)) if r.alibi_slopes is None
                                      else r.alibi_slopes)
-    fields, corners = r.fields or (None, {})  # an absent field keeps its default, None
+    # An absent field keeps its default, None; a variant may not have fields or encoding.
+    fields, corners = getattr(r, "fields", None) or (None, {})
     return AttentionRequest(
         tokens=r.tokens or [f"t{i + 1}" for i in range(n)], X=r.X, heads=heads,
         kv_heads=kv_heads, W_O=W_O, X_kv=r.X_kv,
         tokens_kv=None if r.X_kv is None else r.tokens_kv or [
             f"s{i + 1}" for i in range(r.X_kv.shape[0])],
         positional=r.positional, causal=bool(r.causal), scale=r.scale, mask=r.mask, row=r.row,
-        fields=fields, encoding=r.encoding or "json", corners=corners, window=r.window,
-        sinks=r.sinks or 0, **positions)
+        fields=fields, encoding=getattr(r, "encoding", None) or "json", corners=corners,
+        window=r.window, sinks=r.sinks or 0, **positions)
