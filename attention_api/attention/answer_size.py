@@ -7,8 +7,8 @@ A cell is one number of the answer as JSON writes it: an entry of an array (a bo
 ``scale``, ``causal`` …). Labels and warnings are text and count nothing; they are bounded
 by the request's own limits. With ``"encoding": "base64"`` the cells are the same, only
 written as bytes. The count takes each field's shape from answer_fields (the table
-response.py's answer follows) and ``response.select``'s rules; tests/api/test_answer_size.py
-checks it against real answers.
+response.py's answer follows) and ``response.select``'s rules;
+tests/api/attention/test_answer_size.py checks it against real answers.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The weights' colours, for what the server draws (slides): the page's scale, viridis reversed
 (light = low), with dark or light text, whichever contrasts more. The same numbers as
-static/js/lib/colour.js, which the browser draws with; tests/api/test_colours.py runs that
+static/js/lib/colour.js, which the browser draws with; tests/api/classroom/test_colours.py runs that
 module in node and checks the two agree at every weight it tries. The page's own colours
 (the accent, a masked cell's hatch) are read from its style sheet, static/css/app.css."""
 

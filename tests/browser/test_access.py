@@ -7,9 +7,9 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, open_page
+from tests.browser.editor.test_widget import CAT_A, numpy_attention
 from tests.browser.helpers import beyond, cell, heatmap, loaded, tab_until, wait_settled
 from tests.browser.test_first_screen import HEAD_2, expect_open
-from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
+from tests.browser.editor.test_widget import CAT_A, numpy_attention
 from tests.browser.helpers import beyond, cell, expect_url, heatmap, loaded, wait_settled
-from tests.browser.test_widget import CAT_A, numpy_attention
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import open_page
+from tests.browser.editor.test_widget import numpy_attention
 from tests.browser.helpers import expect_url, heatmap, loaded, wait_settled
-from tests.browser.test_widget import numpy_attention
 
 pytestmark = pytest.mark.browser
 

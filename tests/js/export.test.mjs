@@ -214,7 +214,7 @@ test("SVG: the cell size sets the grid and the document grows with it", () => {
 // ---- settings ----
 
 // The fields "Export configuration" saves, as the page config sends them (request.py's
-// SETTINGS, which tests/api/test_pages.py checks against the API's document).
+// SETTINGS, which tests/api/pages/test_routes.py checks against the API's document).
 settings.fields = ["tokens", "X", "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "heads", "kv_heads",
   "W_O", "X_kv", "tokens_kv", "positional", "rope_base", "position_offset", "alibi_slopes",
   "causal", "scale", "mask", "window", "sinks", "row"];

@@ -76,7 +76,7 @@ test("tokens and shares are written to be read at a glance", () => {
 
 const S = { model: "smollm2-135m", text: "The cat", layer: 1, head: 2, row: 1, causal: true };
 
-// The config block's answer as the server sends it (tests/api/test_pages.py checks the file).
+// The config block's answer as the server sends it (tests/api/pages/test_routes.py checks the file).
 const PAGE = JSON.parse(readFileSync(new URL("../data/page_answer.json", import.meta.url)));
 Object.assign(answer, PAGE.config);
 

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { crossWords, fieldsFor, noKeyWords } from "../../static/js/editor/results.js";
 import { answer } from "../../static/js/lib/config.js";
 
-// The config block's answer as the server sends it (tests/api/test_pages.py checks the file).
+// The config block's answer as the server sends it (tests/api/pages/test_routes.py checks the file).
 const PAGE = JSON.parse(readFileSync(new URL("../data/page_answer.json", import.meta.url)));
 Object.assign(answer, PAGE.config);
 

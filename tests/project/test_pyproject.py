@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from attention_api.pages.assets import LICENCES, SERVED_SUFFIXES
-from tests.api.test_model_api import reference
+from tests.api.real_models.test_routes import reference
 from tests.served import Served, free_port, get, post
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,7 @@
 """The back end's shape: attention_api in folders by feature, each importing only the
 features below it (the arrows of docs/engine-and-cli.md), no import circle between the
-project's modules, and no folder of the Python packages with more than 15 modules."""
+project's modules, no folder of the Python packages or their tests with more than 15 modules,
+and each package's tests in its folders, a file named for the module it tests."""
 
 import ast
 from pathlib import Path
@@ -125,4 +126,49 @@ def test_no_folder_of_the_python_packages_holds_more_than_15_modules():
     assert len(folders) >= 12  # not vacuous: the packages and their sub-packages
     for folder in folders:
         modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        assert len(modules) <= MOST_MODULES, (folder.relative_to(ROOT), len(modules))
+
+
+# The tests of each package, in the folders of the package they test.
+MIRRORS = {"tests/core": "attention_core", "tests/api": "attention_api",
+           "tests/models": "attention_models"}
+
+
+def module_tested(test: Path, tests: Path, package: Path) -> Path | None:
+    """The module that ``test`` is named for at the mirrored path: test_tiles.py in
+    tests/api/running/ tests attention_api/running/tiles.py; a name may add an aspect
+    after the module's (test_answer_fields_pinned.py: answer_fields.py, its answers pinned)."""
+    folder = package / test.parent.relative_to(tests)
+    words = test.stem.removeprefix("test_").split("_")
+    for end in range(len(words), 0, -1):
+        module = folder / f"{'_'.join(words[:end])}.py"
+        if module.exists():
+            return module
+    return None
+
+
+def test_the_tested_module_is_found_from_the_test_s_path():
+    tests, package = ROOT / "tests/api", ROOT / "attention_api"
+    assert module_tested(tests / "running/test_tiles.py", tests, package) == \
+        package / "running/tiles.py"
+    assert module_tested(tests / "attention/test_answer_fields_pinned.py", tests, package) == \
+        package / "attention/answer_fields.py"
+    assert module_tested(tests / "running/test_request.py", tests, package) is None
+
+
+def test_each_python_test_file_is_named_for_a_module_at_the_mirrored_path():
+    found = 0
+    for tests, package in MIRRORS.items():
+        for test in sorted((ROOT / tests).rglob("test_*.py")):
+            assert module_tested(test, ROOT / tests, ROOT / package) is not None, \
+                test.relative_to(ROOT)
+            found += 1
+    assert found > 50  # not vacuous
+
+
+def test_no_folder_of_the_python_tests_holds_more_than_15_modules():
+    folders = [p.parent for p in (ROOT / "tests").rglob("__init__.py")]
+    assert len(folders) >= 15
+    for folder in folders:
+        modules = [p for p in folder.glob("*.py") if p.name not in ("__init__.py", "conftest.py")]
         assert len(modules) <= MOST_MODULES, (folder.relative_to(ROOT), len(modules))

@@ -240,7 +240,8 @@ def test_the_image_and_the_run_command_install_the_same_files_with_one_script():
 def test_dockerignore_keeps_local_state_out_of_the_build_context():
     for path in (".git/HEAD", ".venv/bin/python", "attention_core/__pycache__/x.pyc",
                  ".pytest_cache/v", ".hypothesis/examples", "test-artifacts/page.png",
-                 "static/node_modules/x.js", "tests/api/test_api.py", "tests/js/a.test.mjs"):
+                 "static/node_modules/x.js", "tests/api/attention/test_routes.py",
+                 "tests/js/a.test.mjs"):
         assert ignored(path), path
     for path in ("app.py", "settings.py", "gunicorn.conf.py", "attention_core/engine.py",
                  "attention_api/attention/routes.py", "templates/index.html",

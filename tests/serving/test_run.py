@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from pypdf import PdfReader
 
-from tests.api.test_model_api import FRANCE, reference
+from tests.api.real_models.test_routes import FRANCE, reference
 from tests.served import Served, free_port, get, post
 
 ROOT = Path(__file__).resolve().parents[2]
