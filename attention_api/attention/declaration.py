@@ -338,7 +338,10 @@ class Declaration:
                                      "for H heads, 2^(−8(h+1)/H) for H a power of two (2^−8 "
                                      "for one head)"), None),
             "causal": (checked(causal, bool | None), None),
-            "scale": (checked(finite_number, Finite | None), None),
+            "scale": (checked(finite_number, Finite | None,
+                              "what the scores are multiplied by (default 1/√d_k); each score "
+                              "times it must be a number float64 holds, else a 422 names "
+                              "the score"), None),
             "mask": (checked(mask, array(array(bool, n), n) | None,
                              "n × m: true where query i may read key j"), None),
             "window": (checked(window, Annotated[int, Field(ge=1, le=far)] | None,
