@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { features } from "../../static/js/editor/beyond.js";
+import { features } from "../../static/js/editor/inputs/beyond.js";
 import { limits } from "../../static/js/lib/config.js";
-import { setBiases, setHeadCount, setKvHeads } from "../../static/js/editor/heads.js";
+import { setBiases, setHeadCount, setKvHeads } from "../../static/js/editor/inputs/heads.js";
 import { fromPreset } from "../../static/js/editor/request.js";
 import { setCross } from "../../static/js/editor/state.js";
 

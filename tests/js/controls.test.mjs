@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limits } from "../../static/js/lib/config.js";
-import { inputsTitle } from "../../static/js/editor/controls.js";
-import { setBiases, setHeadCount, setKvHeads } from "../../static/js/editor/heads.js";
+import { inputsTitle } from "../../static/js/editor/inputs/controls.js";
+import { setBiases, setHeadCount, setKvHeads } from "../../static/js/editor/inputs/heads.js";
 import { fromPreset } from "../../static/js/editor/request.js";
 
 Object.assign(limits, { tokens: 512, model_dim: 1024, dim: 256, label: 64, heads: 16 });

@@ -1,8 +1,8 @@
-// "What n² costs"' pure parts (static/js/editor/cost.js): a view's sizes, bytes and counts.
+// "What n² costs"' pure parts (static/js/editor/running/cost.js): a view's sizes, bytes and counts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { shapesOf, slopeText } from "../../static/js/editor/cost.js";
+import { shapesOf, slopeText } from "../../static/js/editor/running/cost.js";
 import { bytesText, grouped } from "../../static/js/lib/format.js";
 
 test("a view's sizes: its queries, keys, d_model, and the first head's d_k and d_v", () => {

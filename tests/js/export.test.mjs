@@ -4,7 +4,7 @@ import "./numberformat.mjs";
 import { textRGB, weightRGB } from "../../static/js/lib/colour.js";
 import {
   configToJSON, heatmapToSVG, matrixToCSV, matrixToJSON, matrixToLatex, matrixToNumpy, readConfig,
-} from "../../static/js/editor/export.js";
+} from "../../static/js/editor/export/export.js";
 
 // Numbers that a careless export would change: negatives, tiny, large, binary fractions.
 const AWKWARD = [

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { available, exportMatrix, matrixExport } from "../../static/js/editor/exportmatrix.js";
+import { available, exportMatrix, matrixExport } from "../../static/js/editor/export/exportmatrix.js";
 
 const REQUEST = {
   tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: [[1, 0], [1, 2]],

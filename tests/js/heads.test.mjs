@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { limits } from "../../static/js/lib/config.js";
 import {
   addHead, divisors, kvHeadsAfter, paperSlopes, removeHead, setBiases, setHeadCount, setKvHeads, setPaperSlopes,
-} from "../../static/js/editor/heads.js";
+} from "../../static/js/editor/inputs/heads.js";
 import { buildRequest, fromPreset } from "../../static/js/editor/request.js";
 import { inputsOf, randomize, resize, setCell } from "../../static/js/editor/state.js";
 import { checkShapes } from "../../static/js/editor/statecheck.js";

@@ -7,7 +7,7 @@ import "./numberformat.mjs";
 // KaTeX's business, not this test's.
 globalThis.requestAnimationFrame ??= (task) => setTimeout(task);
 globalThis.katex ??= { render: () => {} };
-const { createLessons } = await import("../../static/js/editor/lessonpanel.js");
+const { createLessons } = await import("../../static/js/editor/lessons/lessonpanel.js");
 
 const I = [[1, 0], [0, 1]];
 const REQUEST = { tokens: ["the", "cat", "sat"], X: [[1, 0], [0, 1], [1, 1]], W_Q: I, W_K: I, W_V: I, row: 2, positional: "rope" };
@@ -68,7 +68,7 @@ test("a plain request hides the block and asks nothing", async () => {
 });
 
 test("a large view's side requests wait for the edits to pause, and only the newest view's leave", async () => {
-  const { QUIET_CELLS, inputCells } = await import("../../static/js/editor/lessonpanel.js");
+  const { QUIET_CELLS, inputCells } = await import("../../static/js/editor/lessons/lessonpanel.js");
   const D = 600;
   const wide = (v) => Array.from({ length: 3 }, () => Array(D).fill(v));
   const W = Array.from({ length: D }, () => [0, 1]);

@@ -5,8 +5,8 @@ import "./numberformat.mjs";
 import {
   alibiRows, alibiVerdict, bandCounts, compareRows, diffText, keyBiasShift, keyBiasVerdict, kvCache,
   kvReaders, lessonKinds, queryBiasShift, ropeOffsets, ropeVerdicts, sideRequests, valueBiasSplit,
-} from "../../static/js/editor/lessons.js";
-import { alibiLesson, biasLesson, gqaLesson, ropeLesson, windowLesson } from "../../static/js/editor/lessonviews.js";
+} from "../../static/js/editor/lessons/lessons.js";
+import { alibiLesson, biasLesson, gqaLesson, ropeLesson, windowLesson } from "../../static/js/editor/lessons/lessonviews.js";
 import { bandEdges, bandLegend, bandText } from "../../static/js/draw/heatmapband.js";
 
 const X = [[1, 0], [0, 1], [1, 1]];

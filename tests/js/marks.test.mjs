@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { marksNote } from "../../static/js/editor/marks.js";
+import { marksNote } from "../../static/js/editor/modelhead/marks.js";
 
 test("the note names each mark the labels hold, once, and nothing when they hold none", () => {
   assert.equal(marksNote(["the", "cat", "sat"]), "");

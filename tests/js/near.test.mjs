@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createNear } from "../../static/js/lib/near.js";
+import { createNear } from "../../static/js/editor/results/near.js";
 
 // A stand-in for IntersectionObserver that reports when the test says, and a queue of the
 // work after the paint that the test runs when it says.

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pageText, turned, windowOf } from "../../static/js/editor/pages.js";
+import { pageText, turned, windowOf } from "../../static/js/editor/inputs/pages.js";
 
 test("windowOf: the first page, a later one, and a last page cut short", () => {
   assert.deepEqual(windowOf(undefined, 40, 2, 16), { r0: 0, r1: 16, c0: 0, c1: 2 });

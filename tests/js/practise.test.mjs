@@ -54,7 +54,7 @@ test("what the live region says for a blank just entered", () => {
 });
 
 test("the editor's link to practise its selected row carries the request, or none", async () => {
-  const { practiseHref } = await import("../../static/js/editor/practiselink.js");
+  const { practiseHref } = await import("../../static/js/editor/export/practiselink.js");
   const request = { tokens: ["a", "b"], X: [[1, 0], [0, 1]], W_Q: [[1, 0], [0, 1]], row: 1 };
   const href = practiseHref(request, "/p/practise");
   assert.equal(href, `/p/practise?level=dots&request=${encodeURIComponent(JSON.stringify(request))}`);

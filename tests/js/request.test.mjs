@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { limits } from "../../static/js/lib/config.js";
-import { addHead, setBiases, setKvHeads, setSlope, setPaperSlopes } from "../../static/js/editor/heads.js";
+import { addHead, setBiases, setKvHeads, setSlope, setPaperSlopes } from "../../static/js/editor/inputs/heads.js";
 import { buildRequest, fromPreset, fromRequest, requestOf, uiField } from "../../static/js/editor/request.js";
 import { setCell } from "../../static/js/editor/state.js";
 

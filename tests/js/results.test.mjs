@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { crossWords, fieldsFor, noKeyWords } from "../../static/js/editor/results.js";
+import { crossWords, fieldsFor, noKeyWords } from "../../static/js/editor/results/results.js";
 import { answer } from "../../static/js/lib/config.js";
 
 // The config block's answer as the server sends it (tests/api/test_pages.py checks the file).

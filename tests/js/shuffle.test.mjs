@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import "./numberformat.mjs";
-import { permutation, sameAsShown, shuffledRequest } from "../../static/js/editor/shuffle.js";
+import { permutation, sameAsShown, shuffledRequest } from "../../static/js/editor/lessons/shuffle.js";
 
 test("permutations are reproducible, complete and never the identity", () => {
   for (const n of [2, 3, 5, 12]) {

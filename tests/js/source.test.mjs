@@ -4,7 +4,7 @@ import "./numberformat.mjs";
 import { limits } from "../../static/js/lib/config.js";
 import {
   changedCells, changedWords, compactOf, fitLabel, keepsShapes, readSource, sourceRequest, sourceWords, stateFromHead, viewFragment,
-} from "../../static/js/editor/source.js";
+} from "../../static/js/editor/modelhead/source.js";
 import { addToken, resize, setCell, setLabel, toggleBlocked } from "../../static/js/editor/state.js";
 import { buildRequest } from "../../static/js/editor/request.js";
 import { fromSourceHash, MAX_CHANGED, toHash } from "../../static/js/editor/url.js";

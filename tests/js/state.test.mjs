@@ -4,7 +4,7 @@ import {
   addKeyToken, addToken, dimLimit, randomize, removeKeyToken, removeToken, resize, rng, setCell, setCross,
   setKeyTokenCount, setLabel, setTokenCount, shapes, toggleBlocked,
 } from "../../static/js/editor/state.js";
-import { addHead, removeHead } from "../../static/js/editor/heads.js";
+import { addHead, removeHead } from "../../static/js/editor/inputs/heads.js";
 import { buildRequest, fromPreset, fromRequest, uiField } from "../../static/js/editor/request.js";
 import { limits } from "../../static/js/lib/config.js";
 import { fromHash, toHash } from "../../static/js/editor/url.js";

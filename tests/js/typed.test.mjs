@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { notWhole, SEED_MAX, typedSeed, wholeIn } from "../../static/js/editor/typed.js";
+import { notWhole, SEED_MAX, typedSeed, wholeIn } from "../../static/js/editor/inputs/typed.js";
 
 test("wholeIn reads whole numbers in range and nothing else", () => {
   assert.equal(wholeIn("64", 1, 512), 64);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { addHead, setBiases, setKvHeads, setPaperSlopes } from "../../static/js/editor/heads.js";
+import { addHead, setBiases, setKvHeads, setPaperSlopes } from "../../static/js/editor/inputs/heads.js";
 import { limits } from "../../static/js/lib/config.js";
 import { setCell, setLabel } from "../../static/js/editor/state.js";
 import { fromPreset } from "../../static/js/editor/request.js";

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import "./numberformat.mjs";
-import { STEPS, walkContext } from "../../static/js/editor/walk.js";
-import { ROLES, roleLine } from "../../static/js/editor/roles.js";
+import { STEPS, walkContext } from "../../static/js/editor/walk/walk.js";
+import { ROLES, roleLine } from "../../static/js/editor/inputs/roles.js";
 
 // The default example's answer for query 3 "sat", worked by hand: q_3 = (2, 2), keys
 // k = (2, 0), (0, 1), (2, 1), dots 4, 2, 6, scaled by 1/√2.

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { walkKeyStep } from "../../static/js/editor/walkkeys.js";
+import { walkKeyStep } from "../../static/js/editor/walk/walkkeys.js";
 
 // A target whose closest(selector) answers as the page would: ``owner`` is the selector's
 // part that matches it or an ancestor ("input", "[role=\"grid\"]", "[data-own-arrows]"), or null.

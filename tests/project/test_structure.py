@@ -1,12 +1,14 @@
-"""The back end's shape: attention_api in folders by feature, each importing only the
-features below it (the arrows of docs/engine-and-cli.md), no import circle between modules,
-and no folder of more than 15 modules."""
+"""The code's shape: attention_api in folders by feature, each importing only the features
+below it (the arrows of docs/engine-and-cli.md), no import circle between modules, and no
+folder of the back end or of the front end (static/js) of more than 15 modules."""
 
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 API = ROOT / "attention_api"
+JS = ROOT / "static/js"
 MOST_MODULES = 15  # in one folder: beyond that a newcomer cannot see what is where
 
 # Each feature package of attention_api → the feature packages it may import ("" is the
@@ -114,3 +116,28 @@ def test_no_folder_of_the_back_end_holds_more_than_15_modules():
     for folder in folders:
         modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
         assert len(modules) <= MOST_MODULES, (folder.name, len(modules))
+
+
+def js_folders() -> dict[Path, int]:
+    """Every folder of static/js, sub-folders included, → how many modules it holds."""
+    folders = [JS, *(p for p in JS.rglob("*") if p.is_dir())]
+    return {folder: len(list(folder.glob("*.js"))) for folder in folders}
+
+
+def test_no_folder_of_the_front_end_holds_more_than_15_modules():
+    folders = js_folders()
+    assert len(folders) >= 10 and sum(folders.values()) > 80  # not vacuous: the modules were found
+    assert max(folders.values()) >= MOST_MODULES - 5  # and counted, not each found empty
+    for folder, count in folders.items():
+        assert count <= MOST_MODULES, (folder.relative_to(ROOT).as_posix(), count)
+
+
+def test_pip_install_takes_every_folder_of_the_front_end():
+    """setuptools' data-files take one folder's files a line, not its sub-folders: each
+    folder that holds modules has its line in pyproject.toml."""
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "data-files"]
+    for folder, count in js_folders().items():
+        if count:
+            name = folder.relative_to(ROOT).as_posix()
+            assert data_files.get(f"share/attention-explorer/{name}") == [f"{name}/*.js"], name

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cellPrefix, fieldId, fieldName, split } from "../../../static/js/editor/fieldnames.js";
+import { cellPrefix, fieldId, fieldName, split } from "../../../static/js/editor/inputs/fieldnames.js";
 
 test("a field's accessible name is the one its input has on the page", () => {
   assert.equal(fieldName("X[2][0]"), "X row 3 column 1");

@@ -4,7 +4,7 @@ import "../numberformat.mjs";
 import {
   BOX, SAMPLE_DKS, START_EXPONENT, curveSummary, dkOf, exponentOf, linear, maxExponent,
   plotScales, points, rowText, sampleCaption, sampleSummary, sampleUrl, samplesFor, valueText, winnerText,
-} from "../../../static/js/editor/labmaths.js";
+} from "../../../static/js/editor/lab/labmaths.js";
 import { lab, urls } from "../../../static/js/lib/config.js";
 
 // What the server sends the page (config.js): attention_api.attention.lab's MAX_DRAWS and the default

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { alibiCaption, maskWords } from "../../../static/js/editor/scores.js";
+import { alibiCaption, maskWords } from "../../../static/js/editor/results/scores.js";
 
 test("the headings say what the causal mask, the window and its sinks leave out", () => {
   assert.deepEqual(maskWords(false, undefined), { heading: "", note: "" });
