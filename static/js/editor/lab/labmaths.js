@@ -1,6 +1,6 @@
 // The scaling lab's numbers and words (lab.js): d_k and the slider's exponent, the plots'
 // scales, the samples to ask for, and the readouts, captions and summaries. Pure,
-// unit-tested (tests/js/editor/labmaths.test.mjs).
+// unit-tested (tests/js/editor/lab/labmaths.test.mjs).
 
 import { lab, urls } from "../../lib/config.js";
 import { formatNumber } from "../../lib/format.js";

@@ -1,6 +1,6 @@
 // The marks a real model's tokens carry in their labels, as attention_models.base.VISIBLE
 // writes them ("␣Paris"): wherever labels show one, the editor says what it stands for.
-// Pure, unit-tested in tests/js/marks.test.mjs.
+// Pure, unit-tested in tests/js/editor/modelhead/marks.test.mjs.
 
 import { andList } from "../../lib/words.js";
 
