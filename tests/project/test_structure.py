@@ -3,6 +3,7 @@ below it (the arrows of docs/engine-and-cli.md), no import circle between module
 folder of the back end or of the front end (static/js) of more than 15 modules."""
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -141,3 +142,54 @@ def test_pip_install_takes_every_folder_of_the_front_end():
         if count:
             name = folder.relative_to(ROOT).as_posix()
             assert data_files.get(f"share/attention-explorer/{name}") == [f"{name}/*.js"], name
+
+
+TESTS_JS = ROOT / "tests/js"
+# Shared by the node tests, imported by relative path; each is named for no module.
+JS_TEST_HELPERS = {"fakedom.mjs", "numberformat.mjs"}
+
+
+def unmirrored(tests: Path, js: Path) -> list[str]:
+    """The files under ``tests`` that break the mirror of ``js``: a test file
+    (``editor/export/export.test.mjs``) whose module (``editor/export/export.js``) is not
+    at the same path, or that does not import it; anything else but the helpers at the top."""
+    out = []
+    for path in sorted(p for p in tests.rglob("*") if p.is_file()):
+        name = path.relative_to(tests).as_posix()
+        if name in JS_TEST_HELPERS:
+            continue
+        if not name.endswith(".test.mjs"):
+            out.append(name)
+            continue
+        module = js / name.removesuffix(".test.mjs")
+        module = module.with_name(module.name + ".js")
+        imported = {(path.parent / spec).resolve() for spec in
+                    re.findall(r'(?:from|import)\s*\(?\s*"(\.[^"]+)"', path.read_text())}
+        if not module.is_file() or module.resolve() not in imported:
+            out.append(name)
+    return out
+
+
+def test_the_mirror_check_finds_a_test_file_that_drifted(tmp_path):
+    js, tests = tmp_path / "js", tmp_path / "tests"
+    (js / "lib").mkdir(parents=True)
+    (js / "lib/words.js").write_text("")
+    (tests / "lib").mkdir(parents=True)
+    (tests / "fakedom.mjs").write_text("")
+    (tests / "lib/words.test.mjs").write_text('import { x } from "../../js/lib/words.js";\n')
+    assert unmirrored(tests, js) == []
+    # Not mirrored: words.js is in lib/.
+    (tests / "words.test.mjs").write_text('import { x } from "../js/lib/words.js";\n')
+    (tests / "lib/colour.test.mjs").write_text("")  # no such module
+    (tests / "lib/util.mjs").write_text("")  # a helper away from the top
+    (tests / "lib/later.test.mjs").write_text('import "../../js/lib/words.js";\n')
+    (js / "lib/later.js").write_text("")  # there, but its test imports another
+    assert unmirrored(tests, js) == ["lib/colour.test.mjs", "lib/later.test.mjs", "lib/util.mjs",
+                                     "words.test.mjs"]
+
+
+def test_every_node_test_file_is_named_for_the_module_it_tests_at_the_same_path():
+    tests = list(TESTS_JS.rglob("*.test.mjs"))
+    assert len(tests) > 60 and {p.parent for p in tests} > {TESTS_JS / "lib", TESTS_JS / "draw"}
+    assert {p.name for p in TESTS_JS.iterdir() if p.is_file()} == JS_TEST_HELPERS
+    assert unmirrored(TESTS_JS, JS) == []
