@@ -42,7 +42,7 @@ class Field:
     # The values it keeps, where narrower than its kind's: "masked is null", "≥ 0",
     # "≥ 0 or null", "0 … 1", "−1 … 1", "≥ 1", "0 … n − 1", "1 … d_k", "0 … heads − 1".
     values: str = ""
-    # What the editor's request (static/js/editor/results.js fieldsFor) asks of it: "ask"
+    # What the editor's request (static/js/editor/results/results.js fieldsFor) asks of it: "ask"
     # whole, "corner" (its top-left SHOWN × SHOWN), "small" (whole, only when the scores
     # are printed), "heatmap" / "heatmap_big" (every head's map at or below TABLE_MAX
     # tokens, or beyond), "readout_big" (the shown head's, beyond TABLE_MAX), "every_head"

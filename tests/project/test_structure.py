@@ -1,14 +1,17 @@
-"""The back end's shape: attention_api in folders by feature, each importing only the
-features below it (the arrows of docs/engine-and-cli.md), no import circle between the
-project's modules, no folder of the Python packages or their tests with more than 15 modules,
-and each package's tests in its folders, a file named for the module it tests."""
+"""The code's shape: attention_api in folders by feature, each importing only the features
+below it (the arrows of docs/engine-and-cli.md), no import circle between the project's
+modules, no folder of the Python packages, their tests or the front end (static/js) with more
+than 15 modules, and the tests in the folders of what they test, a file named for each module."""
 
 import ast
+import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 API = ROOT / "attention_api"
 PACKAGES = ("attention_core", "attention_models", "attention_api", "attention_server")
+JS = ROOT / "static/js"
 MOST_MODULES = 15  # in one folder: beyond that a newcomer cannot see what is where
 
 # Each feature package of attention_api → the feature packages it may import ("" is the
@@ -172,3 +175,79 @@ def test_no_folder_of_the_python_tests_holds_more_than_15_modules():
     for folder in folders:
         modules = [p for p in folder.glob("*.py") if p.name not in ("__init__.py", "conftest.py")]
         assert len(modules) <= MOST_MODULES, (folder.relative_to(ROOT), len(modules))
+
+
+def js_folders() -> dict[Path, int]:
+    """Every folder of static/js, sub-folders included, → how many modules it holds."""
+    folders = [JS, *(p for p in JS.rglob("*") if p.is_dir())]
+    return {folder: len(list(folder.glob("*.js"))) for folder in folders}
+
+
+def test_no_folder_of_the_front_end_holds_more_than_15_modules():
+    folders = js_folders()
+    assert len(folders) >= 10 and sum(folders.values()) > 80  # not vacuous: the modules were found
+    assert max(folders.values()) >= MOST_MODULES - 5  # and counted, not each found empty
+    for folder, count in folders.items():
+        assert count <= MOST_MODULES, (folder.relative_to(ROOT).as_posix(), count)
+
+
+def test_pip_install_takes_every_folder_of_the_front_end():
+    """setuptools' data-files take one folder's files a line, not its sub-folders: each
+    folder that holds modules has its line in pyproject.toml."""
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "data-files"]
+    for folder, count in js_folders().items():
+        if count:
+            name = folder.relative_to(ROOT).as_posix()
+            assert data_files.get(f"share/attention-explorer/{name}") == [f"{name}/*.js"], name
+
+
+TESTS_JS = ROOT / "tests/js"
+# Shared by the node tests, imported by relative path; each is named for no module.
+JS_TEST_HELPERS = {"fakedom.mjs", "numberformat.mjs"}
+
+
+def unmirrored(tests: Path, js: Path) -> list[str]:
+    """The files under ``tests`` that break the mirror of ``js``: a test file
+    (``editor/export/export.test.mjs``) whose module (``editor/export/export.js``) is not
+    at the same path, or that does not import it; anything else but the helpers at the top."""
+    out = []
+    for path in sorted(p for p in tests.rglob("*") if p.is_file()):
+        name = path.relative_to(tests).as_posix()
+        if name in JS_TEST_HELPERS:
+            continue
+        if not name.endswith(".test.mjs"):
+            out.append(name)
+            continue
+        module = js / name.removesuffix(".test.mjs")
+        module = module.with_name(module.name + ".js")
+        imported = {(path.parent / spec).resolve() for spec in
+                    re.findall(r'(?:from|import)\s*\(?\s*"(\.[^"]+)"', path.read_text())}
+        if not module.is_file() or module.resolve() not in imported:
+            out.append(name)
+    return out
+
+
+def test_the_mirror_check_finds_a_test_file_that_drifted(tmp_path):
+    js, tests = tmp_path / "js", tmp_path / "tests"
+    (js / "lib").mkdir(parents=True)
+    (js / "lib/words.js").write_text("")
+    (tests / "lib").mkdir(parents=True)
+    (tests / "fakedom.mjs").write_text("")
+    (tests / "lib/words.test.mjs").write_text('import { x } from "../../js/lib/words.js";\n')
+    assert unmirrored(tests, js) == []
+    # Not mirrored: words.js is in lib/.
+    (tests / "words.test.mjs").write_text('import { x } from "../js/lib/words.js";\n')
+    (tests / "lib/colour.test.mjs").write_text("")  # no such module
+    (tests / "lib/util.mjs").write_text("")  # a helper away from the top
+    (tests / "lib/later.test.mjs").write_text('import "../../js/lib/words.js";\n')
+    (js / "lib/later.js").write_text("")  # there, but its test imports another
+    assert unmirrored(tests, js) == ["lib/colour.test.mjs", "lib/later.test.mjs", "lib/util.mjs",
+                                     "words.test.mjs"]
+
+
+def test_every_node_test_file_is_named_for_the_module_it_tests_at_the_same_path():
+    tests = list(TESTS_JS.rglob("*.test.mjs"))
+    assert len(tests) > 60 and {p.parent for p in tests} > {TESTS_JS / "lib", TESTS_JS / "draw"}
+    assert {p.name for p in TESTS_JS.iterdir() if p.is_file()} == JS_TEST_HELPERS
+    assert unmirrored(TESTS_JS, JS) == []

@@ -1,5 +1,5 @@
 // What a generation's step looks like and says, on both pages' "Generate step by step"
-// (editor/generate.js, model/generate.js): a step's words, a weight's coloured cell, and
+// (editor/running/generate.js, model/generate.js): a step's words, a weight's coloured cell, and
 // the subscripts and vectors of its lines.
 
 import { el } from "../lib/dom.js";

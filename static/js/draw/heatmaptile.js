@@ -1,5 +1,5 @@
 // The tile FlashAttention is at, outlined over a heatmap: the queries of its query block
-// down, the keys of its key block across (editor/tiles.js steps through them). One box over
+// down, the keys of its key block across (editor/running/tiles.js steps through them). One box over
 // the cells, not a mark on each: the cells' own outlines are the selected row's, the band's
 // and the sinks' (heatmap.js, heatmapband.js). This module only draws; which tile is given.
 

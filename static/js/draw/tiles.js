@@ -3,7 +3,7 @@
 // maximum m, sum ℓ and output O written out with their numbers, and the tile outlined in the
 // heatmap (draw/heatmaptile.js, through the page's ``show``). "Next tile" and "Previous tile"
 // (or → and ← inside the panel) move through the tiles, then to z = O/ℓ. The page asks for
-// the trace (editor/tiles.js, model/tiles.js: POST /api/tiles, /api/model/tiles); as
+// the trace (editor/running/tiles.js, model/tiles.js: POST /api/tiles, /api/model/tiles); as
 // "Generate step by step", only once started, and again after an edit while open.
 
 import { el } from "../lib/dom.js";

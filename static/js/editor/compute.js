@@ -4,9 +4,9 @@
 
 import { TABLE_MAX } from "../draw/heatmap.js";
 import { exactFields } from "../draw/readout.js";
-import { fieldName } from "./fieldnames.js";
+import { fieldName } from "./inputs/fieldnames.js";
 import { requestOf, uiField } from "./request.js";
-import { fieldsFor } from "./results.js";
+import { fieldsFor } from "./results/results.js";
 import { reveal } from "./reveal.js";
 import { clearWarning, say } from "./status.js";
 

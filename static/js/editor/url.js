@@ -4,7 +4,7 @@
 import { limits } from "../lib/config.js";
 import { readFragment, writeFragment } from "../lib/fragment.js";
 import { fragmentOf } from "../model/state.js";
-import { changedCells, withCells } from "./source.js";
+import { changedCells, withCells } from "./modelhead/source.js";
 import { MATRICES, POSITIONS, allBiasKeys, extraHeadKeys } from "./state.js";
 import { checkShapes } from "./statecheck.js";
 import { wholeIn } from "../lib/whole.js";

@@ -1,6 +1,6 @@
 // The URL's fragment, "#key=value&…", read and written: the one codec for both pages (the
 // editor's view in url.js, the real-model view's in model/state.js, the link between them
-// in source.js). Pure, unit-tested in tests/js/fragment.test.mjs.
+// in source.js). Pure, unit-tested in tests/js/lib/fragment.test.mjs.
 //
 // Values are escaped with encodeURIComponent. A fragment is not a form: "+" is a plus (the
 // writer spells a space %20). A value whose escape is malformed ("%zz", half a character)

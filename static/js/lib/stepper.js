@@ -41,7 +41,7 @@ export function createStepper({ host, previous, next, load, count, draw, fail })
 
   next.addEventListener("click", () => go(1));
   previous.addEventListener("click", () => go(-1));
-  host.dataset.ownArrows = "";  // ← and → here are the panel's, not the walk's (editor/walkkeys.js)
+  host.dataset.ownArrows = "";  // ← and → here are the panel's, not the walk's (editor/walk/walkkeys.js)
   host.addEventListener("keydown", (event) => {
     if (event.target.matches("input, textarea, select")) return;
     if (event.key === "ArrowRight" && !next.disabled) { event.preventDefault(); next.click(); }

@@ -1,6 +1,6 @@
 // Whole numbers as a person or a link writes them: the one reader for both pages (the
 // editor's URL, its counts and seed; the real-model view's layer, head and row). Pure,
-// unit-tested in tests/js/whole.test.mjs.
+// unit-tested in tests/js/lib/whole.test.mjs.
 
 /** The whole number ``text`` spells in ASCII digits (spaces round it allowed, as typed)
  *  when it lies in [min, max], else null: "", "2.5", "1e3", "−1", "+1" and "0x10" are not

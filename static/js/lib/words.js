@@ -1,6 +1,6 @@
 // Counts and lists in words: a number and its noun agree wherever the page writes them
 // ("1 key", "3 keys"), and a list leaves out only what it must ("Z_1, Z_2", never
-// "Z_1, …, Z_2"). Pure functions, unit-tested in tests/js/words.test.mjs.
+// "Z_1, …, Z_2"). Pure functions, unit-tested in tests/js/lib/words.test.mjs.
 
 /** "1 key", "3 keys"; ``many`` for a plural that is not ``one`` + "s" ("2 queries"). */
 export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

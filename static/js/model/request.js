@@ -1,5 +1,5 @@
 // What the "Real model" view asks of POST /api/model/attention, and what it keeps of the
-// answers: pure functions, unit-tested in tests/js/model.test.mjs.
+// answers: pure functions, unit-tested in tests/js/model/request.test.mjs.
 //
 // The server keeps the model's run per (model, text), so a head, mask or row switch on the
 // same text costs only that head's arithmetic; the page asks only for what changes:

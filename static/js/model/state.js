@@ -1,5 +1,5 @@
 // The "Real model" view's state and its URL fragment: pure functions, unit-tested in
-// tests/js/model.test.mjs. One state object,
+// tests/js/model/state.test.mjs. One state object,
 //   {model, text, layer, head, row, causal}
 // layer, head and row 0-based (the page's names count from 1, "Layer 3 head 5"); row null
 // for the text's last token, the one that predicts the next: how many tokens a text makes

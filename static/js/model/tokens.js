@@ -1,5 +1,5 @@
 // How the "Real model" view writes a model's tokens and its shares: pure, unit-tested in
-// tests/js/model.test.mjs.
+// tests/js/model/tokens.test.mjs.
 
 // As attention_models.base.VISIBLE: the answer's ``tokens`` already come so.
 const VISIBLE = { " ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍" };

@@ -1,7 +1,7 @@
 // What the "Real model" view says in words about X, the opened head's input: first what it
 // is, plainly, then the exact recipe, which reproduces the API's X (tests/browser/
 // test_model_view.py follows MiniLM's from its file's tensors). Pure, unit-tested in
-// tests/js/model.test.mjs; "W_Q" and "e_token" become subscripts where they are drawn.
+// tests/js/model/words.test.mjs; "W_Q" and "e_token" become subscripts where they are drawn.
 
 /** "after the 2 layers before", for a layer numbered from 1 past the first. */
 const before = (layer) => (layer === 2 ? "the layer before" : `the ${layer - 1} layers before`);

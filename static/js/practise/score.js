@@ -1,5 +1,5 @@
 // The exercise's score, from the newest check of its blanks: pure, unit-tested in
-// tests/js/practise.test.mjs. Nothing is stored, in the browser or on the server: the
+// tests/js/practise/score.test.mjs. Nothing is stored, in the browser or on the server: the
 // numbers typed are the URL's (state.js), so the score is that of the exercise the URL
 // holds, checked again when it opens.
 

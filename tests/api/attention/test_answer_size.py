@@ -285,7 +285,7 @@ def page_fields(n: int, m: int, heads: int) -> list[str]:
     """What the page asks of POST /api/attention for this view, from its own code (main.js
     adds exactFields to fieldsFor beyond the table's size)."""
     script = (
-        "import { fieldsFor } from './static/js/editor/results.js';"
+        "import { fieldsFor } from './static/js/editor/results/results.js';"
         "import { exactFields } from './static/js/draw/readout.js';"
         "import { TABLE_MAX } from './static/js/draw/heatmap.js';"
         f"const [n, m, multi] = [{n}, {m}, {'true' if heads > 1 else 'false'}];"

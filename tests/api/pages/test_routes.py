@@ -31,7 +31,7 @@ def test_the_page_preloads_every_module_main_js_can_import(client):
     imported, todo = set(), [static / "js/editor/main.js"]
     while todo:
         module = todo.pop()
-        for spec in re.findall(r'from "(\.\.?/[a-z/]+\.js)"', module.read_text()):
+        for spec in re.findall(r'from "((?:\.\.?/)+[a-z/]+\.js)"', module.read_text()):
             name = (module.parent / spec).resolve().relative_to(static).as_posix()
             if name not in imported:
                 imported.add(name)
@@ -43,7 +43,7 @@ def test_the_page_preloads_every_module_main_js_can_import(client):
     scripts = re.findall(r'<script ([^>]*)src="/assets/[0-9a-f]{12}/([^"]+)"', page)
     assert [name for _, name in scripts] == ["js/editor/boot.js"] and "async" in scripts[0][0]
     hrefs = json.loads(re.search(r"data-modules='([^']+)'", page).group(1))
-    preloaded = {re.fullmatch(r"/assets/[0-9a-f]{12}/(js/[a-z]+/[a-z]+\.js)", h).group(1)
+    preloaded = {re.fullmatch(r"/assets/[0-9a-f]{12}/(js/[a-z/]+\.js)", h).group(1)
                  for h in hrefs}
     assert imported == preloaded  # the real-model view's own modules are not the editor's
     # Neither the entry point nor the loader.
@@ -204,7 +204,7 @@ def test_the_model_view_without_its_models_says_what_is_missing_and_what_to_run(
 
 
 # What the two pages asked of the answer when their lists were typed in their scripts
-# (static/js/editor/results.js and static/js/model/request.js): the config block must say
+# (static/js/editor/results/results.js and static/js/model/request.js): the config block must say
 # exactly this, so the pages' requests stay what they were.
 EDITOR_WORKING = ["row", "token", "q", "dots", "scale", "scaled", "allowed", "exp", "exp_sum",
                   "exp_overflow", "shift", "exp_shifted", "exp_shifted_sum", "weights", "z",

@@ -1,4 +1,4 @@
-"""editor/beyond.js, the controls beyond the chapter, for today's attention: the positions'
+"""editor/inputs/beyond.js, the controls beyond the chapter, for today's attention: the positions'
 choice with θ, the offset and the ALiBi slopes; biases; the key/value heads stepper; the
 window and its sinks. Each changes the request the page sends and its URL, comes back from
 the URL on a reload, and marks a bad value without losing it; axe stays clean with all of

@@ -1,4 +1,4 @@
-""""What n² costs" (static/js/editor/cost.js) in a real browser: the default example's
+""""What n² costs" (static/js/editor/running/cost.js) in a real browser: the default example's
 multiply-adds and bytes counted by hand, and a measurement drawn with its two slopes."""
 
 from axe_playwright_python.sync_playwright import Axe

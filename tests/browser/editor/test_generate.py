@@ -1,4 +1,4 @@
-""""Generate step by step" (static/js/editor/generate.js) in a real browser: the causal
+""""Generate step by step" (static/js/editor/running/generate.js) in a real browser: the causal
 default example generated token by token by keyboard, each step's new row and the cache
 growing, and a view that is not causal told why it cannot be."""
 

@@ -188,7 +188,7 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)
     page.evaluate("""async () => {
         const { updateLabRow } = await import(
-            document.querySelector('link[rel=modulepreload][href$="/js/editor/lab.js"]').href);
+            document.querySelector('link[rel=modulepreload][href$="/js/editor/lab/lab.js"]').href);
         const host = document.getElementById('lab-panel');
         window.__seen = [];
         new MutationObserver(
@@ -204,7 +204,7 @@ def test_null_row_shows_a_prompt_without_flicker(page, server):
         "softmax Jacobian size 0.500"]
     page.evaluate("""async () => {
         const { updateLabRow } = await import(
-            document.querySelector('link[rel=modulepreload][href$="/js/editor/lab.js"]').href);
+            document.querySelector('link[rel=modulepreload][href$="/js/editor/lab/lab.js"]').href);
         updateLabRow(document.getElementById('lab-panel'), null);
     }""")
     page.clock.run_for(1000)

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-
+import { readdirSync, readFileSync } from "node:fs";
 import { createStore } from "../../../static/js/lib/store.js";
 
 test("set replaces the state, and look makes a new view with the change merged", () => {
@@ -44,4 +44,24 @@ test("whenChanged tells its panel the first time and then only when its key chan
   store.set({ text: "b", row: 1 });
   store.changed();
   assert.deepEqual(told, ["a", "b"]);
+});
+
+// Each state object has one owner: the modules wired by editor/main.js and model/main.js read what
+// the page hands them (``page``) and hand back changes through its functions; they never
+// write into its objects. Read here from the files themselves.
+const dir = new URL("../../../static/js/", import.meta.url);
+
+const WRITES = [
+  /\bpage\.\w+(?:\.\w+|\[[^\]]+\])+\s*(?:[-+*/]?=)(?!=)/,    // page.pointer.link = …
+  /\bpage\.\w+\.(?:set|delete|clear|push|splice)\(/,          // page.pages.set(…)
+  /\bconst\s*\{[^}]*\}\s*=\s*page\s*;/,                       // const { pointer } = page; then pointer.x = …
+];
+
+test("no module writes into the objects the page hands it", () => {
+  for (const name of readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(".js"))) {
+    const lines = readFileSync(new URL(name, dir), "utf8").split("\n");
+    lines.forEach((line, k) => {
+      for (const write of WRITES) assert.ok(!write.test(line), `${name}:${k + 1}: ${line.trim()}`);
+    });
+  }
 });
