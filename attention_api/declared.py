@@ -1,5 +1,8 @@
-"""Requests declared once, as pydantic v2 models: the validation and the JSON Schema of
-the API's document both come from one declaration.
+"""Requests declared once, as pydantic v2 models: the validation, the JSON Schema of the
+API's document and the docs page's lists of fields (pages/fields.py) all come from one
+declaration. Each feature declares its own (attention/, running/, classroom/ and
+real_models/declaration.py); a route's whole body is a ``Body``, and ``ref`` names another
+component of the document (a slide's request is POST /api/attention's).
 
 A field's type is ``checked(check, schema)``: ``schema`` is the type JSON Schema sees
 (integers, ranges, maxItems, nullability, enums: what pydantic writes from a type), and
