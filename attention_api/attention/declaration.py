@@ -182,7 +182,8 @@ class Declaration:
                                                      d)
 
         weight = checked(weights, array(array(Finite, d), D),
-                         "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
+                         "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V), every row the same "
+                         "length; d_model rows, as X has columns")
         biases = {
             "b_Q": (checked(bias, array(Finite, d) | None, "d_k numbers added to every row of "
                             "X·W_Q (before RoPE turns it); default none"), None),
@@ -211,9 +212,9 @@ class Declaration:
             return check
 
         X = checked(lambda v, info: matrix(v, "X", n, D), array(array(Finite, D), n),
-                    "n × d_model: one row per query token")
+                    "n × d_model: one row per query token, every row the same length")
         W_O = checked(lambda v, info: matrix(v, "W_O", d * H, d), array(array(Finite, d), d * H),
-                      "(sum of the heads' d_v) × d_out")
+                      "(sum of the heads' d_v) × d_out, every row the same length")
         several = checked(heads_of(head, "heads", "Head", "W_Q, W_K and W_V", "head"),
                           array(head, H), "each head's W_Q, W_K and W_V, of d_model rows; "
                           "their d_v add up to W_O's rows")
@@ -311,7 +312,8 @@ class Declaration:
                        None),
             "X_kv": (checked(lambda v, info: None if v is None else matrix(v, "X_kv", n, D),
                              array(array(Finite, D), n) | None,
-                             "m × d_model: cross-attention's keys"), None),
+                             "m × d_model: cross-attention's keys, every row the same length, "
+                             "as many columns as X"), None),
             "tokens_kv": (checked(tokens_kv, labels_type | None,
                                   "one per row of X_kv; needs X_kv"), None),
             "positional": (checked(positional, Literal[POSITIONAL] | None,
@@ -343,7 +345,8 @@ class Declaration:
                               "times it must be a number float64 holds, else a 422 names "
                               "the score"), None),
             "mask": (checked(mask, array(array(bool, n), n) | None,
-                             "n × m: true where query i may read key j"), None),
+                             "n × m: true where query i may read key j, every row the same "
+                             "length"), None),
             "window": (checked(window, Annotated[int, Field(ge=1, le=far)] | None,
                                "query i reads key j only when |i − j| < window (with causal: "
                                "the w = window most recent keys, query i's own included); "

@@ -156,7 +156,8 @@ def _kv_fields(limits: Limits, fields: dict) -> dict:
     n, D, H = min(limits.max_tokens, MAX_STEPS), limits.max_model_dim, limits.max_heads
     own = dict(fields)
     own["X"] = retyped(own["X"], array(array(Finite, D), n),
-                       f"n × d_model: one row per token generated, at most {MAX_STEPS}", ...)
+                       f"n × d_model: one row per token generated, at most {MAX_STEPS}, every "
+                       "row the same length", ...)
     own["causal"] = sent(_kv_causal, Literal[True], "a key/value cache needs the causal mask",
                          required=True)
     own["X_kv"] = retyped(own["X_kv"], None, "none: generation is self-attention")
