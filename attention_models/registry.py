@@ -20,6 +20,10 @@ from .base import Model, ModelUnavailable
 # id → the module whose load() reads it. The order is the one GET /api/models lists.
 MODULES = {"smollm2-135m": "attention_models.smollm2", "minilm-l6": "attention_models.minilm"}
 MODEL_IDS = tuple(MODULES)
+# Each model's kind, layers and query heads, as its weights file says them (each model's
+# tests check they agree): the API document gives each model's range of layer and head, and
+# offers the key/value cache the decoders only, without reading a weight.
+SHAPES = {"smollm2-135m": ("decoder", 30, 9), "minilm-l6": ("encoder", 6, 12)}
 
 # The models' packages and readers, pinned by hash. A checkout and the image have the file
 # beside the packages; `pip install .` puts a copy in <prefix>/share (pyproject.toml).

@@ -16,21 +16,18 @@ import math
 from attention_core.classroom.diagnosis import check
 from attention_core.classroom.exercises import (
     LEVELS,
-    SEEDS,
     Exercise,
-    check_level,
-    check_seed,
     exercise,
     request,
     view_exercise,
 )
 from attention_core.errors import AttentionInputError
 
-from ..attention.request import AttentionRequest, Limits, parse_request
-from ..values import describe, json_object
+from ..attention.request import DEFAULT_LIMITS, AttentionRequest, Limits
+from ..declared import Absent, validate
+from ..values import describe
+from .declaration import ExerciseCheckRequest, ExerciseRequest
 
-EXERCISE_FIELDS = ("seed", "level", "request")
-CHECK_FIELDS = ("seed", "level", "request", "answers")
 # What an example of one's own may use: the textbook's row, with its mask, scale,
 # sinusoidal positions and heads; the newer variants' steps are not in an exercise's table.
 BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-attention",
@@ -38,25 +35,20 @@ BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-
           "position_offset": "a position offset"}
 
 
-def _object(payload, fields: tuple[str, ...]) -> dict:
-    """``payload`` as a JSON object holding no field but ``fields``, with a level and a
-    seed or a request."""
-    json_object(payload, fields)
-    if "level" not in payload:
-        raise AttentionInputError(f"level is missing: one of {', '.join(LEVELS)}", "level")
-    if ("seed" in payload) == ("request" in payload):
-        raise AttentionInputError(f"send a seed (a whole number from 0 to {SEEDS - 1}) or a "
-                                  f"request of your own with its row, one of the two", "seed")
-    return payload
+def body_of(model, payload, limits: Limits):
+    """``payload`` validated by ``model`` (declaration.py), a request of one's own with
+    ``limits`` (the app's)."""
+    return validate(model, payload, {"where": {}, "owner": "", "limits": limits})
 
 
-def exercise_of(p: dict) -> Exercise:
-    """The exercise a body names: by its seed, or an example of one's own (``request``)."""
-    if "seed" in p:
-        return exercise(check_seed(p["seed"]), check_level(p["level"]))
+def exercise_of(body) -> Exercise:
+    """The exercise a validated body names: by its seed, or an example of one's own
+    (its ``request``, parsed)."""
+    if "seed" in type(body).model_fields:
+        return exercise(body.seed, body.level)
+    req = body.request
     try:
-        req = parse_request(p["request"], Limits())
-        return view_exercise(req.tokens, req.X, req.heads, _row(req), p["level"],
+        return view_exercise(req.tokens, req.X, req.heads, _row(req), body.level,
                              causal=req.causal, mask=req.mask, scale=req.scale,
                              positional=_positional(req), W_O=req.W_O)
     except AttentionInputError as exc:  # named within the body: "request.X[0][1]"
@@ -87,10 +79,10 @@ def _positional(req: AttentionRequest) -> str | None:
     return req.positional
 
 
-def exercise_body(payload) -> dict:
+def exercise_body(payload, limits: Limits = DEFAULT_LIMITS) -> dict:
     """The answer to ``{"seed", "level"}`` or ``{"request", "level"}``: the exercise,
     without its numbers."""
-    e = exercise_of(_object(payload, EXERCISE_FIELDS))
+    e = exercise_of(body_of(ExerciseRequest, payload, limits))
     title = LEVELS[e.level] + ("" if e.seed is not None else ", on your own example")
     return {"seed": e.seed, "level": e.level, "title": title,
             "request": request(e), "row": e.row, "blanks": list(e.blanks)}
@@ -115,14 +107,14 @@ def answers_of(raw, blanks: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
-def check_body(payload) -> dict:
+def check_body(payload, limits: Limits = DEFAULT_LIMITS) -> dict:
     """The answer to ``{"seed", "level", "answers"}``: each answered blank checked."""
-    p = _object(payload, CHECK_FIELDS)
-    e = exercise_of(p)
-    if "answers" not in p:
+    body = body_of(ExerciseCheckRequest, payload, limits)
+    e = exercise_of(body)
+    if isinstance(body.answers, Absent):
         raise AttentionInputError("answers is missing: an object from a blank's path to the "
                                   "number written there", "answers")
-    results = check(e, answers_of(p["answers"], e.blanks))
+    results = check(e, answers_of(body.answers, e.blanks))
     return {"seed": e.seed, "level": e.level,
             "results": {path: {"correct": r.correct, "tolerance": r.tolerance,
                                **({} if r.hint is None else {"hint": r.hint,

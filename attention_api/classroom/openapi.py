@@ -1,18 +1,15 @@
 """The OpenAPI description of the classroom's routes, the exercises, the worksheets and the
-slides (openapi.py joins it to the rest), its bounds from their one source: the levels and
-seeds of the numeric core (attention_core/classroom/exercises.py), the worksheets' of
-worksheet.py and the slides' of slide.py."""
+slides (openapi.py joins it to the rest): their bodies' schemas from their declarations
+(declaration.py), the answers' written here with the levels of the numeric core
+(attention_core/classroom/exercises.py)."""
 
 from __future__ import annotations
 
-from attention_core.classroom.exercises import LEVELS, SEEDS
+from attention_core.classroom.exercises import LEVELS
 
-from .slide import MAX_HEATMAP, MAX_WORKING_KEYS, SLIDE_FORMATS, WHATS
-from .worksheet import MAX_SHEETS, SHEET_FORMATS
+from .declaration import SAID_LEVEL, classroom_schemas
 
-SEED = {"type": "integer", "minimum": 0, "maximum": SEEDS - 1,
-        "description": "the same seed and level give the same exercise on every machine"}
-LEVEL = {"enum": list(LEVELS), "description": "; ".join(f"{k}: {v}" for k, v in LEVELS.items())}
+LEVEL = {"enum": list(LEVELS), "description": SAID_LEVEL}
 PATH = {"type": "string", "description": "a blank: its path in the answer of POST "
                                          "/api/attention for the exercise's request, "
                                          '"working.weights[1]", "heads[1].working.z[0]"'}
@@ -73,40 +70,9 @@ def exercise_paths(op, json) -> dict:
 
 
 def exercise_schemas() -> dict:
-    own = {**_ref("AttentionRequest"), "description":
-           "instead of a seed, an example of one's own with its row (at most 8 tokens, d 8; "
-           "a mask, a scale, sinusoidal positions and heads, no newer variant), at the "
-           "levels dots, scaled, exp, weights, z, row"}
-    asked = {"seed": SEED, "level": LEVEL, "request": own}
+    """The bodies' schemas from their declarations (declaration.py), and the answers'."""
     return {
-        "SlideRequest": {
-            "type": "object", "required": ["request", "what"], "additionalProperties": False,
-            "properties": {
-                "request": {**_ref("AttentionRequest"), "description":
-                            f"the view; a heatmap of at most {MAX_HEATMAP} × {MAX_HEATMAP} "
-                            f"weights, a working of at most {MAX_WORKING_KEYS} keys"},
-                "row": {"type": "integer", "minimum": 0, "description":
-                        "the query (0-based) whose working to show, or whose heatmap row "
-                        "to outline; the request's row when left out"},
-                "head": {"type": "integer", "minimum": 0, "default": 0,
-                         "description": "the head, 0-based, with several"},
-                "what": {"enum": list(WHATS)},
-                "format": {"enum": list(SLIDE_FORMATS), "default": "png",
-                           "description": "png (1920 × 1080), svg, or typ: the typst source"},
-            }},
-        "WorksheetRequest": {
-            "type": "object", "required": ["level"], "additionalProperties": False,
-            "properties": {
-                "seeds": {"type": "array", "minItems": 1, "maxItems": MAX_SHEETS, "items": SEED,
-                          "description": "a page per seed, in this order"},
-                "request": own, "level": LEVEL,
-                "key": {"type": "boolean", "default": False,
-                        "description": "true: the answer key, every blank filled in"},
-                "format": {"enum": list(SHEET_FORMATS), "default": "pdf",
-                           "description": "pdf, or typ: the typst source it is typeset from"},
-            }},
-        "ExerciseRequest": {"type": "object", "required": ["level"],
-                            "additionalProperties": False, "properties": asked},
+        **classroom_schemas(),
         "Exercise": {
             "type": "object", "additionalProperties": False,
             "required": ["seed", "level", "title", "request", "row", "blanks"],
@@ -118,12 +84,6 @@ def exercise_schemas() -> dict:
                 "row": {"type": "integer", "minimum": 0, "description": "the query, 0-based"},
                 "blanks": {"type": "array", "minItems": 1, "items": PATH},
             }},
-        "ExerciseCheckRequest": {
-            "type": "object", "required": ["level", "answers"],
-            "additionalProperties": False,
-            "properties": {**asked, "answers": {
-                "type": "object", "additionalProperties": {"type": "number"},
-                "description": "a blank's path → the student's number; any of the blanks"}}},
         "ExerciseCheck": {
             "type": "object", "required": ["seed", "level", "results", "score"],
             "additionalProperties": False,

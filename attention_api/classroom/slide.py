@@ -14,66 +14,27 @@ from attention_core.engine import AttentionResult
 from attention_core.errors import AttentionInputError, counted
 from attention_core.working import RowWorking
 
-from ..attention.request import Limits, parse_request
+from ..attention.request import DEFAULT_LIMITS, Limits
 from ..attention.response import compute
 from ..typesetting.typeset import FORMATS, compile_source, literal
-from ..values import check_keys, describe, json_object
+from .declaration import (  # noqa: F401 (the slides' bounds, where they always were)
+    MAX_HEATMAP,
+    MAX_WORKING_KEYS,
+    SLIDE_FORMATS,
+    WHATS,
+    SlideRequest,
+    slide_options,
+)
+from .exercise import body_of
 from .slide_typst import PPI, heatmap_slide, short_label, slide_source, working_slide
 from .worksheet import Sheet
 
-FIELDS = ("request", "row", "head", "what", "format")
-WHATS = ("heatmap", "working")
-SLIDE_FORMATS = ("png", "svg", "typ")
-# What a slide holds legibly: a heatmap of at most 64 × 64 cells (its weights written in
-# the cells up to about 12), and a working of at most 16 keys (a vector longer than 8 is
-# written with its first entries, "…" and its last: slide_typst.py).
-MAX_HEATMAP = 64
-MAX_WORKING_KEYS = 16
 
-
-def _choice(p: dict, name: str, choices: tuple[str, ...], default: str | None) -> str:
-    value = p.get(name, default)
-    if value not in choices:
-        raise AttentionInputError(f"{name} must be {' or '.join(choices)}; got "
-                                  f"{describe(value) if name in p else 'nothing'}", name)
-    return value
-
-
-def _whole(p: dict, name: str, below: int, what: str) -> int:
-    value = p[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < below:
-        raise AttentionInputError(f"{name} must be a whole number from 0 to {below - 1} "
-                                  f"({what}); got {describe(value)}", name)
-    return value
-
-
-def slide_options(p) -> tuple[str, str, dict]:
-    """A slide body's ``what`` and ``format``, checked, and the rest of the body."""
-    json_object(p)
-    what = _choice(p, "what", WHATS, None)
-    fmt = _choice(p, "format", SLIDE_FORMATS, "png")
-    return what, fmt, {k: v for k, v in p.items() if k not in ("what", "format")}
-
-
-def _checked(p) -> tuple:
-    """The body's request, row, head, what and format, each checked."""
-    what, fmt, rest = slide_options(p)
-    check_keys(rest, FIELDS)
-    if "request" not in p:
-        raise AttentionInputError("request is missing: the view, in the request format of "
-                                  "POST /api/attention", "request")
-    try:
-        req = parse_request(p["request"], Limits())
-    except AttentionInputError as exc:  # named within the body: "request.X[0][1]"
-        field = exc.field if exc.field is None or exc.field.startswith("request") \
-            else f"request.{exc.field}"
-        raise AttentionInputError(str(exc), field) from None
-    n = len(req.tokens)
-    row = _whole(p, "row", n, f"the query, 0-based, of {counted(n, 'token')}") \
-        if "row" in p else req.row
-    head = _whole(p, "head", len(req.heads), f"the head, 0-based, of {len(req.heads)}") \
-        if "head" in p else 0
-    return dataclasses.replace(req, row=row, fields=None), row, head, what, fmt
+def _checked(p, limits: Limits) -> tuple:
+    """The body's request, row, head, what and format, by its declaration (declaration.py)."""
+    body = body_of(SlideRequest, p, limits)
+    req = dataclasses.replace(body.request, row=body.row, fields=None)
+    return req, body.row, body.head, body.what, body.format
 
 
 def check_size(what: str, n: int, m: int, row: int | None) -> None:
@@ -158,9 +119,10 @@ def typeset_slide(what: str, fmt: str, result: AttentionResult, w: RowWorking | 
     return Sheet(data, FORMATS[fmt], f"{name}.{fmt}")
 
 
-def slide(p) -> Sheet:
-    """The body ``p`` typeset: a heatmap or working slide as PNG, SVG or typst source."""
-    req, row, head, what, fmt = _checked(p)
+def slide(p, limits: Limits = DEFAULT_LIMITS) -> Sheet:
+    """The body ``p`` typeset: a heatmap or working slide as PNG, SVG or typst source; its
+    request within ``limits`` (the app's)."""
+    req, row, head, what, fmt = _checked(p, limits)
     keys = req.tokens_kv or req.tokens
     check_size(what, len(req.tokens), len(keys), row)
     computed = compute(req)

@@ -9,19 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from attention_core.classroom.exercises import SEEDS, Exercise, check_level, check_seed, exercise
+from attention_core.classroom.exercises import Exercise, exercise
 from attention_core.errors import AttentionInputError
 
+from ..attention.request import DEFAULT_LIMITS, Limits
 from ..typesetting.typeset import FORMATS, compile_source
-from ..values import describe, json_object
-from .exercise import exercise_of
+from ..values import describe
+from .declaration import MAX_SHEETS, SHEET_FORMATS, WorksheetRequest
+from .exercise import body_of, exercise_of
 from .worksheet_typst import worksheet_source
-
-FIELDS = ("seeds", "request", "level", "key", "format")
-SHEET_FORMATS = ("pdf", "typ")
-# A class set in one request: a page each. 30 with their key take 0.3 s (bench_worksheet);
-# 100 bounds the work of one request to about a second.
-MAX_SHEETS = 100
 
 
 @dataclass(frozen=True)
@@ -62,26 +58,9 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def _seeds(raw) -> list[int]:
-    if not isinstance(raw, list) or not raw:
-        raise AttentionInputError(f"seeds must be a list of 1 to {MAX_SHEETS} seeds (whole "
-                                  f"numbers from 0 to {SEEDS - 1}); got {describe(raw)}", "seeds")
-    if len(raw) > MAX_SHEETS:
-        raise AttentionInputError(f"seeds: at most {MAX_SHEETS} worksheets at once; got "
-                                  f"{len(raw)}", "seeds")
-    out = []
-    for i, s in enumerate(raw):
-        try:
-            out.append(check_seed(s))
-        except AttentionInputError as exc:
-            # "seed must be …" said of this one: "seeds[1] must be …"
-            raise AttentionInputError(str(exc).replace("seed", f"seeds[{i}]", 1),
-                                      f"seeds[{i}]") from None
-    return out
-
-
-def _options(p: dict) -> tuple[bool, str]:
-    key, fmt = p.get("key", False), p.get("format", "pdf")
+def _options(body) -> tuple[bool, str]:
+    """The key and format asked for, checked after the exercises (as they always were)."""
+    key, fmt = body.key, body.format
     if not isinstance(key, bool):
         raise AttentionInputError(f"key must be true (the answer key) or false (the "
                                   f"worksheet); got {describe(key)}", "key")
@@ -91,18 +70,11 @@ def _options(p: dict) -> tuple[bool, str]:
     return key, fmt
 
 
-def exercises_of(p: dict) -> list[Exercise]:
-    """The body's exercises: one per seed, or the example of one's own."""
-    json_object(p, FIELDS)
-    if "level" not in p:
-        raise AttentionInputError("level is missing", "level")
-    if ("seeds" in p) == ("request" in p):
-        raise AttentionInputError("send seeds (a list of whole numbers) or a request of your "
-                                  "own with its row, one of the two", "seeds")
-    if "request" in p:
-        return [exercise_of({"request": p["request"], "level": p["level"]})]
-    level = check_level(p["level"])
-    return [exercise(s, level) for s in _seeds(p["seeds"])]
+def exercises_of(body) -> list[Exercise]:
+    """The validated body's exercises: one per seed, or the example of one's own."""
+    if "seeds" in type(body).model_fields:
+        return [exercise(s, body.level) for s in body.seeds]
+    return [exercise_of(body)]
 
 
 def regenerate(exercises: list[Exercise], key: bool) -> str:
@@ -114,10 +86,12 @@ def regenerate(exercises: list[Exercise], key: bool) -> str:
             + (" --key" if key else ""))
 
 
-def worksheet(p) -> Sheet:
-    """The body ``p`` typeset: the PDF (or typst source) of its worksheet or answer key."""
-    exercises = exercises_of(p)
-    key, fmt = _options(p)
+def worksheet(p, limits: Limits = DEFAULT_LIMITS) -> Sheet:
+    """The body ``p`` typeset: the PDF (or typst source) of its worksheet or answer key; a
+    request of one's own within ``limits`` (the app's)."""
+    body = body_of(WorksheetRequest, p, limits)
+    exercises = exercises_of(body)
+    key, fmt = _options(body)
     source = worksheet_source(exercises, key, regenerate(exercises, key))
     first = exercises[0]
     name = "-".join(["key" if key else "worksheet", first.level,

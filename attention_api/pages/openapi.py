@@ -8,19 +8,22 @@ settings and tables that validation uses, so the spec cannot drift from the chec
 
 from __future__ import annotations
 
-import re
 import sys
+from typing import Literal
 
+from pydantic import TypeAdapter
+
+from attention_core.classroom.exercises import LEVELS
 from attention_core.presets import default_request
 
 from ..attention.answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
+from ..attention.declaration import declaration
 from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
-from ..attention.request import CORNER, CORNERED, FIELD_NAMES, HEAD_FIELDS, PROJECTIONS, Limits
+from ..attention.request import PROJECTIONS, Limits
 from ..classroom.openapi import exercise_paths, exercise_schemas
+from ..declared import json_schema
 from ..real_models.openapi import MODEL_LIMITS, model_paths, model_schemas, model_tiles_answer
-from ..running.cost_openapi import cost_paths, cost_schemas
-from ..running.kv_cache_openapi import kv_cache_paths, kv_cache_schemas
-from ..running.tiles_openapi import tiles_paths, tiles_schemas
+from ..running.openapi import running_paths, running_schemas, tiles_answer
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
 NUMBER = {"type": "number"}
@@ -75,121 +78,6 @@ def _nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def response_field_names(max_heads: int) -> tuple[list[str], str, str]:
-    """What the request's ``fields`` accepts, by the rule of ``request._fields``: the names,
-    the pattern of "heads[k].<part>" (that part of head k only, k below ``max_heads``), and the
-    pattern of a matrix's corner ("Q[:16,:16]", "heads.weights[:8]", "heads[1].Q[:4]")."""
-    heads = "|".join(str(k) for k in range(max_heads))
-    parts = "|".join(re.escape(f) for f in HEAD_FIELDS)
-    matrices = "|".join(re.escape(f) for f in CORNERED if f != "concat")
-    return (list(FIELD_NAMES),
-            rf"^heads\[({heads})\]\.({parts})$",
-            rf"^(concat|(heads\.|heads\[({heads})\]\.)?({matrices})){CORNER}$")
-
-
-def _fields_schema(max_heads: int) -> dict:
-    names, one_head, corner = response_field_names(max_heads)
-    return _nullable({"type": "array", "items": {"anyOf": [
-        {"enum": names}, {"type": "string", "pattern": one_head},
-        {"type": "string", "pattern": corner}]},
-        "description": "Keep only these parts: a name, working.<part>, heads.<part> (every "
-                       "head) or heads[k].<part> (head k, below the number of heads; both "
-                       "only with a heads list, else a 422). A "
-                       "matrix's name may end in [:r] (its first r rows) or [:r,:c] (its "
-                       "top-left r × c corner), fewer where the matrix is smaller."})
-
-
-def request_schemas(limits: Limits) -> dict:
-    """AttentionRequest, Head and KVHead: one head (W_Q, W_K, W_V) or several (heads, W_O),
-    whose keys and values may be shared (kv_heads)."""
-    n, d, far = limits.max_tokens, limits.max_dim, limits.max_position
-    D, H = limits.max_model_dim, limits.max_heads  # d_model; d is d_k, d_v and W_O's width
-    weights = _matrix(INPUT_NUMBER, D, d, "d_model × d_k (W_Q, W_K) or d_model × d_v (W_V)")
-    labels = _vector({"type": "string", "maxLength": limits.max_label}, n)
-    biases = {
-        "b_Q": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X·W_Q "
-                                 "(before RoPE turns it); default none")),
-        "b_K": _nullable(_vector(INPUT_NUMBER, d, "d_k numbers added to every row of X_kv·W_K "
-                                 "(X·W_K without X_kv; before RoPE); default none")),
-        "b_V": _nullable(_vector(INPUT_NUMBER, d, "d_v numbers added to every row of X_kv·W_V "
-                                 "(X·W_V without X_kv); default none")),
-    }
-    head = {"type": "object", "additionalProperties": False,
-            "description": "A query head: W_Q, W_K and W_V (and biases) of its own, or with "
-                           "kv_heads only W_Q and b_Q.",
-            "properties": {"W_Q": weights, "W_K": weights, "W_V": weights, **biases},
-            "required": ["W_Q"]}
-    kv_head = {"type": "object", "additionalProperties": False, "required": ["W_K", "W_V"],
-               "description": "A key/value head, shared by H/G consecutive query heads.",
-               "properties": {"W_K": weights, "W_V": weights,
-                              "b_K": biases["b_K"], "b_V": biases["b_V"]}}
-    whole = {"type": ["integer", "null"], "minimum": 0, "maximum": far}
-    properties = {
-        "X": _matrix(INPUT_NUMBER, n, D, "n × d_model: one row per query token"),
-        "W_Q": weights, "W_K": weights, "W_V": weights, **biases,
-        "heads": {"type": "array", "minItems": 1, "maxItems": H, "items": _ref("Head")},
-        "kv_heads": _nullable({
-            "type": "array", "minItems": 1, "maxItems": H, "items": _ref("KVHead"),
-            "description": "G key/value heads (G divides the number of query heads H): query "
-                           "head h reads key/value head ⌊h·G/H⌋; G = 1 is multi-query "
-                           "attention. The heads then carry only W_Q and b_Q."}),
-        "W_O": _matrix(INPUT_NUMBER, d * H, d, "(sum of the heads' d_v) × d_out"),
-        "tokens": _nullable({**labels, "description": "one label per row of X; t1 … tn"}),
-        "X_kv": _nullable(_matrix(INPUT_NUMBER, n, D, "m × d_model: cross-attention's keys")),
-        "tokens_kv": _nullable({**labels, "description": "one per row of X_kv; needs X_kv"}),
-        "positional": {"enum": ["sinusoidal", "rope", "alibi", None], "description":
-                       "null (the default): no positions. sinusoidal: the original "
-                       "transformer's encodings added to X (and X_kv) before the projections. "
-                       "rope: after the projections and biases, each query and key at "
-                       "position p has its pairs (x[2c], x[2c+1]) turned by p·θ^(−2c/d_k) "
-                       "(interleaved, RoFormer); values are not turned; d_k must be even. "
-                       "alibi: −m_h·|i − j| added to each scaled score of head h, before "
-                       "the masks and the softmax"},
-        "rope_base": {"anyOf": [{**INPUT_NUMBER, "exclusiveMinimum": 0}, {"type": "null"}],
-                      "description": "θ of rope, a positive finite number (default 10000); "
-                                     "only with rope"},
-        "position_offset": {**whole, "description": "the position of query 0 and of key 0 "
-                            "(X_kv's too): query i is at offset + i, key j at offset + j "
-                            "(default 0); only with sinusoidal or rope. Under rope the scores "
-                            "do not change with it, under sinusoidal they do"},
-        "alibi_slopes": _nullable(_vector({**INPUT_NUMBER, "minimum": 0}, H,
-                                          "m_h, one slope ≥ 0 per query head (1 for a single "
-                                          "head); only with alibi. Default: the ALiBi "
-                                          "paper's for H heads, 2^(−8(h+1)/H) for H a power "
-                                          "of two (2^−8 for one head)")),
-        "causal": {"type": ["boolean", "null"]},
-        "scale": _nullable(INPUT_NUMBER),
-        "mask": _nullable(_matrix(BOOL, n, n, "n × m: true where query i may read key j")),
-        "window": {**whole, "minimum": 1, "description": "query i reads key j only when "
-                   "|i − j| < window (with causal: the w = window most recent keys, query "
-                   "i's own included); default none, every key"},
-        "sinks": {**whole, "description": "keys 0 … sinks − 1 stay readable whatever the "
-                  "window (the causal mask and mask still apply); default 0; without a "
-                  "window it changes nothing"},
-        "row": {"type": ["integer", "null"], "minimum": 0, "maximum": n - 1,
-                "description": "0-based query row (below n) whose working to return"},
-        "fields": _fields_schema(H),
-        "encoding": {"enum": ["json", "base64", None],
-                     "description": 'How the answer writes its arrays: "json" (nested lists, '
-                                    'the default) or "base64" (each an EncodedArray).'},
-    }
-    request = {
-        "type": "object", "properties": properties, "required": ["X"],
-        "additionalProperties": False,
-        "description": "Shapes must agree (W_Q has d_model rows, W_K as many columns as W_Q, "
-                       "mask is n × m, tokens has n labels); a mismatch is a 422.",
-        # Exactly one of the two forms; "false" forbids a property of the other form.
-        "oneOf": [
-            {"title": "one head", "required": ["W_Q", "W_K", "W_V"],
-             "properties": {"heads": False, "W_O": False, "kv_heads": False}},
-            {"title": "several heads", "required": ["heads", "W_O"],
-             "properties": {"W_Q": False, "W_K": False, "W_V": False,
-                            "b_Q": False, "b_K": False, "b_V": False}},
-        ],
-    }
-    return {"AttentionRequest": request, "Head": head, "KVHead": kv_head}
-
-
 ENCODED_ARRAY = {
     "type": "object", "required": ["dtype", "shape", "base64"], "additionalProperties": False,
     "description": 'An array of an answer asked with "encoding": "base64": its bytes in '
@@ -197,7 +85,8 @@ ENCODED_ARRAY = {
                    "bool as one byte 0 or 1 each, or uint8 (weights_u8).",
     "properties": {
         "dtype": {"enum": ["float64", "bool", "uint8"]},
-        "shape": {"type": "array", "minItems": 1, "maxItems": 2,
+        # (layers, heads, n, n): a real model's overview of weights_u8 has four axes
+        "shape": {"type": "array", "minItems": 1, "maxItems": 4,
                   "items": {"type": "integer", "minimum": 0}},
         "base64": {"type": "string", "contentEncoding": "base64"},
     },
@@ -417,10 +306,15 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
     practise = _op(
         "practise", "Practise by hand: an exercise whose blanks are checked as they are "
                     "filled (?seed=17&level=weights).", _html("The page."),
+        # The seed as practise.parse_seed reads the URL's text: up to 7 digits of a number
+        # below SEEDS (10⁶), or nothing for the default.
         parameters=[{"name": "seed", "in": "query", "required": False,
-                     "schema": {"type": "string", "default": "1"}},
+                     "schema": {"type": "string", "pattern": "^([0-9]{0,6}|0[0-9]{6})$",
+                                "default": "1"},
+                     "description": "a whole number from 0 to 999999; empty for the default"},
                     {"name": "level", "in": "query", "required": False,
-                     "schema": {"type": "string", "default": "dots"}}])
+                     "schema": {**json_schema(TypeAdapter(Literal[tuple(LEVELS)])),
+                                "default": "dots"}}])
     practise["responses"]["422"] = _html("A seed or a level that is not one: the page says "
                                          "which, with the controls to choose another.")
     errors = {status: _json(_ref("Error"), text) for status, text in ERRORS.items()}
@@ -434,8 +328,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                                                 "description": "Seconds to wait."}}
     errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
                                           "description": "The methods the path accepts."}}
-    requests = request_schemas(limits)  # the attention request's, and the tiles' from it
-    tiles = tiles_schemas(requests["AttentionRequest"], limits)
+    requests = declaration(limits).json_schema()  # the request's forms, from its declaration
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
@@ -475,21 +368,15 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                 ("422",), parameters=_query(SAMPLE_PARAMS),
                 description=f"samples × d_k may be at most {MAX_DRAWS} (422 beyond).")},
             **exercise_paths(_op, _json),
-            **kv_cache_paths(_op, _json),
-            **cost_paths(_op, _json),
-            **tiles_paths(_op, _json),
+            **running_paths(_op, _json),
             **model_paths(_op, _json),
         },
         "components": {
             "schemas": {**requests, **answer_schemas(limits),
                         **other_schemas(version), **exercise_schemas(),
-                        **kv_cache_schemas(requests["AttentionRequest"]),
-                        **cost_schemas(limits),
-                        **tiles,
+                        **running_schemas(limits),
                         # a model's head is wider than the editor's limits: its own bounds
-                        "ModelTilesAnswer": model_tiles_answer(tiles_schemas(
-                            request_schemas(MODEL_LIMITS)["AttentionRequest"],
-                            MODEL_LIMITS)["TilesAnswer"]),
+                        "ModelTilesAnswer": model_tiles_answer(tiles_answer(MODEL_LIMITS)),
                         **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
             "responses": errors,
         },

@@ -21,7 +21,8 @@ from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
 from ..attention.request import SETTINGS, parse_request
 from ..attention.response import compute, response_body
 from ..attention.routes import limits
-from ..classroom.exercise import exercise_of
+from ..classroom.declaration import ExerciseRequest
+from ..classroom.exercise import body_of, exercise_of
 from ..classroom.practise import DEFAULT, parse_seed, practise_view
 from ..classroom.worksheet import MAX_SHEETS
 from ..real_models.answer import describe_model
@@ -29,6 +30,7 @@ from ..real_models.request import MODEL_VARIANTS, PAGE_ASKS
 from ..values import JSONSyntaxError, parse_json
 from ..web.compression import gzip_page
 from .assets import asset_url, modules
+from .fields import request_fields
 from .openapi import openapi_document
 
 bp = Blueprint("pages", __name__)
@@ -163,7 +165,8 @@ def practise():
     try:
         asked = {"level": level, **({"request": parse_json(own.encode())} if own else
                                      {"seed": parse_seed(seed)})}
-        view, problem, status = practise_view(exercise_of(asked)), None, 200
+        body = body_of(ExerciseRequest, asked, limits())  # as POST /api/exercise's
+        view, problem, status = practise_view(exercise_of(body)), None, 200
     except AttentionInputError as exc:
         view, problem, status = None, str(exc).rstrip("."), 422
     except JSONSyntaxError as exc:  # the link's own example, cut or mistyped
@@ -183,7 +186,9 @@ def api_docs():
     return render_template("api_docs.html", version=__version__, example=example,
                            plain_answer=answer_fields.names(answer_fields.PLAIN),
                            page_config=page_config(), lab_defaults=defaults,
-                           exercise_levels=list(LEVELS), exercise_seeds=SEEDS)
+                           exercise_levels=list(LEVELS), exercise_seeds=SEEDS,
+                           # each body's fields, from the declarations through the document
+                           requests=request_fields(current_app.extensions["openapi"]))
 
 
 @bp.get("/api/openapi.json")

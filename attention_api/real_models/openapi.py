@@ -1,8 +1,8 @@
 """The OpenAPI description of the real models' routes (openapi.py joins it to the rest).
 
-Its bounds come from the sources validation uses: the model ids from the registry, the
-longest text from attention_models.base and real_models/request.py; a layer's or head's
-range is each model's own, which GET /api/models gives, so the schema says so in words.
+The requests' schemas come from their declarations (declaration.py): one form per model,
+with its own range of layer and head. The answers' are written here, their bounds from the
+registry and attention_models.base.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 from attention_models.base import MAX_TOKENS
 from attention_models.registry import MODEL_IDS
 
-from ..attention.request import CORNER, WORKING_PARTS, Limits
-from ..classroom.slide import SLIDE_FORMATS, WHATS
-from .request import ANSWER_FIELDS, MAX_TEXT_CHARS, MODEL_CORNERED
+from ..attention.request import Limits
+from .declaration import model_schemas as model_request_schemas
 
 # The bounds of a model's answer, whatever the app's own limits on /api/attention: its
 # text's tokens, and a row of X as wide as the widest model here (SmolLM2's 576).
@@ -122,33 +121,10 @@ def model_schemas(answers: dict, array) -> dict:
             "overview": overview,
         },
     }
-    matrices = "|".join(MODEL_CORNERED)
-    request = {
-        "type": "object", "additionalProperties": False,
-        "required": ["model", "text", "layer", "head"],
-        "properties": {
-            "model": {"enum": list(MODEL_IDS)},
-            "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS,
-                     "description": f"at most the model's max_tokens ({n}) tokens; a special "
-                                    "token typed ([SEP], <|im_start|>) is plain text"},
-            "layer": {**INTEGER, "description": "0-based, below the model's layers"},
-            "head": {**INTEGER, "description": "0-based query head, below the model's heads"},
-            "row": {"anyOf": [{**INTEGER, "maximum": n - 1}, {"type": "null"}],
-                    "description": "the query whose working to write out (0-based)"},
-            "causal": {"anyOf": [{"type": "boolean"}, {"type": "null"}],
-                       "description": "null: the model's own mask"},
-            "fields": {"anyOf": [{"type": "array", "items": {"anyOf": [
-                {"enum": [*ANSWER_FIELDS, *WORKING_PARTS]},
-                {"type": "string", "pattern": rf"^({matrices}){CORNER}$"}]}},
-                {"type": "null"}]},
-            "encoding": {"anyOf": [{"enum": ["json", "base64"]}, {"type": "null"}]},
-        },
-    }
     return {"Models": {"type": "object", "required": ["models"], "additionalProperties": False,
                        "properties": {"models": {"type": "array", "items": _ref("Model")}}},
-            "Model": model, "ModelAttentionRequest": request, "ModelAttentionAnswer": answer,
-            "ModelWorking": answers["Working"], "ModelSlideRequest": slide_request(request),
-            "ModelKVCache": kv_cache_answer()}
+            "Model": model, **model_request_schemas(), "ModelAttentionAnswer": answer,
+            "ModelWorking": answers["Working"], "ModelKVCache": kv_cache_answer()}
 
 
 def model_tiles_answer(tiles_answer: dict) -> dict:
@@ -191,15 +167,6 @@ def kv_cache_answer() -> dict:
                                    "at_text": size, "at_context": size}}}}
 
 
-def slide_request(request: dict) -> dict:
-    """POST /api/model/slide's body: the head's request without fields and encoding, and
-    what to show in which format."""
-    props = {k: v for k, v in request["properties"].items() if k not in ("fields", "encoding")}
-    return {**request, "required": [*request["required"], "what"], "properties": {
-        **props, "what": {"enum": list(WHATS)},
-        "format": {"enum": list(SLIDE_FORMATS), "default": "png"}}}
-
-
 def model_paths(op, json) -> dict:
     """The five routes, with openapi.py's ``op`` and ``json`` helpers. Their 503 is their
     own: a model's package missing here, which no retry mends (no Retry-After); or, for
@@ -236,7 +203,7 @@ def model_paths(op, json) -> dict:
                  "their working, and the cache of every layer."),
             ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
-                "schema": _ref("ModelAttentionRequest"),
+                "schema": _ref("ModelKVCacheRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
                     k: example[k] for k in ("model", "text", "layer", "head")}}}}}})},
         "/api/model/tiles": {"post": op(
@@ -245,11 +212,7 @@ def model_paths(op, json) -> dict:
                                            "and the scores held."),
             ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
-                "schema": {"type": "object", "required": ["model", "text", "layer", "head",
-                                                          "row", "block_q", "block_k"],
-                           "description": "the head's request (POST /api/model/attention's "
-                                          "fields but fields and encoding) and the tile's "
-                                          "sides B_r and B_c"},
+                "schema": _ref("ModelTilesRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
                     **{k: example[k] for k in ("model", "text", "layer", "head", "row")},
                     "block_q": 2, "block_k": 2}}}}}})},

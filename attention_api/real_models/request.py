@@ -10,25 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from attention_core.errors import AttentionInputError, counted
-from attention_models import registry
 from attention_models.base import Model, Tokenized
 
-from ..attention.request import CORNERED, WORKING_PARTS, _encoding, _fields
-from ..values import check_keys, describe, printable, quoted
+from ..attention.request import WORKING_PARTS, _encoding, _fields
+from ..declared import validate
+from ..values import describe, quoted
+from .declaration import (  # noqa: F401 (the request's names, where they always were)
+    ANSWER_FIELDS,
+    FIELDS,
+    MAX_TEXT_CHARS,
+    MODEL_CORNERED,
+    index,
+    model_request,
+)
 
-FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
-# A text is tokenized before its length in tokens is known: this many characters at most
-# (every token of either model is one character or more), so a 4 MB body of text costs
-# nothing to refuse.
-MAX_TEXT_CHARS = 4096
-# What an answer may hold, in its order: the model's additions around one head's answer
-# of POST /api/attention (response.head_body), for the optional "fields" selection.
-ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head", "kv_head",
-                 "causal", "model_causal", "counterfactual", "positional", "rope_base", "X",
-                 "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "d_k", "scale", "Q", "K", "V",
-                 "Q_unrotated", "K_unrotated", "scores", "scaled_scores", "mask", "weights",
-                 "output", "warnings", "working", "weights_u8", "strongest_keys",
-                 "next_tokens", "overview")
 # What the "Real model" view asks (static/js/model/request.js, sent in the page's config
 # block): per (model, text), a decoder's next tokens, per head and mask. Of a row's working
 # it asks the parts the page's working draws (answer_fields.WORKING) of the variants a real
@@ -38,7 +33,6 @@ PAGE_ASKS = {"run": ("tokens", "words", "overview"), "decoder": ("next_tokens",)
                       "rope_base", "d_k", "scale", "K", "V", "mask", "weights",
                       "strongest_keys")}
 MODEL_VARIANTS = frozenset({"b_Q", "b_K", "b_V", "rope"})
-MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
 _KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))
 
 
@@ -62,26 +56,15 @@ class ModelRequest:
         return self.causal != self.model.info.causal
 
 
-def parse_model_request(payload) -> ModelRequest:
-    """Validate a decoded request, tokenizing its text with the model it names.
+def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
+    """Validate a decoded request by its declaration (declaration.py; ``kind`` is the
+    route's), tokenizing its text with the model it names.
 
     Raises AttentionInputError naming the first offending field.
     """
-    if not isinstance(payload, dict):
-        raise AttentionInputError(
-            f"The request must be a JSON object with model, text, layer and head, got "
-            f"{describe(payload)}")
-    check_keys(payload, FIELDS)
-    for name in ("model", "text", "layer", "head"):
-        if name not in payload:
-            raise AttentionInputError(f'The request needs the field "{name}"', name)
-    model = _model(payload["model"])
+    r = validate(model_request(kind), payload)  # the model, the text, the layer, the head
+    model, text, layer, head = r.model, r.text, r.layer, r.head
     info = model.info
-    text = _text(payload["text"])
-    layer = _index(payload["layer"], "layer", info.layers, f"{info.id} has "
-                   f"{counted(info.layers, 'layer')}")
-    head = _index(payload["head"], "head", info.heads, f"each layer of {info.id} has "
-                  f"{counted(info.heads, 'query head')}")
     tokenized = model.tokenize(text)
     n = len(tokenized.ids)
     if n > info.max_tokens:
@@ -91,50 +74,17 @@ def parse_model_request(payload) -> ModelRequest:
     if not any(word["tokens"] for word in tokenized.words):
         raise AttentionInputError(
             f"text {quoted(text)} has no word for {info.id} to read: send some words", "text")
-    causal = payload.get("causal")
+    causal = r.causal
     if causal is None:
         causal = info.causal
     elif not isinstance(causal, bool):
         raise AttentionInputError(f"causal must be true or false, got {describe(causal)}",
                                   "causal")
-    row = payload.get("row")
+    row = r.row
     if row is not None:
-        row = _index(row, "row", n, f"the text makes {counted(n, 'token')}")
-    fields, corners = _fields(payload.get("fields"), 0, _KNOWN, ANSWER_FIELDS, MODEL_CORNERED)
+        row = index(row, "row", n, f"the text makes {counted(n, 'token')}")
+    fields, corners = _fields(getattr(r, "fields", None), 0, _KNOWN, ANSWER_FIELDS,
+                              MODEL_CORNERED)
     return ModelRequest(model=model, text=text, tokenized=tokenized, layer=layer, head=head,
                         causal=causal, row=row, fields=fields,
-                        encoding=_encoding(payload.get("encoding")), corners=corners)
-
-
-def _model(value) -> Model:
-    if value not in registry.MODEL_IDS:  # a list or object is never one of the ids
-        raise AttentionInputError(
-            f"model must be one of {', '.join(registry.MODEL_IDS)} (GET /api/models "
-            f"describes them), got {describe(value)}", "model")
-    return registry.get(value)
-
-
-def _text(value) -> str:
-    if not isinstance(value, str):
-        raise AttentionInputError(f"text must be a string, got {describe(value)}", "text")
-    if printable(value) != value:
-        raise AttentionInputError(
-            f"text {quoted(value)} holds half of a UTF-16 surrogate pair, which is no "
-            "character: send the whole character", "text")
-    if not value.strip():
-        raise AttentionInputError(
-            f"text is {'empty' if not value else 'only spaces'}: type a sentence", "text")
-    if len(value) > MAX_TEXT_CHARS:
-        raise AttentionInputError(
-            f"text is {len(value):,} characters long, more than the {MAX_TEXT_CHARS:,} taken "
-            "here", "text")
-    return value
-
-
-def _index(value, name: str, count: int, why: str) -> int:
-    """A whole number from 0 to count − 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
-        raise AttentionInputError(
-            f"{name} must be a whole number from 0 to {count - 1} (0-based: {why}), got "
-            f"{describe(value)}", name)
-    return value
+                        encoding=_encoding(getattr(r, "encoding", None)), corners=corners)

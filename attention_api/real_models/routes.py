@@ -15,7 +15,8 @@ from attention_models.heads import attend, head_inputs
 
 from ..attention.admission import admitted, keep_slots
 from ..classroom.slide import check_size, slide_options, typeset_slide
-from ..running.tiles import answer, block_size
+from ..running.declaration import block_size
+from ..running.tiles import answer
 from ..web.body import json_payload
 from ..web.errors import error, retry_later
 from .answer import describe_model, model_body
@@ -97,7 +98,7 @@ def model_slide():
 @bp.post("/api/model/kv-cache")
 def model_kv_cache():
     """The real decoder's head generating the text token by token with a key/value cache."""
-    req = parse_model_request(json_payload())
+    req = parse_model_request(json_payload(), "KVCache")
     if req.model.info.kind != "decoder":
         raise AttentionInputError(f"{req.model.info.id} is an encoder: it reads the whole text "
                                   f"at once and generates nothing, so it keeps no cache; "

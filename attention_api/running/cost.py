@@ -14,12 +14,11 @@ import tempfile
 from contextlib import contextmanager
 
 from attention_core.cost import matrix_bytes, measure, slope, step_costs
-from attention_core.errors import AttentionInputError
 
 from ..attention.request import Limits
-from ..values import describe, json_object
+from ..declared import validate
+from .declaration import cost_request
 
-FIELDS = ("n", "m", "d_model", "d_k", "d_v", "measure")
 BUDGET = 2.0  # seconds a measurement may take
 BLOCK = 64  # B_r = B_c of the tiled computation measured
 LOCK_FILE = os.path.join(tempfile.gettempdir(), "attention-explorer-cost.lock")
@@ -43,14 +42,6 @@ def one_at_a_time(path: str):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _size(p: dict, name: str, high: int, default: int | None = None) -> int:
-    value = p.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise AttentionInputError(f"{name} must be a whole number from 1 to {high}; got "
-                                  f"{describe(value) if name in p else 'nothing'}", name)
-    return value
-
-
 def _slope(sizes, seconds) -> float | None:
     """The fitted slope, or None when the budget left fewer than two sizes to fit."""
     return slope(sizes, seconds) if len(sizes) >= 2 else None
@@ -59,17 +50,11 @@ def _slope(sizes, seconds) -> float | None:
 def cost_body(p, limits: Limits) -> dict:
     """The answer to ``{"n", "m", "d_model", "d_k", "d_v", "measure"}``: the view's costs by
     formula and, with ``"measure": true``, the times at n = 64 … 512."""
-    json_object(p, FIELDS)
-    n = _size(p, "n", limits.max_tokens)
-    m = _size(p, "m", limits.max_tokens, n)
-    d_model = _size(p, "d_model", limits.max_model_dim)
-    d_k, d_v = _size(p, "d_k", limits.max_dim), _size(p, "d_v", limits.max_dim)
-    if not isinstance(p.get("measure", False), bool):
-        raise AttentionInputError(f"measure must be true or false; got "
-                                  f"{describe(p['measure'])}", "measure")
+    r = validate(cost_request(limits), p)  # declaration.py
+    n, m, d_model, d_k, d_v = r.n, r.m, r.d_model, r.d_k, r.d_v
     body = {"steps": step_costs(n, m, d_model, d_k, d_v),
             "matrices": matrix_bytes(n, m, d_k, d_v)}
-    if p.get("measure"):
+    if r.measure:
         with one_at_a_time(LOCK_FILE):
             r = measure(d_model, d_k, d_v, block=BLOCK, budget=BUDGET)
         body["measured"] = {

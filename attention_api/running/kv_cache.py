@@ -6,44 +6,21 @@ new row of weights, z, the row's working, what the step cost and the cache it le
 
 from __future__ import annotations
 
-from attention_core.errors import AttentionInputError
 from attention_core.kvcache import cache_numbers, generate_heads
 from attention_core.positions import sinusoidal
 
-from ..attention.request import AttentionRequest, Limits, parse_request
+from ..attention.request import DEFAULT_LIMITS, AttentionRequest, Limits, parse_body
 from ..attention.response import plain, working_body
-from ..values import describe, json_object
+from .declaration import KV_CACHE, MAX_STEPS  # noqa: F401 (the bound, where it was)
 
-MAX_STEPS = 64  # tokens generated in one answer: each step carries its row's whole working
 FLOAT_BYTES = 8  # float64, as the engine keeps K and V
 
 
-def _checked(payload) -> tuple[AttentionRequest, int]:
+def _checked(payload, limits: Limits) -> tuple[AttentionRequest, int]:
     """The request (causal, self-attention, no mask by hand, at most MAX_STEPS tokens) and
-    the query head whose steps to answer."""
-    json_object(payload)
-    head = payload.get("head", 0)
-    req = parse_request({k: v for k, v in payload.items() if k != "head"}, Limits())
-    if not req.causal:
-        raise AttentionInputError("causal must be true: generation reads only the tokens "
-                                  "before, so a key/value cache needs the causal mask; got "
-                                  f"{describe(payload.get('causal', False))}", "causal")
-    if req.X_kv is not None:
-        raise AttentionInputError("X_kv: cross-attention's keys are all there from the start, "
-                                  "so nothing is generated into a cache; send self-attention",
-                                  "X_kv")
-    if req.mask is not None:
-        raise AttentionInputError("mask: a step of generation reads every earlier token its "
-                                  "window allows; a mask by hand has no step-by-step form",
-                                  "mask")
-    n, H = len(req.tokens), len(req.heads)
-    if n > MAX_STEPS:
-        raise AttentionInputError(f"a generation holds at most {MAX_STEPS} steps, one per "
-                                  f"token; this view has {n} tokens", "tokens")
-    if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < H:
-        raise AttentionInputError(f"head must be a whole number from 0 to {H - 1} (0-based, "
-                                  f"of {H}); got {describe(head)}", "head")
-    return req, head
+    the query head whose steps to answer, by their declaration (declaration.py)."""
+    body, req = parse_body(payload, limits, KV_CACHE)
+    return req, body.head
 
 
 def _sizes(req: AttentionRequest, tokens: int) -> dict:
@@ -59,9 +36,10 @@ def _sizes(req: AttentionRequest, tokens: int) -> dict:
             "without_sharing": cache_numbers(tokens, d_k, d_v, H)}
 
 
-def kv_cache_body(payload) -> dict:
-    """The answer: ``steps``, one per token t (0-based), of the chosen head."""
-    req, head = _checked(payload)
+def kv_cache_body(payload, limits: Limits = DEFAULT_LIMITS) -> dict:
+    """The answer: ``steps``, one per token t (0-based), of the chosen head, within
+    ``limits`` (the app's, for the route)."""
+    req, head = _checked(payload, limits)
     X = req.X
     if req.positional == "sinusoidal":  # added to X before the projections, as compute() does
         X = X + sinusoidal(*X.shape, req.position_offset)

@@ -31,7 +31,7 @@ def api_cost():
 @bp.post("/api/kv-cache")
 def api_kv_cache():
     """A causal view generated token by token with a key/value cache: a step per token."""
-    return jsonify(kv_cache_body(json_payload()))
+    return jsonify(kv_cache_body(json_payload(), limits()))
 
 
 @bp.post("/api/tiles")

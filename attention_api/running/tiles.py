@@ -9,56 +9,18 @@ null, as everywhere in the API.
 
 from __future__ import annotations
 
-from attention_core.errors import AttentionInputError, counted
 from attention_core.multihead import named
 from attention_core.tiles import RowTiles, row_tiles
 
-from ..attention.request import FIELDS, Limits, parse_request
+from ..attention.request import Limits, parse_body
 from ..attention.response import engine_options, plain, positioned
-from ..values import describe, json_object
-
-# The request's own fields and three more, side by side rather than a "request" field
-# beside them (as POST /api/slide has): a view's request is sent as it is, and its "row" is
-# the request's own, checked by parse_request with the same words. fields and encoding
-# choose parts of POST /api/attention's answer, which this route does not send.
-EXTRA = ("block_q", "block_k", "head")
-ALLOWED = (*(f for f in FIELDS if f not in ("fields", "encoding")), *EXTRA)
+from .declaration import TILES
 
 
 def tiles_body(p, limits: Limits) -> dict:
     """The answer to the body ``p``: its row's tiles, for the head asked (JSON-ready)."""
-    json_object(p, ALLOWED)
-    if p.get("row") is None:
-        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
-                                  "row")
-    block_q, block_k = block_size(p, "block_q"), block_size(p, "block_k")
-    req = parse_request({k: v for k, v in p.items() if k not in EXTRA}, limits)
-    head = _head(p, len(req.heads))
-    return answer(_trace(req, head, block_q, block_k))
-
-
-def block_size(p: dict, name: str) -> int:
-    """A block size: a whole number of at least 1 (a block beyond the tokens holds them all)."""
-    if name not in p:
-        raise AttentionInputError(f"{name} is missing: the {_SIDE[name]} of a tile, 1 or more",
-                                  name)
-    value = p[name]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise AttentionInputError(f"{name} must be a whole number of at least 1 (the "
-                                  f"{_SIDE[name]} of a tile), got {describe(value)}", name)
-    return value
-
-
-_SIDE = {"block_q": "query rows B_r", "block_k": "key columns B_c"}
-
-
-def _head(p: dict, heads: int) -> int:
-    value = p.get("head", 0)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < heads:
-        raise AttentionInputError(f"head must be a whole number from 0 to {heads - 1} (the "
-                                  f"head, 0-based, of {counted(heads, 'head')}), got "
-                                  f"{describe(value)}", "head")
-    return value
+    body, req = parse_body(p, limits, TILES)  # declaration.py
+    return answer(_trace(req, body.head, body.block_q, body.block_k))
 
 
 def _trace(req, h: int, block_q: int, block_k: int) -> RowTiles:

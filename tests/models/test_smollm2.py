@@ -5,7 +5,7 @@ reads text as SmolLM2's does."""
 import numpy as np
 import pytest
 
-from attention_models import smollm2
+from attention_models import registry, smollm2
 from attention_models.heads import head_attention
 
 SENTENCES = ["The capital of France is",
@@ -27,6 +27,8 @@ def test_the_architecture_is_read_from_the_file(model):
     info = model.info
     assert (info.layers, info.heads, info.kv_heads, info.d_model, info.d_head) == (
         30, 9, 3, 576, 64)
+    # The API document's ranges of layer and head, read without loading a model.
+    assert registry.SHAPES[info.id] == (info.kind, info.layers, info.heads)
     assert info.rope_base == 100000.0 and info.positional == "rope" and info.causal
     assert (model.config.d_ffn, model.config.vocabulary) == (1536, 49152)
     assert model.config.eps == pytest.approx(1e-5)

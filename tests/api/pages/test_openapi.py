@@ -72,7 +72,7 @@ def validator(spec, name):
 
 def fields_items(spec):
     """The two forms of a fields entry: [{"enum": names}, {"pattern": "heads[k].<part>"}]."""
-    fields = spec["components"]["schemas"]["AttentionRequest"]["properties"]["fields"]
+    fields = spec["components"]["schemas"]["OneHeadRequest"]["properties"]["fields"]
     return fields["anyOf"][0]["items"]["anyOf"]
 
 
@@ -138,17 +138,25 @@ def test_the_limits_are_the_configured_ones(config, tokens, model_dim, dim, head
     r = create_app({"TESTING": True, **config}).test_client().get("/api/openapi.json")
     assert r.status_code == 200
     spec = r.get_json()
-    req = spec["components"]["schemas"]["AttentionRequest"]["properties"]
+    schemas = spec["components"]["schemas"]
+    # The request is one of three forms: one head, several heads, grouped-query heads.
+    assert spec["components"]["schemas"]["AttentionRequest"]["oneOf"] == [
+        {"$ref": f"#/components/schemas/{form}Request"}
+        for form in ("OneHead", "SeveralHeads", "GroupedHeads")]
+    req = {**schemas["OneHeadRequest"]["properties"],
+           **schemas["SeveralHeadsRequest"]["properties"],
+           "kv_heads": schemas["GroupedHeadsRequest"]["properties"]["kv_heads"]}
     for name, rows, cols in (("X", tokens, model_dim), ("W_Q", model_dim, dim),
                              ("W_V", model_dim, dim), ("W_O", dim * heads, dim)):
         assert (req[name]["maxItems"], req[name]["items"]["maxItems"]) == (rows, cols), name
     assert (req["heads"]["minItems"], req["heads"]["maxItems"]) == (1, heads)
-    assert req["kv_heads"]["anyOf"][0]["maxItems"] == heads
+    assert req["kv_heads"]["maxItems"] == heads
     tokens_schema = req["tokens"]["anyOf"][0]
     assert tokens_schema["maxItems"] == tokens and tokens_schema["items"]["maxLength"] == 64
     mask = req["mask"]["anyOf"][0]
     assert (mask["maxItems"], mask["items"]["maxItems"]) == (tokens, tokens)
-    assert (req["row"]["minimum"], req["row"]["maximum"]) == (0, tokens - 1)
+    row = req["row"]["anyOf"][0]  # or null
+    assert (row["type"], row["minimum"], row["maximum"]) == ("integer", 0, tokens - 1)
     answer = spec["components"]["schemas"]["AttentionAnswer"]["properties"]
     weights = answer["weights"]["anyOf"][0]  # or an EncodedArray
     assert weights["maxItems"] == weights["items"]["maxItems"] == tokens
@@ -452,3 +460,72 @@ def test_without_the_models_their_routes_answer_the_documented_503(small_app, sp
         documented = {**content["schema"], "components": spec["components"]}
         jsonschema_rs.Draft202012Validator(documented).validate(body)
         assert "no_such_reader_for_tests is not installed" in r.get_data(as_text=True), path
+
+
+def valid(spec, name, body) -> bool:
+    return validator(spec, name).is_valid(body)
+
+
+def test_the_document_says_what_json_schema_can(spec, cat_sat):
+    one = {k: cat_sat[k] for k in ("X", "W_Q", "W_K", "W_V")}
+    head = {k: cat_sat[k] for k in ("W_Q", "W_K", "W_V")}
+    several = {"X": cat_sat["X"], "W_O": [[1, 0], [0, 1]]}
+    # A size is an integer, not any number.
+    sizes = {"n": 3, "d_model": 2, "d_k": 2, "d_v": 2}
+    assert valid(spec, "CostRequest", sizes)
+    assert spec["components"]["schemas"]["CostRequest"]["properties"]["m"]["type"] == "integer"
+    assert not valid(spec, "CostRequest", {**sizes, "m": 2.5})
+    assert not valid(spec, "CostRequest", {k: v for k, v in sizes.items() if k != "d_v"})
+    # One of three forms, each with its own required fields.
+    assert valid(spec, "AttentionRequest", one)
+    assert valid(spec, "AttentionRequest", {**several, "heads": [head]})
+    assert not valid(spec, "AttentionRequest", {**several, "heads": [{"W_Q": head["W_Q"],
+                                                                       "W_V": head["W_V"]}]})
+    assert valid(spec, "AttentionRequest", {**several, "heads": [{"W_Q": head["W_Q"]}],
+                                            "kv_heads": [{"W_K": head["W_K"],
+                                                          "W_V": head["W_V"]}]})
+    assert not valid(spec, "AttentionRequest", {**one, "W_O": several["W_O"]})
+    # A seed or a request, one of the two.
+    assert valid(spec, "ExerciseRequest", {"seed": 17, "level": "weights"})
+    assert valid(spec, "ExerciseRequest", {"request": {**one, "row": 1}, "level": "z"})
+    assert not valid(spec, "ExerciseRequest", {"seed": 17, "request": one, "level": "z"})
+    assert not valid(spec, "ExerciseRequest", {"level": "z"})
+    assert not valid(spec, "WorksheetRequest", {"seeds": [1], "level": "nonsense"})
+    # Each model's own layers and heads; the key/value cache only where a decoder serves.
+    text = {"text": "The cat sat", "head": 0}
+    assert valid(spec, "ModelAttentionRequest", {"model": "minilm-l6", "layer": 5, **text})
+    assert not valid(spec, "ModelAttentionRequest", {"model": "minilm-l6", "layer": 6, **text})
+    assert valid(spec, "ModelAttentionRequest", {"model": "smollm2-135m", "layer": 29, **text})
+    assert not valid(spec, "ModelAttentionRequest", {"model": "smollm2-135m", "layer": 0,
+                                                     "text": "a", "head": 9})
+    assert valid(spec, "ModelKVCacheRequest", {"model": "smollm2-135m", "layer": 0, **text})
+    assert not valid(spec, "ModelKVCacheRequest", {"model": "minilm-l6", "layer": 0, **text})
+    # No null where the server takes none; the key/value cache is causal.
+    tiles = {**one, "row": 1, "block_q": 2, "block_k": 2}
+    assert valid(spec, "TilesRequest", tiles)
+    assert not valid(spec, "TilesRequest", {**tiles, "block_q": None})
+    assert not valid(spec, "TilesRequest", {**tiles, "fields": ["weights"]})
+    assert valid(spec, "KVCacheRequest", {**one, "causal": True})
+    assert not valid(spec, "KVCacheRequest", {**one, "causal": False})
+    assert not valid(spec, "KVCacheRequest", {**one, "causal": True, "mask": [[True]]})
+    level = {p["name"]: p["schema"] for p in spec["paths"]["/practise"]["get"]["parameters"]}
+    assert "weights" in level["level"]["enum"] and "nonsense" not in level["level"]["enum"]
+
+
+def test_the_docs_page_lists_each_request_s_fields_from_the_document(small_app, spec):
+    page = small_app.test_client().get("/api/docs")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    rows = re.findall(r'<tr><th scope="row"><code>([^<]+)</code></th><td>(yes|no)</td>', html)
+    cost = html[html.index("<summary><code>POST /api/cost</code>"):]
+    cost = cost[:cost.index("</details>")]
+    listed = re.findall(r'<tr><th scope="row"><code>([^<]+)</code></th><td>(yes|no)</td>', cost)
+    declared = spec["components"]["schemas"]["CostRequest"]
+    assert listed == [(name, "yes" if name in declared["required"] else "no")
+                      for name in declared["properties"]]
+    assert "a whole number from 1 to 8" in cost  # this app's limit, from the declaration
+    # Every form of every body is listed: the attention request's three among them.
+    forms = re.findall(r"<h3><code>([^<]+)</code></h3>", html)
+    assert {"OneHeadRequest", "SeveralHeadsRequest", "GroupedHeadsRequest",
+            "ExerciseBySeed", "ExerciseOfOwn"} <= set(forms)
+    assert len(rows) > 100

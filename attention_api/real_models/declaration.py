@@ -1,0 +1,191 @@
+"""The real models' requests, declared once (see attention_api.declared): one form per model,
+told apart by its "model", each with its own range of layer and head (registry.SHAPES),
+and the forms of POST /api/model/slide, /tiles and /kv-cache built from the same fields;
+the key/value cache offers only the decoders.
+
+The model, the text, the layer and the head are checked here in that order; the row, the
+mask and the fields need the text's tokens, so request.py checks them after tokenizing,
+with the checks here. What JSON Schema cannot say is in the descriptions: a text of at
+most the model's max_tokens tokens, a row below them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, ClassVar, Literal, Union
+
+from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model
+from pydantic.json_schema import SkipJsonSchema
+
+from attention_core.errors import AttentionInputError, counted
+from attention_models import registry
+from attention_models.base import MAX_TOKENS, Model
+
+from ..attention.fields import CORNER, CORNERED, WORKING_PARTS
+from ..classroom.declaration import SLIDE_FORMATS, WHATS
+from ..declared import Declared, checked, json_schema
+from ..values import describe, printable, quoted
+
+FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
+# A text is tokenized before its length in tokens is known: this many characters at most
+# (every token of either model is one character or more), so a 4 MB body of text costs
+# nothing to refuse.
+MAX_TEXT_CHARS = 4096
+# What an answer may hold, in its order: the model's additions around one head's answer
+# of POST /api/attention (response.head_body), for the optional "fields" selection.
+ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head", "kv_head",
+                 "causal", "model_causal", "counterfactual", "positional", "rope_base", "X",
+                 "W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V", "d_k", "scale", "Q", "K", "V",
+                 "Q_unrotated", "K_unrotated", "scores", "scaled_scores", "mask", "weights",
+                 "output", "warnings", "working", "weights_u8", "strongest_keys",
+                 "next_tokens", "overview")
+MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
+
+
+def _model(value, info) -> Model:
+    if value not in registry.MODEL_IDS:  # a list or object is never one of the ids
+        raise AttentionInputError(
+            f"model must be one of {', '.join(registry.MODEL_IDS)} (GET /api/models "
+            f"describes them), got {describe(value)}", "model")
+    return registry.get(value)
+
+
+def _text(value, info) -> str:
+    if not isinstance(value, str):
+        raise AttentionInputError(f"text must be a string, got {describe(value)}", "text")
+    if printable(value) != value:
+        raise AttentionInputError(
+            f"text {quoted(value)} holds half of a UTF-16 surrogate pair, which is no "
+            "character: send the whole character", "text")
+    if not value.strip():
+        raise AttentionInputError(
+            f"text is {'empty' if not value else 'only spaces'}: type a sentence", "text")
+    if len(value) > MAX_TEXT_CHARS:
+        raise AttentionInputError(
+            f"text is {len(value):,} characters long, more than the {MAX_TEXT_CHARS:,} taken "
+            "here", "text")
+    return value
+
+
+def index(value, name: str, count: int, why: str) -> int:
+    """A whole number from 0 to count − 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
+        raise AttentionInputError(
+            f"{name} must be a whole number from 0 to {count - 1} (0-based: {why}), got "
+            f"{describe(value)}", name)
+    return value
+
+
+def _layer(value, info) -> int:
+    model = info.data["model"].info
+    return index(value, "layer", model.layers, f"{model.id} has "
+                 f"{counted(model.layers, 'layer')}")
+
+
+def _head(value, info) -> int:
+    model = info.data["model"].info
+    return index(value, "head", model.heads, f"each layer of {model.id} has "
+                 f"{counted(model.heads, 'query head')}")
+
+
+def _after_tokens(value, info):
+    """Checked by request.py once the text is tokenized (causal, row, fields, encoding)."""
+    return value
+
+
+class _ModelBody(Declared):
+    listed: ClassVar = FIELDS
+
+    @classmethod
+    def check_object(cls, payload, context):
+        if not isinstance(payload, dict):
+            raise AttentionInputError(
+                f"The request must be a JSON object with model, text, layer and head, got "
+                f"{describe(payload)}")
+
+
+ARTICLED = {"decoder": "a decoder: causal, it generates", "encoder": "an encoder: it reads "
+            "the whole text at once"}
+
+
+def _fields(model_id: str) -> dict:
+    """The fields of a request of the model ``model_id``, in the order they are checked."""
+    kind, layers, heads = registry.SHAPES.get(model_id, ("", 1, 1))
+    matrices = "|".join(MODEL_CORNERED)
+    name = Literal[(*(f for f in ANSWER_FIELDS), *WORKING_PARTS)]
+    return {
+        "model": (checked(_model, Literal[model_id], ARTICLED.get(kind)), ...),
+        "text": (checked(_text, Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)],
+                         f"at most the model's max_tokens ({MAX_TOKENS}) tokens; a special "
+                         "token typed ([SEP], <|im_start|>) is plain text"), ...),
+        "layer": (checked(_layer, Annotated[int, Field(ge=0, le=layers - 1)],
+                          f"0-based, below the model's {layers} layers"), ...),
+        "head": (checked(_head, Annotated[int, Field(ge=0, le=heads - 1)],
+                         f"0-based query head, below the model's {heads} heads"), ...),
+        "row": (checked(_after_tokens, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)] | None,
+                        "the query whose working to write out (0-based, below the text's "
+                        "tokens)"), None),
+        "causal": (checked(_after_tokens, bool | None, "null: the model's own mask"), None),
+        "fields": (checked(_after_tokens, list[Union[name,  # noqa: UP007
+                                                     Annotated[str, Field(
+                                                         pattern=rf"^({matrices}){CORNER}$")]]]
+                           | None, "Keep only these parts; a matrix's name may end in [:r] "
+                           "or [:r,:c], its corner"), None),
+        "encoding": (checked(_after_tokens, Literal["json", "base64"] | None,
+                             'How the answer writes its arrays: "json" (the default) or '
+                             '"base64"'), None),
+    }
+
+
+def _slide(fields: dict) -> dict:
+    return {**{k: v for k, v in fields.items() if k not in ("fields", "encoding")},
+            "what": (checked(_after_tokens, Literal[WHATS]), ...),
+            "format": (checked(_after_tokens, Literal[SLIDE_FORMATS]), "png")}
+
+
+def _tiles(fields: dict) -> dict:
+    side = Annotated[int, Field(ge=1)]
+    own = {k: v for k, v in fields.items() if k not in ("fields", "encoding")}
+    own["row"] = (checked(_after_tokens, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)],
+                          "the query, 0-based (below the text's tokens), whose tiles to follow"),
+                  ...)
+    return {**own, "block_q": (checked(_after_tokens, side, "B_r, the query rows of a tile"),
+                               ...),
+            "block_k": (checked(_after_tokens, side, "B_c, the key columns of a tile"), ...)}
+
+
+KINDS = {"Attention": lambda fields: fields, "Slide": _slide, "Tiles": _tiles,
+         "KVCache": lambda fields: fields}
+
+
+def _which(payload) -> str:
+    model = payload.get("model") if isinstance(payload, dict) else None
+    return model if model in registry.MODEL_IDS else registry.MODEL_IDS[0]
+
+
+@functools.lru_cache(maxsize=8)
+def model_request(kind: str = "Attention") -> TypeAdapter:
+    """The forms of a real model's request (``kind``: Attention, Slide, Tiles or KVCache),
+    one per model, told apart by "model"; the key/value cache's document offers only the
+    decoders (an encoder is refused in words, after the rest is checked)."""
+    forms = []
+    for model_id in registry.MODEL_IDS:
+        form = create_model(f"Model{kind}Request-{model_id}", __base__=_ModelBody,
+                            __doc__=f"A head of {model_id}.",
+                            **KINDS[kind](_fields(model_id)))
+        hidden = kind == "KVCache" and registry.SHAPES.get(model_id, ("",))[0] != "decoder"
+        forms.append(Annotated[form, Tag(model_id), *((SkipJsonSchema(),) if hidden else ())])
+    return TypeAdapter(Annotated[Union[tuple(forms)], Discriminator(_which)])  # noqa: UP007
+
+
+def model_schemas() -> dict:
+    """Each kind's request, one of its models' forms, and each form by name."""
+    out = {}
+    for kind in KINDS:
+        schema = json_schema(model_request(kind))
+        forms = schema.get("oneOf", [schema])  # one form alone is not a oneOf
+        mapping = {f["$ref"].split("Request-", 1)[1]: f["$ref"] for f in forms if "$ref" in f}
+        out.update(schema.get("$defs", {}), **{f"Model{kind}Request": {
+            "oneOf": forms, "discriminator": {"propertyName": "model", "mapping": mapping},
+            "description": "one form per model, with its own range of layer and head"}})
+    return out
