@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from attention_core.classroom.exercises import LEVELS
 
+from ..web.errors import REFUSED
 from .declaration import SAID_LEVEL, classroom_schemas
 
 LEVEL = {"enum": list(LEVELS), "description": SAID_LEVEL}
@@ -31,14 +32,14 @@ def exercise_paths(op, json) -> dict:
             "exercise", "An exercise from a seed and a level, without its numbers.",
             json(_ref("Exercise"), "Its inputs (a request for POST /api/attention), the row "
                                    "asked about and the blanks to fill."),
-            ("400", "413", "415", "422"),
+            REFUSED,
             requestBody=_body("ExerciseRequest", {"seed": 17, "level": "weights"}))},
         "/api/exercise/check": {"post": op(
             "exerciseCheck", "A student's numbers for an exercise, checked, with hints.",
             json(_ref("ExerciseCheck"), "Each answered blank: correct or not, the tolerance, "
                                         "and for a wrong one a hint built from the "
                                         "student's own numbers (never the number asked for)."),
-            ("400", "413", "415", "422"),
+            REFUSED,
             requestBody=_body("ExerciseCheckRequest", {
                 "seed": 17, "level": "weights",
                 "answers": {"working.weights[0]": 0.469, "working.weights[1]": 0.2}}))},
@@ -50,7 +51,7 @@ def exercise_paths(op, json) -> dict:
                             "page.",
              "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "413", "415", "422", "503"),
+            (*REFUSED, "503"),
             requestBody=_body("WorksheetRequest", {"seeds": [17, 18], "level": "weights",
                                                    "key": True}))},
         "/api/slide": {"post": op(
@@ -61,7 +62,7 @@ def exercise_paths(op, json) -> dict:
              "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
                          "image/svg+xml": {"schema": {"type": "string"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "413", "415", "422", "503"),
+            (*REFUSED, "503"),
             requestBody=_body("SlideRequest", {"request": {
                 "tokens": ["the", "cat", "sat"], "X": [[1, 0], [0, 1], [1, 1]],
                 "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]},

@@ -24,6 +24,7 @@ from ..classroom.openapi import exercise_paths, exercise_schemas
 from ..declared import json_schema
 from ..real_models.openapi import MODEL_LIMITS, model_paths, model_schemas, model_tiles_answer
 from ..running.openapi import running_paths, running_schemas, tiles_answer
+from ..web.errors import REFUSED
 
 F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
 NUMBER = {"type": "number"}
@@ -292,7 +293,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "attention", "Compute attention and return every intermediate.",
         _json(_ref("AttentionAnswer"), "Every intermediate, or those named in fields; at most "
                                        f"{limits.max_answer_cells} numbers."),
-        ("400", "408", "413", "415", "422", "503"),
+        (*REFUSED, "503"),
         requestBody={
             "required": True, "x-max-body-bytes": max_body_bytes,
             "x-max-answer-cells": limits.max_answer_cells,

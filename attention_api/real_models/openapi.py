@@ -11,6 +11,7 @@ from attention_models.base import MAX_TOKENS
 from attention_models.registry import MODEL_IDS
 
 from ..attention.request import Limits
+from ..web.errors import REFUSED
 from .declaration import model_schemas as model_request_schemas
 
 # The bounds of a model's answer, whatever the app's own limits on /api/attention: its
@@ -192,7 +193,7 @@ def model_paths(op, json) -> dict:
             "modelAttention", "One head of a real model on a text, with its working.",
             json(_ref("ModelAttentionAnswer"), "That head's inputs and every intermediate, "
                  "the overview of every layer × head, and a decoder's next tokens."),
-            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
+            REFUSED, missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelAttentionRequest"),
                 "examples": {"a head of SmolLM2": {"value": example}}}}})},
@@ -201,7 +202,7 @@ def model_paths(op, json) -> dict:
                             "cache, and the whole model's cache.",
             json(_ref("ModelKVCache"), "A step per token, as POST /api/kv-cache's without "
                  "their working, and the cache of every layer."),
-            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
+            REFUSED, missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelKVCacheRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
@@ -210,7 +211,7 @@ def model_paths(op, json) -> dict:
             "modelTiles", "A row of the real model's head through FlashAttention's tiles.",
             json(_ref("ModelTilesAnswer"), "The row's tiles, its final z and log-sum-exp, "
                                            "and the scores held."),
-            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
+            REFUSED, missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelTilesRequest"),
                 "examples": {"a head of SmolLM2": {"value": {
@@ -224,7 +225,7 @@ def model_paths(op, json) -> dict:
              "content": {"image/png": {"schema": {"type": "string", "format": "binary"}},
                          "image/svg+xml": {"schema": {"type": "string"}},
                          "text/plain": {"schema": {"type": "string"}}}},
-            ("400", "408", "413", "415", "422"), missing_models=missing_or_busy,
+            REFUSED, missing_models=missing_or_busy,
             requestBody={"required": True, "content": {"application/json": {
                 "schema": _ref("ModelSlideRequest"),
                 "examples": {"a head of SmolLM2": {"value": {

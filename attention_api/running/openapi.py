@@ -10,6 +10,7 @@ from attention_core.cost import SIZES
 from ..attention.declaration import declaration
 from ..attention.limits import Limits
 from ..declared import components
+from ..web.errors import REFUSED
 from .cost import BLOCK, BUDGET
 from .declaration import KV_CACHE, MAX_STEPS, TILES, cost_request
 
@@ -42,7 +43,7 @@ def _cost_path(op, json) -> dict:
         json(_ref("Cost"), "Each step's multiply-adds and each matrix's bytes, with their "
                            "formulas; with measure, the times at n = "
                            f"{', '.join(map(str, SIZES))}."),
-        ("400", "413", "415", "422", "503"),
+        (*REFUSED, "503"),
         description=f"A measurement takes up to {BUDGET:g} s of a core; one server makes one "
                     f"at a time and refuses another with a 503 meanwhile, with Retry-After.",
         requestBody={"required": True, "content": {"application/json": {
@@ -60,7 +61,7 @@ def _kv_cache_path(op, json) -> dict:
         "kvCache", "A causal view generated token by token, with a key/value cache.",
         json(_ref("KVCache"), "A step per token: its new row of weights, z, the row's "
                               "working, its cost and the cache it leaves."),
-        ("400", "413", "415", "422"),
+        REFUSED,
         description=f"The body is a request of POST /api/attention with \"causal\": true "
                     f"(no X_kv, no mask by hand; at most {MAX_STEPS} tokens), and \"head\" "
                     f"(0-based) to choose a query head.",
@@ -79,7 +80,7 @@ def _tiles_path(op, json) -> dict:
                                   "and output O before and after it, the rescale "
                                   "e^(m_before − m_after) and the scores it held; then z "
                                   "and the log-sum-exp, and the scores held at once."),
-        ("400", "413", "415", "422", "503"),
+        (*REFUSED, "503"),
         requestBody={"required": True, "content": {"application/json": {
             "schema": _ref("TilesRequest"), "examples": {"example": {"value": example}}}}})}}
 

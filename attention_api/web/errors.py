@@ -12,6 +12,11 @@ from ..values import JSONSyntaxError
 
 bp = Blueprint("errors", __name__)
 
+# What any POST of a JSON body may be answered instead of its 200, for the API document: a
+# body that is not JSON (400), that stopped arriving (408), too large (413), not sent as JSON
+# (415), or a value that cannot be computed (422). A route that may be busy adds "503".
+REFUSED = ("400", "408", "413", "415", "422")
+
 
 def error(status: int, message: str, field: str | None = None):
     """The JSON error response: a sentence to act on, and the request field it concerns."""

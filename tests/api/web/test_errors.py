@@ -80,8 +80,27 @@ class SilentClient(io.RawIOBase):
         return 5
 
 
-def test_a_body_that_stops_arriving_is_a_408_saying_so(client):
-    r = client.post("/api/attention", input_stream=SilentClient(), content_length=100,
+def json_posts(client) -> list[str]:
+    """Every path the API document says takes a POST."""
+    document = client.get("/api/openapi.json")
+    assert document.status_code == 200
+    return [path for path, ops in document.get_json()["paths"].items() if "post" in ops]
+
+
+def test_the_document_gives_every_post_the_statuses_of_a_refused_body(client):
+    paths = json_posts(client)
+    assert len(paths) >= 12
+    document = client.get("/api/openapi.json").get_json()
+    for path in paths:
+        assert {"400", "408", "413", "415", "422"} <= set(document["paths"][path]["post"][
+            "responses"]), path
+
+
+@pytest.mark.parametrize("path", ["/api/attention", "/api/exercise", "/api/cost",
+                                  "/api/model/attention"])
+def test_a_body_that_stops_arriving_is_a_408_saying_so(client, path):
+    assert path in json_posts(client)
+    r = client.post(path, input_stream=SilentClient(), content_length=100,
                     content_type="application/json",
                     environ_overrides={"wsgi.input_terminated": False})  # a real server's stream
     assert r.status_code == 408
