@@ -147,6 +147,7 @@ def test_bad_theta_and_offset_are_marked_and_kept(page, server, console):
     marked(page, theta, "RoPE base θ", "“big” is not a number.", stale=False)
     theta.fill("")  # the default again
     expect(theta).to_have_attribute("aria-invalid", "false")
+    wait_settled(page)  # numbers on screen, for the offset's error to mark out of date
     offset = page.get_by_role("textbox", name="Position offset", exact=True)
     offset.fill("2.5")  # a number, but not a whole one: the server's to say
     marked(page, offset, "Position offset", "position_offset must be a whole number from 0 to"
