@@ -244,6 +244,23 @@ def quoted(text: str, limit: int = 20) -> str:
     return printable(json.dumps(shown, ensure_ascii=False))
 
 
+def whole_number(value) -> int | None:
+    """``value`` as an int when it is a whole number, else None: an int (a bool is not one),
+    or a float without a fraction, since JSON does not tell 2 from 2.0 and JSON Schema's
+    "integer" takes both (a client's 2.0 is often a number that passed through a float).
+
+    >>> whole_number(3), whole_number(3.0), whole_number(2.5), whole_number(True)
+    (3, 3, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def describe(value) -> str:
     if isinstance(value, _NonFinite):
         return value.text

@@ -38,7 +38,16 @@ from ..declared import (
     validate,
     where,
 )
-from ..values import bool_matrix, check_keys, describe, labels, matrix, number, vector
+from ..values import (
+    bool_matrix,
+    check_keys,
+    describe,
+    labels,
+    matrix,
+    number,
+    vector,
+    whole_number,
+)
 from .fields import FIELD_NAMES, fields_asked, fields_patterns
 from .limits import Limits
 
@@ -91,11 +100,12 @@ def whole(value, name: str, low: int, high: int, meaning: str) -> int | None:
     """A whole number from ``low`` to ``high``, or None when absent."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    number = whole_number(value)
+    if number is None or not low <= number <= high:
         raise AttentionInputError(
             f"{name} must be a whole number from {low:,} to {high:,} ({meaning}), got "
             f"{describe(value)}", name)
-    return value
+    return number
 
 
 def encoding(value) -> str:
@@ -292,13 +302,13 @@ class Declaration:
 
         def row(value, info):
             queries = _rows(info, "X")
+            number = whole_number(value)
             if value is not None and queries is not None and (
-                    isinstance(value, bool) or not isinstance(value, int)
-                    or not 0 <= value < queries):
+                    number is None or not 0 <= number < queries):
                 raise AttentionInputError(
                     f"row must be a whole number from 0 to {queries - 1} (0-based, queries 1 "
                     f"to {queries}), got {describe(value)}", "row")
-            return value
+            return value if number is None else number
 
         def fields(value, info):
             heads = info.data.get("heads")

@@ -19,7 +19,7 @@ from attention_core.errors import AttentionInputError, counted
 
 from ..attention.request import parse_request
 from ..declared import Absent, Body, checked, components, json_schema, ref, sent
-from ..values import describe, json_object
+from ..values import describe, json_object, whole_number
 
 EXERCISE_FIELDS = ("seed", "level", "request")
 CHECK_FIELDS = ("seed", "level", "request", "answers")
@@ -61,7 +61,8 @@ def _as_sent(value, info):
 
 
 def _seed(value, info) -> int:
-    return check_seed(value)
+    number = whole_number(value)  # 7.0 is the seed 7; the message quotes what was sent
+    return check_seed(value if number is None else number)
 
 
 def _level(value, info) -> str:
@@ -145,7 +146,8 @@ def _seeds(raw, info) -> list[int]:
     out = []
     for i, s in enumerate(raw):
         try:
-            out.append(check_seed(s))
+            number = whole_number(s)
+            out.append(check_seed(s if number is None else number))
         except AttentionInputError as exc:
             # "seed must be …" said of this one: "seeds[1] must be …"
             raise AttentionInputError(str(exc).replace("seed", f"seeds[{i}]", 1),
@@ -187,10 +189,11 @@ def slide_options(p) -> tuple[str, str, dict]:
 
 
 def _below(value, name: str, below: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < below:
+    number = whole_number(value)
+    if number is None or not 0 <= number < below:
         raise AttentionInputError(f"{name} must be a whole number from 0 to {below - 1} "
                                   f"({what}); got {describe(value)}", name)
-    return value
+    return number
 
 
 def _slide_request(value, info):

@@ -18,7 +18,7 @@ from attention_core.errors import AttentionInputError, counted
 from ..attention.declaration import FIELDS, Variant, causal
 from ..attention.limits import Limits
 from ..declared import Absent, Body, Finite, array, checked, retyped, sent
-from ..values import describe, json_object
+from ..values import describe, json_object, whole_number
 
 # POST /api/tiles: the request's own fields and three more, side by side rather than a
 # "request" field beside them (as POST /api/slide has): a view's request is sent as it is,
@@ -35,10 +35,6 @@ def _heads(body) -> int:
     return len(body.heads) if "heads" in type(body).model_fields else 1
 
 
-def _whole(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int)
-
-
 # --- POST /api/cost ---------------------------------------------------------------------
 
 def _size(name: str, high: int, what: str, default: str | None = None) -> tuple:
@@ -47,11 +43,12 @@ def _size(name: str, high: int, what: str, default: str | None = None) -> tuple:
     def check(value, info):
         if isinstance(value, Absent) and default is not None:
             return info.data[default]
-        if not _whole(value) or not 1 <= value <= high:
+        size = whole_number(value)
+        if size is None or not 1 <= size <= high:
             got = "nothing" if isinstance(value, Absent) else describe(value)
             raise AttentionInputError(f"{name} must be a whole number from 1 to {high}; got "
                                       f"{got}", name)
-        return value
+        return size
     return sent(check, Annotated[int, Field(ge=1, le=high)], what, required=default is None)
 
 
@@ -83,10 +80,11 @@ def block_size(p: dict, name: str) -> int:
         raise AttentionInputError(f"{name} is missing: the {_SIDE[name]} of a tile, 1 or more",
                                   name)
     value = p[name]
-    if not _whole(value) or value < 1:
+    size = whole_number(value)
+    if size is None or size < 1:
         raise AttentionInputError(f"{name} must be a whole number of at least 1 (the "
                                   f"{_SIDE[name]} of a tile), got {describe(value)}", name)
-    return value
+    return size
 
 
 def _tiles_first(p, limits: Limits) -> dict:
@@ -101,11 +99,12 @@ def _tiles_first(p, limits: Limits) -> dict:
 
 def _tiles_head(value, info) -> int:
     heads = _heads_so_far(info)
-    if not _whole(value) or not 0 <= value < heads:
+    head = whole_number(value)
+    if head is None or not 0 <= head < heads:
         raise AttentionInputError(f"head must be a whole number from 0 to {heads - 1} (the "
                                   f"head, 0-based, of {counted(heads, 'head')}), got "
                                   f"{describe(value)}", "head")
-    return value
+    return head
 
 
 def _heads_so_far(info) -> int:
@@ -163,10 +162,17 @@ def _kv_fields(limits: Limits, fields: dict) -> dict:
     own["X_kv"] = retyped(own["X_kv"], None, "none: generation is self-attention")
     own["mask"] = retyped(own["mask"], None, "none: a step reads every earlier token its "
                                              "window allows")
-    own["head"] = (checked(lambda v, info: v, Annotated[int, Field(ge=0, le=H - 1)],
+    own["head"] = (checked(_whole_or_as_sent, Annotated[int, Field(ge=0, le=H - 1)],
                            "the query head, 0-based (below the number of heads), whose steps "
                            "to answer"), 0)
     return own
+
+
+def _whole_or_as_sent(value, info):
+    """A whole number as an int (2.0 as 2); anything else as sent, for _kv_after to refuse
+    in its turn, after the view's own checks."""
+    number = whole_number(value)
+    return value if number is None else number
 
 
 def _kv_after(body) -> None:
@@ -187,7 +193,7 @@ def _kv_after(body) -> None:
     if n > MAX_STEPS:
         raise AttentionInputError(f"a generation holds at most {MAX_STEPS} steps, one per "
                                   f"token; this view has {n} tokens", "tokens")
-    if not _whole(body.head) or not 0 <= body.head < H:
+    if whole_number(body.head) is None or not 0 <= body.head < H:
         raise AttentionInputError(f"head must be a whole number from 0 to {H - 1} (0-based, "
                                   f"of {H}); got {describe(body.head)}", "head")
 

@@ -172,3 +172,12 @@ def test_an_example_of_ones_own_that_cannot_be_worked_by_hand_is_a_422(client, c
     assert status == 422
     assert answer["error"]["field"] == field
     assert words in answer["error"]["message"]
+
+
+def test_a_seed_sent_as_a_float_is_that_seed(client):
+    """7.0 is the seed 7 (JSON Schema's "integer" takes it); 7.5 is refused, quoted."""
+    assert post(client, "/api/exercise", {"seed": 7.0, "level": "dots"}) == \
+        post(client, "/api/exercise", {"seed": 7, "level": "dots"})
+    status, body = post(client, "/api/exercise", {"seed": 7.5, "level": "dots"})
+    assert (status, body) == (422, {"error": {
+        "message": "seed must be a whole number from 0 to 999999; got 7.5", "field": "seed"}})

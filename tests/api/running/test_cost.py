@@ -56,3 +56,11 @@ def test_bad_input_is_a_422_naming_the_field(client, change, field, says):
     r = client.post("/api/cost", json={**VIEW, **change})
     assert r.status_code == 422
     assert r.get_json()["error"]["field"] == field and says in r.get_json()["error"]["message"]
+
+
+def test_sizes_sent_as_floats_are_those_sizes(client):
+    as_floats = client.post("/api/cost", json={**VIEW, **{k: float(VIEW[k]) for k in (
+        "n", "d_model", "d_k", "d_v")}})
+    as_ints = client.post("/api/cost", json=VIEW)
+    assert as_floats.status_code == as_ints.status_code == 200
+    assert as_floats.get_json() == as_ints.get_json()

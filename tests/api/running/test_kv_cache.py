@@ -92,3 +92,9 @@ def test_bad_input_is_a_422_naming_the_field(client, change, field, says):
     assert status == 422, answer
     assert answer["error"]["field"] == field
     assert says in answer["error"]["message"]
+
+
+def test_a_head_sent_as_a_float_is_that_head(client):
+    body = {**default_request(), "causal": True}
+    as_float, as_int = post(client, {**body, "head": 0.0}), post(client, {**body, "head": 0})
+    assert as_float == as_int and as_int[0] == 200

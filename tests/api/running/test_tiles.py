@@ -227,3 +227,12 @@ def test_blocks_larger_than_the_sequence_hold_it_whole_in_one_tile(client):
     a = tiles(client, one_head(row=1, block_q=5, block_k=5))
     assert len(a["tiles"]) == 1 and a["memory"] == {"held": 9, "whole": 9}
     assert np.isfinite(a["tiles"][0]["scores"]).all()
+
+
+def test_whole_numbers_sent_as_floats_are_those_numbers(client):
+    """The document's "integer" takes 2.0 as JSON Schema does: row, block_q, block_k and head
+    as floats give the answer of the same ints."""
+    body = {**one_head(), "causal": True}
+    as_ints = tiles(client, {**body, "row": 2, "block_q": 2, "block_k": 1, "head": 0})
+    assert tiles(client, {**body, "row": 2.0, "block_q": 2.0, "block_k": 1.0,
+                          "head": 0.0}) == as_ints
