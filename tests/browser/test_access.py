@@ -72,7 +72,7 @@ def test_axe_finds_no_wcag_a_or_aa_violations(browser, console, server, width):
     expect(page.locator("#stale-note")).to_be_visible()
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("width", [1280, 1024, 390])
@@ -86,7 +86,7 @@ def test_axe_finds_nothing_with_the_group_closed_or_open(browser, console, serve
     expect_open(page, bool(fragment))
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 def test_server_down_message_and_recovery(browser, console):
@@ -115,7 +115,7 @@ def test_server_down_message_and_recovery(browser, console):
     finally:
         console[:] = [m for m in console if "Failed to load resource" not in m[1]
                       and "ERR_CONNECTION_REFUSED" not in m[1]]
-        page.context.close()
+        page.close()
         own.stop()
 
 
@@ -130,7 +130,7 @@ def test_screenshots_and_no_sideways_scroll(browser, console, server, artifacts,
     overflow = page.evaluate("""w => [...document.querySelectorAll('.block, .matrix, .heatmap')]
         .filter(e => e.getBoundingClientRect().right > w + 0.5).map(e => e.className)""", width)
     assert overflow == []
-    page.context.close()
+    page.close()
 
 
 def test_wide_matrices_scroll_in_their_own_box_on_a_phone(browser, console, server, artifacts):
@@ -141,7 +141,7 @@ def test_wide_matrices_scroll_in_their_own_box_on_a_phone(browser, console, serv
         .filter(e => e.scrollWidth > e.clientWidth).length""")
     assert scrollers >= 1
     page.screenshot(path=str(artifacts / "page-390-8-tokens.png"), full_page=True)
-    page.context.close()
+    page.close()
 
 
 def test_favicon_and_no_console_errors_on_load(page, server):
@@ -210,4 +210,4 @@ def test_a_matrix_wider_than_its_box_is_a_named_tab_stop(browser, console, serve
     page.wait_for_function(scrolled)  # the arrow key scrolls the matrix
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()

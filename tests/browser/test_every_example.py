@@ -55,7 +55,7 @@ def test_every_example_is_axe_clean_and_not_sideways(browser, console, server, s
         choose(page, preset)
         found += problems(page, f"“{preset}” at {size[0]} × {size[1]}")
     assert found == [], "\n".join(found)
-    page.context.close()
+    page.close()
 
 
 def test_every_example_in_present_mode_is_axe_clean_and_not_sideways(browser, console, server):
@@ -72,7 +72,7 @@ def test_every_example_in_present_mode_is_axe_clean_and_not_sideways(browser, co
         page.get_by_role("button", name="Exit present mode").click()
         expect(present).not_to_have_class(re.compile(r"\bpresent\b"))
     assert found == [], "\n".join(found)
-    page.context.close()
+    page.close()
 
 
 # The chosen example's name against the room its list gives it: the name's width in the
@@ -112,7 +112,7 @@ def test_every_examples_name_is_shown_whole_and_the_bar_keeps_its_rows(browser, 
         tops = page.evaluate("""() => ['#preset', '#causal'].map((s) =>
           Math.round(document.querySelector(s).closest('.control').getBoundingClientRect().top))""")
         assert abs(tops[0] - tops[1]) <= 6, tops
-    page.context.close()
+    page.close()
 
 
 def test_each_example_says_what_it_shows_while_it_is_the_view(page, server):

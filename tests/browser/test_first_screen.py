@@ -123,7 +123,7 @@ def test_the_first_screen_shows_the_chapters_controls_and_the_groups_button(
     assert page.evaluate("location.href") == before
     toggle(page).click()
     expect_open(page, False)
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (1024, 700), (390, 844)])
@@ -138,7 +138,7 @@ def test_the_button_stays_under_the_pointer(browser, console, server, size, frag
         toggle(page).click()
         expect_open(page, is_open)
         assert toggle(page).bounding_box() == box, (size, is_open)
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("feature", FEATURES)
@@ -296,7 +296,7 @@ def test_a_phone_shows_the_heatmap_on_the_first_screen(browser, console, server)
     order = page.evaluate("""() => ['block-weights', 'block-inputs', 'block-working'].map(
         c => document.querySelector('.stage .' + c).getBoundingClientRect().top)""")
     assert order == sorted(order)
-    page.context.close()
+    page.close()
 
 
 def test_on_a_phone_a_link_beyond_the_chapter_keeps_the_heatmap_first(browser, console, server):
@@ -313,7 +313,7 @@ def test_on_a_phone_a_link_beyond_the_chapter_keeps_the_heatmap_first(browser, c
     expect(page.get_by_role("combobox", name="Positions")).to_have_attribute("aria-invalid", "true")
     expect_open(page, True)
     console[:] = [m for m in console if "status of 422" not in m[1]]
-    page.context.close()
+    page.close()
 
 
 def test_the_marks_of_a_models_tokens_are_explained_where_labels_show_them(page, server):

@@ -30,7 +30,7 @@ def test_the_heatmap_and_the_whole_working_open_on_the_first_screen(browser, con
     # X and the weights are one scroll away at most: X's figure starts within two screens.
     top = "() => document.querySelector('figure[data-key=\"X\"]').getBoundingClientRect().top"
     assert page.evaluate(top) < 2 * size[1]
-    page.context.close()
+    page.close()
 
 
 def test_on_a_phone_selecting_a_row_brings_its_working_into_view_and_back(browser, console, server):
@@ -47,7 +47,7 @@ def test_on_a_phone_selecting_a_row_brings_its_working_into_view_and_back(browse
                          " return s.scrollWidth <= s.clientWidth; }")
     page.get_by_role("button", name="Back to the heatmap").click()
     page.wait_for_function(f"() => ({IN_VIEW})('#heatmap table.grid tbody tr:nth-child(1)')")
-    page.context.close()
+    page.close()
 
 
 def test_present_mode_shows_the_heatmap_working_and_rows_used_on_one_projector_screen(
@@ -80,7 +80,7 @@ def test_present_mode_shows_the_heatmap_working_and_rows_used_on_one_projector_s
     page.keyboard.press("Escape")  # then present mode
     expect(page.locator("html")).not_to_have_class("present")
     expect(page.get_by_role("checkbox", name="Causal mask")).to_be_visible()
-    page.context.close()
+    page.close()
 
 
 def walk_texts(page):
@@ -224,7 +224,7 @@ def test_the_first_paint_waits_for_no_script(browser, console, server):
     wait_settled(page)
     assert not page.evaluate("document.documentElement.classList.contains('is-loading')")
     assert page.get_by_label("Example").input_value() == "0"
-    page.context.close()
+    page.close()
 
 
 def test_with_scripts_off_the_page_shows_the_first_example_computed_on_the_server(browser, server):
@@ -292,4 +292,4 @@ def test_a_query_that_may_read_no_key_says_so_in_the_working_the_walk_and_presen
     for part in ('#heatmap [role="grid"]', '#working [data-step="softmax"] .note',
                  '#working [data-step="output"]', ".walk-text"):
         page.wait_for_function(IN_VIEW, arg=part)
-    page.context.close()
+    page.close()

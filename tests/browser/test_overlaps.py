@@ -112,7 +112,7 @@ def test_the_walks_bar_covers_neither_what_a_step_lights_nor_the_pages_end(
     page = open_page(browser, console, *size)
     loaded(page, server.url + view)
     walk_clear_of_the_bar(page, size)
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("size", SIZES, ids=str)
@@ -124,7 +124,7 @@ def test_the_walks_bar_covers_nothing_a_step_lights_in_any_preset(browser, conso
         page.get_by_label("Example").select_option(label=preset)
         wait_settled(page)
         walk_clear_of_the_bar(page, (size, preset))
-    page.context.close()
+    page.close()
 
 
 # ---- present mode: a projector at 1280 × 720 ----
@@ -268,7 +268,7 @@ def test_in_present_mode_walk_me_through_it_leaves_the_working_heading_alone(
         assert len(parts) == 2, (preset, heads, parts)
         assert overlaps(parts) == [], (preset, heads, parts)
         assert outside(parts, page.viewport_size) == [], (preset, heads, parts)
-    page.context.close()
+    page.close()
 
 
 def walk_checking(page, what):
@@ -290,7 +290,7 @@ def test_present_mode_fits_every_preset_with_its_heads_and_with_2_and_4(
         start_present(page, server, preset, heads)
         assert present_problems(page) == [], (preset, heads)
         walk_checking(page, (preset, heads))
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
@@ -299,7 +299,7 @@ def test_present_mode_fits_8_tokens(browser, console, server, heads):
     start_present(page, server, PRESETS[0], heads, tokens=8)
     assert present_problems(page) == [], heads
     walk_checking(page, heads)
-    page.context.close()
+    page.close()
 
 
 def test_the_first_example_is_presented_at_20_px(browser, console, server):
@@ -310,7 +310,7 @@ def test_the_first_example_is_presented_at_20_px(browser, console, server):
     page.get_by_role("button", name="Exit present mode").click()
     expect(page.locator("html")).not_to_have_class(re.compile(r"\bpresent\b"))
     expect(page.locator("html")).not_to_have_attribute("style", re.compile("present-size"))
-    page.context.close()
+    page.close()
 
 
 # Each lit figure's name and brackets against the walk's ring: the ring's inner edge is
@@ -346,4 +346,4 @@ def test_in_present_mode_the_walks_ring_leaves_x_and_q_clear(browser, console, s
         expect(page.locator(f'figure[data-key="{key}"]')).to_have_class(re.compile("walk-lit"))
         assert page.evaluate(RING_CLEAR) == [], f"step {k + 1}"
         page.get_by_role("button", name="Next", exact=True).click()
-    page.context.close()
+    page.close()

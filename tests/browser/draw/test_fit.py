@@ -174,7 +174,7 @@ def test_every_example_fits_with_its_heads_and_with_2_and_4(browser, console, se
         rows = page.locator('#heatmap [role="grid"]').first.locator("tbody tr")
         rows.last.locator("td").first.click()
         assert fits(page) == [], (size, preset, heads)
-    page.context.close()
+    page.close()
 
 
 EIGHT = ("#tokens=the|cat|sat|on|a|warm|red|mat"
@@ -194,7 +194,7 @@ def test_8_tokens_fit_with_1_2_and_4_heads(browser, console, server, size, heads
     page.get_by_role("textbox", name="Token 1 label", exact=True).fill("the longest label")
     expect(page.get_by_role("rowheader").first).to_have_attribute("title", "the longest label")
     assert fits(page) == [], (size, heads, "a long label")
-    page.context.close()
+    page.close()
 
 
 # Eight tokens whose keys' numbers have three decimals: the dot products of the working
@@ -234,7 +234,7 @@ def test_each_dot_products_key_label_stays_on_its_line(browser, console, server,
     page.evaluate(FRAMES)
     assert page.evaluate(LABELS_ON_THEIR_LINE) == [], size
     assert fits(page, ["working"]) == [], size
-    page.context.close()
+    page.close()
 
 
 # Each dot product's result against its expression: the "=" before q_i·k_j, the term before
@@ -293,7 +293,7 @@ def test_each_dot_products_result_stays_on_the_line_of_its_expression(
         assert page.evaluate(RESULTS_ON_THEIR_LINE) == [], (size, n, d_k)
         assert page.evaluate(LABELS_ON_THEIR_LINE) == [], (size, n, d_k)
         assert fits(page, ["working"]) == [], (size, n, d_k)
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("heads", [1, 2, 4])
@@ -311,7 +311,7 @@ def test_inputs_of_width_4_fit_with_1_2_and_4_heads(browser, console, server, si
         set_heads(page, heads)
     assert page.locator('figure[data-key="X"] tbody tr').first.locator("input").count() == 4
     assert fits(page) == [], (size, heads)
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("view", ["six", "window"])
@@ -325,7 +325,7 @@ def test_on_a_phone_6_tokens_show_all_6_columns(browser, console, server, view):
     grid = page.get_by_role("grid", name="Attention weights", exact=True)
     expect(grid.locator("tbody tr")).to_have_count(6)
     assert fits(page) == [], view
-    page.context.close()
+    page.close()
 
 
 # Wide numbers for a phone: scores of ±20 make e^s of 7 × 10⁵ and 8 × 10⁻⁸, and their sum
@@ -353,7 +353,7 @@ def test_on_a_phone_the_softmax_table_fits_its_box_from_1_to_8_tokens(browser, c
         assert width["table"] <= width["box"] + 0.5 and width["box"] <= width["working"], (n, width)
         assert width["page"] <= 390, (n, width)
         assert fits(page, ["working"]) == [], n
-    page.context.close()
+    page.close()
 
 
 def numpy_weights(X, W_Q, W_K):
@@ -416,7 +416,7 @@ def test_20_tokens_show_every_column_in_colour_and_a_weight_on_hover_and_focus(
     assert box["left"] <= chip["left"] and chip["right"] <= box["right"] <= size[0], (chip, box)
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 # A sentence of 21 of SmolLM2's tokens.
@@ -433,4 +433,4 @@ def test_a_real_models_21_tokens_show_every_column(browser, console, server, siz
     expect(page.locator("#page")).to_have_attribute("aria-busy", "false", timeout=SETTLE_MS)
     expect(grid.locator("thead th[role=columnheader]")).to_have_count(21)
     assert fits(page, ["heatmap"]) == [], size
-    page.context.close()
+    page.close()

@@ -102,7 +102,7 @@ def test_the_shown_heatmap_and_its_colour_bar_are_whole_on_the_first_screen(
     page = open_page(browser, console, *size)
     loaded(page, server.url + VIEWS[view])
     assert problems_once_fitted(page) == [], (size, view)
-    page.context.close()
+    page.close()
 
 
 # The shown head's picture and the working's table side by side: the working right of the
@@ -130,7 +130,7 @@ def test_with_4_heads_the_shown_heads_heatmap_stands_beside_its_working(
     at = page.evaluate(BESIDE)
     assert at["right"] <= at["workingLeft"], at
     assert at["pictureTop"] < size[1] and at["workingTop"] < at["pictureBottom"], at
-    page.context.close()
+    page.close()
 
 
 CAPTION = re.compile(r"query ↓ \((\d+) tokens\), key → \((\d+)\) — each weight "
@@ -156,7 +156,7 @@ def test_a_canvas_caption_says_the_screen_pixels_a_weight_takes(browser, console
         assert abs(float(text) - value) <= (0.005 if value < 1 else 0.05) + 1e-9, (text, value)
         assert len(text.split(".")[1]) == (2 if value < 1 else 1), text
     assert (said.group(5) is not None) == (min(across, down) < 1), said.group(0)
-    page.context.close()
+    page.close()
 
 
 def test_another_heads_tile_gives_a_weight_under_the_pointer_and_a_click_shows_that_head(
@@ -180,4 +180,4 @@ def test_another_heads_tile_gives_a_weight_under_the_pointer_and_a_click_shows_t
     cell.click()
     expect(page.locator("#working-sym")).to_have_text("— query 2, “cat”, head 2")
     expect(page.locator("#heatmap > .shown")).to_have_attribute("data-head", "1")
-    page.context.close()
+    page.close()

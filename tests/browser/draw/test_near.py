@@ -60,7 +60,7 @@ def test_blocks_below_the_screen_are_drawn_after_the_heatmap_while_busy(browser,
     assert matrix(page, "S") == S
     A, Z = numpy_attention(X, **W)
     assert matrix(page, "Z") == [[round(v, 3) for v in row] for row in Z.tolist()]
-    page.context.close()
+    page.close()
 
 
 def test_a_block_on_the_screen_is_drawn_with_the_heatmap(browser, console, server):
@@ -75,7 +75,7 @@ def test_a_block_on_the_screen_is_drawn_with_the_heatmap(browser, console, serve
     first = next(b for b in batches if "heatmap" in b["touched"])
     assert "projections" in first["touched"], "what is on the screen changes in one frame"
     assert matrix(page, "Q") == Q
-    page.context.close()
+    page.close()
 
 
 def test_printing_finds_every_block_drawn(browser, console, server):
@@ -94,7 +94,7 @@ def test_printing_finds_every_block_drawn(browser, console, server):
     assert matrix(page, "Q")[0] == [1, 0], "still waiting"
     page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
     assert matrix(page, "Q") == Q and matrix(page, "S") == S
-    page.context.close()
+    page.close()
 
 
 def test_the_walk_lights_its_step_in_a_block_redrawn_below_the_screen(browser, console, server):
@@ -118,4 +118,4 @@ def test_the_walk_lights_its_step_in_a_block_redrawn_below_the_screen(browser, c
     wait_settled(page)
     expect(page.locator('figure[data-key="Q"] tbody tr')).to_have_count(4)
     expect(lit).to_have_count(1)
-    page.context.close()
+    page.close()

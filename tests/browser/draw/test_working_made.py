@@ -91,7 +91,7 @@ def test_the_first_line_says_q_is_x_times_w_q_and_one_click_writes_it_out(
     values = [t for t, _ in opened(page, "v")][-3:]
     for j in range(3):
         assert numbers_after(values[j], f"v{j + 1}=") == pytest.approx([*X[j], *V[j]], abs=TOL)
-    page.context.close()
+    page.close()
 
 
 def test_with_positions_and_biases_q_is_x_plus_pe_times_w_q_plus_b_q(page, server):
@@ -142,7 +142,7 @@ def test_how_q_is_made_fits_the_working_at_d_8(browser, console, server, size):
         assert numbers_after(texts[3 + c], f"q3,{c + 1}=")[-1] == pytest.approx(q[c], abs=TOL)
     assert page.evaluate(WITHIN) == [], size
     assert page.evaluate("() => document.scrollingElement.scrollWidth") <= size[0]
-    page.context.close()
+    page.close()
 
 
 def test_with_rope_step_1_starts_from_q_as_made_before_its_turn(page, server):

@@ -380,4 +380,4 @@ def test_axe_finds_nothing_in_the_lessons_and_the_new_steps(browser, console, se
         wcag = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}}
         results = Axe().run(page, options=wcag)
         assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()

@@ -379,7 +379,7 @@ def test_axe_finds_nothing_with_every_new_control_on(browser, console, server, w
     wait_settled(page)
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 def test_every_example_loads_and_sends_its_own_request(page, server):

@@ -70,4 +70,4 @@ def test_the_plots_fit_a_phone_and_their_type_stays_legible(browser, console, se
         "ts => Math.min(...ts.map((t) => t.getBoundingClientRect().height))")
     assert smallest >= 10, smallest
     assert page.evaluate("document.documentElement.scrollWidth") == 390
-    page.context.close()
+    page.close()

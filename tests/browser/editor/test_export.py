@@ -375,7 +375,7 @@ def test_nothing_overflows_at_390_px(browser, console, server):
             "els => els.map(e => e.getBoundingClientRect()).map(r => [r.left, r.right])")
         assert all(left >= 0 and right <= 390 for left, right in boxes), boxes
     finally:
-        page.context.close()
+        page.close()
 
 
 def test_several_heads_export_the_shown_head_and_their_configuration(page, server, tmp_path):

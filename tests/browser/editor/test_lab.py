@@ -173,7 +173,7 @@ def test_nothing_overflows_on_a_phone(browser, console, server):
     right = page.evaluate("""() => Math.max(...[...document.querySelectorAll('#lab-panel *')]
         .map(e => e.getBoundingClientRect().right))""")
     assert right <= 390
-    page.context.close()
+    page.close()
 
 
 def test_null_row_shows_a_prompt_without_flicker(page, server):

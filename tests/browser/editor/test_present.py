@@ -33,7 +33,7 @@ def test_present_mode_is_in_the_url_at_once_and_escape_drops_it_at_once(browser,
     # "Exit present mode" likewise.
     page.evaluate(CLICK_AND_READ, "present")
     assert page.evaluate(CLICK_AND_READ, "present").endswith("&present=0")
-    page.context.close()
+    page.close()
 
 
 def walk_step(page):
@@ -60,7 +60,7 @@ def test_a_clickers_keys_step_the_walk_in_present_mode(browser, console, server)
     for _ in range(7):  # past the last step the walk ends, as "Finish" ends it
         page.keyboard.press("PageDown")
     expect(page.get_by_role("region", name="Walk through the calculation")).to_be_hidden()
-    page.context.close()
+    page.close()
 
 
 def test_the_walks_keys_leave_a_field_the_heatmap_and_a_step_panel_theirs(page, server):

@@ -121,7 +121,7 @@ def test_a_model_head_opens_exactly_and_keeps_an_edit_in_a_short_url(
     wait_settled(page)
     expect(cell(page, "W_Q row 1 column 1")).to_have_value("3")
     assert np.allclose(np.array(heatmap(page)), want, atol=5e-4)
-    page.context.close()
+    page.close()
 
     phone = open_page(browser, console, width=390, height=844)
     phone.goto(url)
@@ -129,7 +129,7 @@ def test_a_model_head_opens_exactly_and_keeps_an_edit_in_a_short_url(
     wait_settled(phone)
     assert phone.evaluate("document.documentElement.scrollWidth <= innerWidth")
     phone.screenshot(path=str(artifacts / "editor-handoff-390.png"), full_page=True)
-    phone.context.close()
+    phone.close()
 
 
 def test_a_reshaped_head_keeps_every_number_however_large(browser, console, server, decoder):
@@ -149,7 +149,7 @@ def test_a_reshaped_head_keeps_every_number_however_large(browser, console, serv
     page.reload()
     wait_settled(page)
     expect(cell(page, "W_K row 2 column 1")).to_have_value("0.5")
-    page.context.close()
+    page.close()
 
 
 # Each label input of X: whether its text is cut (it scrolls inside the input), and its name.
@@ -170,4 +170,4 @@ def test_a_model_heads_token_labels_are_whole_in_x(browser, console, server, dec
     assert [value for _, value, _ in labels][:3] == ["The", "\u2423teacher", "\u2423said"]
     assert [name for name, _, _ in labels][:2] == ["Token 1 label", "Token 2 label"]
     assert [value for _, value, cut in labels if cut] == []
-    page.context.close()
+    page.close()

@@ -65,7 +65,7 @@ def test_the_heatmap_and_the_working_are_on_the_first_screen(browser, console, s
     assert inside(boxes["text"], screen)  # and the text it is of, above
     assert boxes["scrolls"][0] <= boxes["scrolls"][1], boxes["scrolls"]
     assert boxes["page"] <= width
-    page.context.close()
+    page.close()
 
 
 def test_on_a_phone_the_heatmap_starts_on_the_first_screen(browser, console, server):
@@ -76,7 +76,7 @@ def test_on_a_phone_the_heatmap_starts_on_the_first_screen(browser, console, ser
     assert boxes["map"]["top"] >= boxes["text"]["bottom"]
     assert first_rows["y"] + first_rows["height"] <= 844, first_rows
     assert boxes["page"] <= 390
-    page.context.close()
+    page.close()
 
 
 def test_a_21_token_sentence_shows_every_column(browser, console, server):
@@ -96,4 +96,4 @@ def test_a_21_token_sentence_shows_every_column(browser, console, server):
         assert column["left"] >= 0 and column["right"] <= 1280, (k, column)
     assert inside(boxes["map"], {**screen, "bottom": 10_000})  # every column, side to side
     assert boxes["page"] <= 1280
-    page.context.close()
+    page.close()

@@ -73,7 +73,7 @@ def test_on_a_phone_a_head_switch_shows_its_numbers_and_typesets_its_working_in_
     assert len(shown) >= 5, shown
     assert all(s["typeset"] and s["set"] == s["tex"] for s in shown), shown
     expect(page.locator("#status")).to_have_text("")
-    page.context.close()
+    page.close()
 
 
 def test_side_by_side_a_row_switch_paints_its_working_typeset_and_the_rest_as_it_comes(
@@ -121,4 +121,4 @@ def test_side_by_side_a_row_switch_paints_its_working_typeset_and_the_rest_as_it
     want = weights[40] @ V
     got = vector(z.get_attribute("data-tex"))
     assert got[:4] == pytest.approx(want[:4], abs=6e-4) and np.isclose(got[-1], want[-1], atol=6e-4)
-    page.context.close()
+    page.close()

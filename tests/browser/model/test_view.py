@@ -327,7 +327,7 @@ def test_axe_clean_no_sideways_scroll_no_shift(browser, console, server, artifac
     page.screenshot(path=str(artifacts / f"model-view-{width}.png"))
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
@@ -348,7 +348,7 @@ def test_without_the_models_the_view_says_what_to_run_readably(browser, console,
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     results = Axe().run(page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}})
     assert results.violations_count == 0, results.generate_report()
-    page.context.close()
+    page.close()
 
 
 def grid_shape(page):
@@ -441,7 +441,7 @@ def test_every_next_token_shows_its_whole_text_and_probability(browser, console,
             assert inside(chip["probability"], chip["button"]), chip
             assert inside(chip["button"], chip["list"]), chip
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-    page.context.close()
+    page.close()
 
 
 IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
@@ -462,7 +462,7 @@ def test_on_a_phone_a_tapped_row_brings_its_working_into_view_and_back(browser, 
     page.get_by_role("button", name="Back to the heatmap").click()
     page.wait_for_function(IN_VIEW, arg="head-block")
     expect(page.locator('#heatmap td[data-i="1"][data-j="0"]')).to_be_focused()
-    page.context.close()
+    page.close()
 
 
 def test_side_by_side_a_clicked_row_moves_nothing(page, server):

@@ -222,7 +222,7 @@ def test_axe_finds_nothing_and_the_page_never_scrolls_sideways(browser, console,
         results = Axe().run(page, options={"runOnly": {"type": "tag",
                                                        "values": ["wcag2a", "wcag2aa"]}})
         assert results.violations_count == 0, (level, results.generate_report())
-    page.context.close()
+    page.close()
 
 
 def test_the_editors_selected_row_is_worked_by_hand_from_its_link(page, server):
@@ -360,7 +360,7 @@ def test_hints_never_cover_a_blank_or_one_another_and_stay_in_the_card(browser, 
             assert not any(overlap(hint, blank) for blank in b["blanks"]), (level, k)
             assert not any(overlap(hint, other) for other in b["hints"][k + 1:]), (level, k)
         assert b["width"] <= width, level
-    page.context.close()
+    page.close()
 
 
 def test_the_pages_maths_is_typeset_with_mathml_for_screen_readers(page, server):
