@@ -253,10 +253,12 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
 
-def said(description: str) -> ConfigDict:
+def said(description: str, **extra) -> ConfigDict:
     """An Answer's config with the object's ``description``, word for word (a docstring
-    would become its description with its line breaks)."""
-    return ConfigDict(**Answer.model_config, json_schema_extra={"description": description})
+    would become its description with its line breaks), and any ``extra`` keywords of JSON
+    Schema that no type says."""
+    return ConfigDict(**Answer.model_config,
+                      json_schema_extra={"description": description, **extra})
 
 
 def answer_components(*models) -> dict:

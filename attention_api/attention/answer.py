@@ -140,12 +140,12 @@ def _whole_answer(name: str, description: str, limits: Limits, working, head,
     fields = {**head_fields(limits, working, required),
               **fields_of(whole, limits, required=required),
               **fields_of(SEVERAL, limits, working, head, required)}
-    config = said(description)
     # A multi-head answer keeps one head's parts under heads only, whatever is selected:
-    # JSON Schema's dependentSchemas, which no pydantic type says.
-    config["json_schema_extra"]["dependentSchemas"] = {
+    # JSON Schema's dependentSchemas, which no pydantic type says (the one schema of the
+    # document written here: tests/project/test_schemas.py allows it).
+    config = said(description, dependentSchemas={
         key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
-        for key in names(f for f in SEVERAL if f.name not in HEAD_NAMES)}
+        for key in names(f for f in SEVERAL if f.name not in HEAD_NAMES)})
     return create_model(name, __config__=config, **fields)
 
 
