@@ -1,11 +1,12 @@
 """The OpenAPI 3.1 description of the HTTP API, built from the limits the app enforces.
 
-Schemas are JSON Schema 2020-12, as OpenAPI 3.1 allows, and none is written here: the
-requests' and the answers' come from their declarations (pydantic models: each feature's
-declaration.py, attention/answer.py, running/, classroom/ and real_models/openapi.py, lab.py,
-web/errors.py), turned into components by declared.py. Every bound (maxItems of rows and
-columns, the number of heads, the ranges of query parameters) is read from the same settings
-and tables that validation uses, so the spec cannot drift from the checks.
+Schemas are JSON Schema 2020-12, as OpenAPI 3.1 allows, and none is written by hand: the
+requests' come from each feature's declaration.py, the answers' from the declarations beside
+the code that builds them (answer.py in attention/, running/, classroom/ and real_models/;
+lab.py; web/errors.py; Health and this document's own, here), the parameters' and headers'
+from their types, all turned into JSON Schema by declared.py. Every bound (maxItems of rows
+and columns, the number of heads, the ranges of query parameters) is read from the same
+settings and tables that validation uses, so the spec cannot drift from the checks.
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ ERRORS = {  # status: when the app answers it, always with the Error body
             "answers, documents typeset, tiles and costs, a measurement); nothing was "
             "computed. Send it again after Retry-After seconds."),
 }
-
 
 
 class Document(BaseModel):  # this document, as GET /api/openapi.json answers it
