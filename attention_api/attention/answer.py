@@ -4,7 +4,8 @@ the limits; response.py builds the answer itself.
 
 ``answers(limits)`` declares AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working,
 EncodedArray and the full shapes OneHeadAnswer and SeveralHeadsAnswer; a real model's
-answer (real_models/openapi.py) takes a head's fields from ``head_fields`` at its own bounds.
+answer (real_models/answer.py) takes a head's fields from ``head_fields`` at its own bounds.
+GET /api/presets' answer is declared here too (Presets).
 """
 
 from __future__ import annotations
