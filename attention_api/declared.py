@@ -32,6 +32,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    TypeAdapter,
     ValidationError,
     WithJsonSchema,
     model_validator,
@@ -230,6 +231,12 @@ def json_schema(adapter, ref: str = REF) -> dict:
     return _linked(adapter.json_schema(ref_template=ref, schema_generator=NoTitles))
 
 
+def schema_of(type_) -> dict:
+    """The JSON Schema of a type (``str``, ``bytes``: a binary file, a bounded ``int``), for
+    what the document says outside its components: a parameter, a header, a page."""
+    return json_schema(TypeAdapter(type_))
+
+
 def components(*models) -> dict:
     """The JSON Schemas of ``models`` and of the models they hold, by name: the document's
     components."""
@@ -238,11 +245,49 @@ def components(*models) -> dict:
     return _linked(schemas.get("$defs", {}))
 
 
+class Answer(BaseModel):
+    """An object of an answer, declared for the API document only (the routes build the
+    answers; nothing validates them here): no field but those declared, and a field with
+    the default UNSENT is one an answer may leave out."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+def said(description: str, **extra) -> ConfigDict:
+    """An Answer's config with the object's ``description``, word for word (a docstring
+    would become its description with its line breaks), and any ``extra`` keywords of JSON
+    Schema that no type says."""
+    return ConfigDict(**Answer.model_config,
+                      json_schema_extra={"description": description, **extra})
+
+
+def answer_components(*models) -> dict:
+    """The JSON Schemas of the answers ``models``, by name: the document's components. An
+    object they hold that is not among them is written in place, as a part of its answer,
+    not a component of its own (its class's name is no name of the document's)."""
+    schemas = components(*models)
+    named = {name for name in schemas if name in {m.__name__ for m in models}}
+
+    def placed(node):
+        if isinstance(node, list):
+            return [placed(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        name = node.get("$ref", "").removeprefix(REF.format(model=""))
+        if name in schemas and name not in named:  # a part's own annotations win
+            inner = {k: v for k, v in schemas[name].items() if k != "title"}
+            node = {**inner, **{k: v for k, v in node.items() if k != "$ref"}}
+        return {k: placed(v) for k, v in node.items()}
+
+    return {name: placed(schemas[name]) for name in schemas if name in named}
+
+
 def finite_number(value, info):
     """A finite float64 (the scale, θ), named by its field."""
     return None if value is None else number(value, info.field_name)
 
 
-__all__ = ["ABSENT", "Absent", "Body", "Declared", "F64_MAX", "Finite", "UNSENT", "array",
-           "checked", "components", "finite_number", "json_schema", "ref", "retyped", "sent",
-           "validate", "where", "where_of"]
+__all__ = ["ABSENT", "Absent", "Answer", "Body", "Declared", "F64_MAX", "Finite", "UNSENT",
+           "answer_components", "array", "checked", "components", "finite_number",
+           "json_schema", "ref", "retyped", "said", "schema_of", "sent", "validate", "where",
+           "where_of"]

@@ -6,9 +6,9 @@ that adds it, the values it keeps, what the editor asks of it and its one-line d
 Everything else that must know the answer's fields is driven from these two tables:
 request.py's names for ``fields`` (RESPONSE_FIELDS, CORNERED, WORKING_FIELDS, HEAD_FIELDS,
 FIELD_NAMES), response.py's order of a head's and a working's parts, answer_size.py's count
-of cells, openapi.py's answer schemas and the page's requests (pages.page_config's
-"answer", read by static/js/lib/config.js). Adding a field is one row here, and its value
-in response.py.
+of cells, answer.py's declarations (the OpenAPI document's answer schemas) and the page's
+requests (pages.page_config's "answer", read by static/js/lib/config.js). Adding a field is
+one row here, and its value in response.py.
 
 Shapes are symbols: n queries, m keys, a head's d_k and d_v, d_model (X's columns),
 "pairs" (d_k / 2, RoPE's pairs), "concat" (the heads' d_v summed), "d_out" (W_O's columns),

@@ -11,10 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field, create_model
 
 from attention_core.errors import AttentionInputError
 from attention_core.scaling import score_variance, winner_probability
 
+from ..declared import Answer, array
 from ..values import did_you_mean, quoted
 
 
@@ -26,6 +30,10 @@ class Whole:
     high: int
     default: int
 
+    def type(self) -> Any:
+        """Its type, for the API document."""
+        return Annotated[int, Field(ge=self.low, le=self.high)]
+
 
 CURVE_PARAMS = {"d_k_max": Whole(1, 4096, 1024)}  # widest d_k on the curve (components)
 SAMPLE_PARAMS = {
@@ -36,6 +44,23 @@ SAMPLE_PARAMS = {
 
 # samples × d_k numbers are drawn twice; beyond this a request would take seconds.
 MAX_DRAWS = 4_000_000
+
+# The answers' declarations, for the API document.
+_PROBABILITIES = array(Annotated[float, Field(ge=0, le=1)],
+                       CURVE_PARAMS["d_k_max"].high.bit_length())  # d_k = 1, 2, 4 … ≤ d_k_max
+
+
+class ScalingCurve(Answer):
+    d_k: array(Annotated[int, Field(ge=1)], CURVE_PARAMS["d_k_max"].high.bit_length())
+    unscaled: _PROBABILITIES
+    scaled: _PROBABILITIES
+
+
+ScalingSample = create_model(
+    "ScalingSample", __base__=Answer,
+    **{name: (p.type(), ...) for name, p in SAMPLE_PARAMS.items()},
+    variance_raw=(Annotated[float, Field(ge=0)], ...),
+    variance_scaled=(Annotated[float, Field(ge=0)], ...))
 
 # ASCII digits only, at most 12 of them: anything longer is out of every range anyway.
 _WHOLE = re.compile(r"-?[0-9]{1,12}")

@@ -1,41 +1,32 @@
 """The OpenAPI 3.1 description of the HTTP API, built from the limits the app enforces.
 
-Schemas are JSON Schema 2020-12, as OpenAPI 3.1 allows: a masked score is
-``{"type": ["number", "null"]}``. Every bound here (maxItems of rows and columns,
-the number of heads, the ranges of query parameters) is read from the same
+Schemas are JSON Schema 2020-12, as OpenAPI 3.1 allows, and none is written by hand: the
+requests' come from each feature's declaration.py, the answers' from the declarations beside
+the code that builds them (answer.py in attention/, running/, classroom/ and real_models/;
+lab.py; web/errors.py; Health and this document's own, here), the parameters' and headers'
+from their types, all turned into JSON Schema by declared.py. Every bound (maxItems of rows
+and columns, the number of heads, the ranges of query parameters) is read from the same
 settings and tables that validation uses, so the spec cannot drift from the checks.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, Field, create_model
 
 from attention_core.classroom.exercises import LEVELS
 from attention_core.presets import default_request
 
-from ..attention.answer_fields import HEAD, SEVERAL, STRONGEST, WHOLE, WORKING, Field, names
+from ..attention.answer import Presets, answers
 from ..attention.declaration import declaration
-from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS
+from ..attention.lab import CURVE_PARAMS, MAX_DRAWS, SAMPLE_PARAMS, ScalingCurve, ScalingSample
 from ..attention.request import PROJECTIONS, Limits
 from ..classroom.openapi import exercise_paths, exercise_schemas
-from ..declared import json_schema
-from ..real_models.openapi import MODEL_LIMITS, model_paths, model_schemas, model_tiles_answer
-from ..running.openapi import running_paths, running_schemas, tiles_answer
-from ..web.errors import REFUSED
-
-F64_MAX = sys.float_info.max  # ~1.8e308; a request number beyond it reads as infinity
-NUMBER = {"type": "number"}
-INPUT_NUMBER = {"type": "number", "minimum": -F64_MAX, "maximum": F64_MAX}
-MASKABLE = {"type": ["number", "null"]}  # −∞ (masked) or +∞ (overflowed exp) is null
-WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
-BOOL = {"type": "boolean"}
-TEXT = {"type": "string"}
-HEAD_NAMES = frozenset(f.name for f in HEAD)
-# A single head's parts that a multi-head answer has only inside each head.
-ONE_HEAD_ONLY = names(f for f in HEAD if f.name not in {s.name for s in SEVERAL})
+from ..declared import Answer, answer_components, ref, schema_of
+from ..real_models.openapi import model_paths, model_schemas
+from ..running.openapi import running_paths, running_schemas
+from ..web.errors import REFUSED, Error
 
 ERRORS = {  # status: when the app answers it, always with the Error body
     "400": "The body is not JSON (malformed, not UTF-8 or nested too deeply).",
@@ -52,8 +43,14 @@ ERRORS = {  # status: when the app answers it, always with the Error body
 }
 
 
+class Document(BaseModel):  # this document, as GET /api/openapi.json answers it
+    openapi: Any
+    info: Any
+    paths: Any
+
+
 def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
+    return schema_of(ref(name))
 
 
 def _json(schema: dict, description: str) -> dict:
@@ -62,185 +59,20 @@ def _json(schema: dict, description: str) -> dict:
 
 def _html(description: str) -> dict:
     return {"description": description,
-            "content": {"text/html": {"schema": {"type": "string"}}}}
-
-
-def _vector(cell: dict, n: int, what: str = "") -> dict:
-    return {"type": "array", "minItems": 1, "maxItems": n, "items": cell,
-            **({"description": what} if what else {})}
-
-
-def _matrix(cell: dict, rows: int, cols: int, what: str = "") -> dict:
-    """A non-empty rectangular list of rows; rectangularity itself is checked by the app."""
-    return _vector(_vector(cell, cols), rows, what)
-
-
-def _nullable(schema: dict) -> dict:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-ENCODED_ARRAY = {
-    "type": "object", "required": ["dtype", "shape", "base64"], "additionalProperties": False,
-    "description": 'An array of an answer asked with "encoding": "base64": its bytes in '
-                   "row-major order, float64 little-endian (a masked score is −∞ itself), "
-                   "bool as one byte 0 or 1 each, or uint8 (weights_u8).",
-    "properties": {
-        "dtype": {"enum": ["float64", "bool", "uint8"]},
-        # (layers, heads, n, n): a real model's overview of weights_u8 has four axes
-        "shape": {"type": "array", "minItems": 1, "maxItems": 4,
-                  "items": {"type": "integer", "minimum": 0}},
-        "base64": {"type": "string", "contentEncoding": "base64"},
-    },
-}
-
-
-def _array(schema: dict, what: str = "") -> dict:
-    """An array of the answer: nested lists, or an EncodedArray of the same numbers."""
-    return {"anyOf": [schema, _ref("EncodedArray")], **({"description": what} if what else {})}
-
-
-def _m(cell: dict, rows: int, cols: int, what: str = "") -> dict:
-    return _array(_matrix(cell, rows, cols), what)
-
-
-def _v(cell: dict, n: int, what: str = "") -> dict:
-    return _array(_vector(cell, n), what)
-
-
-def _cell(field: Field, limits: Limits) -> dict:
-    """The schema of one number (or flag, or label) of ``field``, as its values say."""
-    n, d, H = limits.max_tokens, limits.max_dim, limits.max_heads
-    integer = {"type": "integer"}
-    return {
-        "number": {"": NUMBER, "masked is null": MASKABLE, "≥ 0": {**NUMBER, "minimum": 0},
-                   "≥ 0 or null": {"type": ["number", "null"], "minimum": 0}, "0 … 1": WEIGHT,
-                   "−1 … 1": {**NUMBER, "minimum": -1, "maximum": 1}},
-        "int": {"≥ 0": {**integer, "minimum": 0}, "≥ 1": {**integer, "minimum": 1},
-                "0 … n − 1": {**integer, "minimum": 0, "maximum": n - 1},
-                "1 … d_k": {**integer, "minimum": 1, "maximum": d},
-                "0 … heads − 1": {**integer, "minimum": 0, "maximum": H - 1}},
-        "bool": {"": BOOL}, "uint8": {"": {**integer, "minimum": 0, "maximum": 255}},
-        "text": {"": TEXT},
-    }[field.kind][field.values]
-
-
-def _field_schema(field: Field, limits: Limits) -> dict:
-    """The schema of one answer field or working part, from its row of answer_fields."""
-    n, d, H = limits.max_tokens, limits.max_dim, limits.max_heads
-    most = {"n": n, "m": n, "d_k": d, "d_v": d, "d_model": limits.max_model_dim,
-            "pairs": d // 2, "concat": d * H, "d_out": d}  # each shape symbol at most
-    if field.kind == "working":
-        return _ref("Working")
-    if field.kind == "heads":
-        return {"type": "array", "minItems": 1, "maxItems": H, "items": _ref("HeadAnswer")}
-    if field.kind == "pairs":  # strongest_keys
-        return {"type": "array", "maxItems": n, "description": field.about,
-                "items": {"type": "array", "maxItems": STRONGEST, "items": {
-                    "type": "array", "minItems": 2, "maxItems": 2,
-                    "prefixItems": [{"type": "integer", "minimum": 0, "maximum": n - 1},
-                                    WEIGHT]}}}
-    cell = _cell(field, limits)
-    if field.kind == "text" and field.shape:  # labels, or warnings (of any number)
-        return _vector(TEXT, most[field.shape[0]]) if field.shape != ("*",) \
-            else {"type": "array", "items": TEXT}
-    if not field.shape:
-        return {**cell, "description": field.about} if field.about else cell
-    dims = [most[s] for s in field.shape]
-    return _array(_vector(cell, *dims) if len(dims) == 1 else _matrix(cell, *dims), field.about)
+            "content": {"text/html": {"schema": schema_of(str)}}}
 
 
 def answer_schemas(limits: Limits) -> dict:
-    """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working and the full shapes,
-    each field's from its row of answer_fields."""
-    def properties(fields) -> dict:
-        return {f.name: _field_schema(f, limits) for f in fields}
-
-    working = {
-        "type": "object", "required": ["row"], "additionalProperties": False,
-        "description": "The hand calculation of one query row; j runs over the m keys.",
-        "properties": properties(WORKING),
-    }
-    head = {"type": "object", "additionalProperties": False, "properties": properties(HEAD)}
-    # The labels and flags, then the arrays; beside heads the combination's output and
-    # warnings, whose schemas are a head's.
-    whole = sorted(WHOLE, key=lambda f: f.kind == "number")
-    answer = {
-        "type": "object", "additionalProperties": False,
-        "description": "Every part is present unless the request's fields leaves it out; "
-                       "several heads put each head's parts under heads.",
-        "properties": {**head["properties"], **properties(whole), **properties(SEVERAL)},
-        # A multi-head answer keeps one head's parts under heads only, whatever is selected.
-        "dependentSchemas": {key: {"properties": dict.fromkeys(ONE_HEAD_ONLY, False)}
-                             for key in names(f for f in SEVERAL if f.name not in HEAD_NAMES)},
-    }
-    # The parts always sent: not those of a variant, of a row's working or named in fields.
-    per_head = sorted(names(f for f in HEAD if not f.when))
-    whole_always = names(f for f in WHOLE if not f.when)
-    beside = names(f for f in SEVERAL if not f.when)
-    return {
-        "AttentionAnswer": answer, "HeadAnswer": head, "Working": working,
-        "EncodedArray": ENCODED_ARRAY,
-        "OneHeadAnswer": {
-            "allOf": [_ref("AttentionAnswer"), {"required": [*per_head, *sorted(whole_always)]}],
-            "description": "The answer to one head without fields."},
-        "SeveralHeadsAnswer": {
-            "allOf": [_ref("AttentionAnswer"),
-                      {"required": sorted({*whole_always, *beside}),
-                       "properties": {"heads": {"items": {"required": per_head}}}}],
-            "description": "The answer to several heads without fields."},
-    }
+    """AttentionAnswer (what ``fields`` may trim), HeadAnswer, Working, EncodedArray and the
+    full shapes, from their declarations (attention/answer.py)."""
+    return answer_components(*answers(limits).models())
 
 
 def other_schemas(version: str) -> dict:
     """Error, the scaling lab's two answers, presets and health."""
-    curve_len = CURVE_PARAMS["d_k_max"].high.bit_length()  # d_k = 1, 2, 4 … ≤ d_k_max
-    probabilities = {"type": "array", "minItems": 1, "maxItems": curve_len, "items": WEIGHT}
-    sample = {name: {"type": "integer", "minimum": p.low, "maximum": p.high}
-              for name, p in SAMPLE_PARAMS.items()}
-    return {
-        "Error": {
-            "type": "object", "required": ["error"], "additionalProperties": False,
-            "properties": {"error": {
-                "type": "object", "required": ["message", "field"],
-                "additionalProperties": False,
-                "properties": {
-                    "message": {"type": "string", "minLength": 1,
-                                "description": "a sentence a student can act on; it names "
-                                               "inputs as the page does, numbered from 1: "
-                                               '"W_K row 1 column 2", "Head 2: …"'},
-                    "field": {"type": ["string", "null"],
-                              "description": 'the input to fix, as the request spells it: '
-                                             '"W_K[0][1]", "heads[1].W_V", "d_k"; or null'},
-                }}},
-        },
-        "ScalingCurve": {
-            "type": "object", "required": ["d_k", "unscaled", "scaled"],
-            "additionalProperties": False,
-            "properties": {
-                "d_k": {"type": "array", "minItems": 1, "maxItems": curve_len,
-                        "items": {"type": "integer", "minimum": 1}},
-                "unscaled": probabilities, "scaled": probabilities,
-            },
-        },
-        "ScalingSample": {
-            "type": "object", "required": [*SAMPLE_PARAMS, "variance_raw", "variance_scaled"],
-            "additionalProperties": False,
-            "properties": {**sample, "variance_raw": {**NUMBER, "minimum": 0},
-                           "variance_scaled": {**NUMBER, "minimum": 0}},
-        },
-        "Presets": {
-            "type": "object", "required": ["presets"], "additionalProperties": False,
-            "properties": {"presets": {"type": "array", "minItems": 1, "items": {
-                "type": "object", "required": ["name", "description", "request"],
-                "additionalProperties": False,
-                "properties": {"name": TEXT, "description": TEXT,
-                               "request": _ref("AttentionRequest")}}}},
-        },
-        "Health": {
-            "type": "object", "required": ["status", "version"], "additionalProperties": False,
-            "properties": {"status": {"const": "ok"}, "version": {"const": version}},
-        },
-    }
+    health = create_model("Health", __base__=Answer, status=(Literal["ok"], ...),
+                          version=(Literal[version], ...))
+    return answer_components(Error, ScalingCurve, ScalingSample, Presets, health)
 
 
 def _op(operation_id: str, summary: str, ok: dict, errors=(), missing_models=None,
@@ -255,8 +87,8 @@ def _op(operation_id: str, summary: str, ok: dict, errors=(), missing_models=Non
 
 def _query(params: dict) -> list[dict]:
     return [{"name": name, "in": "query", "required": False,
-             "schema": {"type": "integer", "minimum": p.low, "maximum": p.high,
-                        "default": p.default}} for name, p in params.items()]
+             "schema": {**schema_of(p.type()), "default": p.default}}
+            for name, p in params.items()]
 
 
 def request_examples() -> dict:
@@ -310,12 +142,11 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         # The seed as practise.parse_seed reads the URL's text: up to 7 digits of a number
         # below SEEDS (10⁶), or nothing for the default.
         parameters=[{"name": "seed", "in": "query", "required": False,
-                     "schema": {"type": "string", "pattern": "^([0-9]{0,6}|0[0-9]{6})$",
-                                "default": "1"},
+                     "schema": {**schema_of(Annotated[str, Field(
+                         pattern="^([0-9]{0,6}|0[0-9]{6})$")]), "default": "1"},
                      "description": "a whole number from 0 to 999999; empty for the default"},
                     {"name": "level", "in": "query", "required": False,
-                     "schema": {**json_schema(TypeAdapter(Literal[tuple(LEVELS)])),
-                                "default": "dots"}}])
+                     "schema": {**schema_of(Literal[tuple(LEVELS)]), "default": "dots"}}])
     practise["responses"]["422"] = _html("A seed or a level that is not one: the page says "
                                          "which, with the controls to choose another.")
     errors = {status: _json(_ref("Error"), text) for status, text in ERRORS.items()}
@@ -325,9 +156,9 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         "counts one), refused before it is computed: its message says how many and roughly "
         "how many bytes, and its field is fields. Name fewer fields, or cut a matrix to a "
         "corner (\"heads.K[:16,:16]\"); base64 makes the bytes fewer, not the numbers.")
-    errors["503"]["headers"] = {"Retry-After": {"required": True, "schema": {"type": "integer"},
+    errors["503"]["headers"] = {"Retry-After": {"required": True, "schema": schema_of(int),
                                                 "description": "Seconds to wait."}}
-    errors["405"]["headers"] = {"Allow": {"required": True, "schema": TEXT,
+    errors["405"]["headers"] = {"Allow": {"required": True, "schema": schema_of(str),
                                           "description": "The methods the path accepts."}}
     requests = declaration(limits).json_schema()  # the request's forms, from its declaration
     return {
@@ -357,8 +188,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                                      _html("The description."))},
             "/api/openapi.json": {"get": _op(
                 "openapi", "This document.",
-                _json({"type": "object", "required": ["openapi", "info", "paths"]},
-                      "The OpenAPI 3.1 document."))},
+                _json(schema_of(Document), "The OpenAPI 3.1 document."))},
             "/api/scaling": {"get": _op(
                 "scalingCurve", "Winner probability of two keys √d_k apart, d_k = 1, 2, 4 …",
                 _json(_ref("ScalingCurve"), "unscaled[i] and scaled[i] are for d_k[i]."),
@@ -377,8 +207,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
                         **other_schemas(version), **exercise_schemas(),
                         **running_schemas(limits),
                         # a model's head is wider than the editor's limits: its own bounds
-                        "ModelTilesAnswer": model_tiles_answer(tiles_answer(MODEL_LIMITS)),
-                        **model_schemas(answer_schemas(MODEL_LIMITS), _array)},
+                        **model_schemas()},
             "responses": errors,
         },
     }

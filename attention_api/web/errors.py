@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from flask import Blueprint, current_app, jsonify, request
+from pydantic import Field
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from attention_core.errors import AttentionInputError
 
+from ..declared import Answer
 from ..names import page_message
 from ..values import JSONSyntaxError
 
@@ -16,6 +20,19 @@ bp = Blueprint("errors", __name__)
 # body that is not JSON (400), that stopped arriving (408), too large (413), not sent as JSON
 # (415), or a value that cannot be computed (422). A route that may be busy adds "503".
 REFUSED = ("400", "408", "413", "415", "422")
+
+
+class Refusal(Answer):
+    message: Annotated[str, Field(min_length=1, description=(
+        'a sentence a student can act on; it names inputs as the page does, numbered from 1: '
+        '"W_K row 1 column 2", "Head 2: …"'))]
+    field: Annotated[str | None, Field(description=(
+        'the input to fix, as the request spells it: "W_K[0][1]", "heads[1].W_V", "d_k"; '
+        "or null"))]
+
+
+class Error(Answer):  # the body of every error, declared for the API document
+    error: Refusal
 
 
 def error(status: int, message: str, field: str | None = None):
