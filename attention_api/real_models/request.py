@@ -3,6 +3,10 @@
 ``{"model", "text", "layer", "head", "row"?, "causal"?, "fields"?, "encoding"?}``: one
 head of a real model on a person's own text. The model's sizes (layers, heads, the
 longest text) come from the loaded model itself, so every range in a message is its own.
+
+Its declaration (declaration.py) checks every field before the text is tokenized; here,
+once it is, only what needs its tokens: the text's length in tokens, a word in it, and a
+row below its tokens.
 """
 
 from __future__ import annotations
@@ -12,9 +16,8 @@ from dataclasses import dataclass, field
 from attention_core.errors import AttentionInputError, counted
 from attention_models.base import Model, Tokenized
 
-from ..attention.request import WORKING_PARTS, _encoding, _fields
 from ..declared import validate
-from ..values import describe, quoted
+from ..values import quoted
 from .declaration import (  # noqa: F401 (the request's names, where they always were)
     ANSWER_FIELDS,
     FIELDS,
@@ -33,7 +36,6 @@ PAGE_ASKS = {"run": ("tokens", "words", "overview"), "decoder": ("next_tokens",)
                       "rope_base", "d_k", "scale", "K", "V", "mask", "weights",
                       "strongest_keys")}
 MODEL_VARIANTS = frozenset({"b_Q", "b_K", "b_V", "rope"})
-_KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,11 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
     """Validate a decoded request by its declaration (declaration.py; ``kind`` is the
     route's), tokenizing its text with the model it names.
 
-    Raises AttentionInputError naming the first offending field.
+    Raises AttentionInputError naming the first offending field: one the declaration
+    refuses, else the text or the row, which need the text's tokens.
     """
-    r = validate(model_request(kind), payload)  # the model, the text, the layer, the head
-    model, text, layer, head = r.model, r.text, r.layer, r.head
+    r = validate(model_request(kind), payload)  # every field, before the text is tokenized
+    model, text = r.model, r.text
     info = model.info
     tokenized = model.tokenize(text)
     n = len(tokenized.ids)
@@ -74,17 +77,11 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
     if not any(word["tokens"] for word in tokenized.words):
         raise AttentionInputError(
             f"text {quoted(text)} has no word for {info.id} to read: send some words", "text")
-    causal = r.causal
-    if causal is None:
-        causal = info.causal
-    elif not isinstance(causal, bool):
-        raise AttentionInputError(f"causal must be true or false, got {describe(causal)}",
-                                  "causal")
     row = r.row
     if row is not None:
         row = index(row, "row", n, f"the text makes {counted(n, 'token')}")
-    fields, corners = _fields(getattr(r, "fields", None), 0, _KNOWN, ANSWER_FIELDS,
-                              MODEL_CORNERED)
-    return ModelRequest(model=model, text=text, tokenized=tokenized, layer=layer, head=head,
-                        causal=causal, row=row, fields=fields,
-                        encoding=_encoding(getattr(r, "encoding", None)), corners=corners)
+    fields, corners = r.fields or (None, {})  # an absent field keeps its default, None
+    return ModelRequest(model=model, text=text, tokenized=tokenized, layer=r.layer,
+                        head=r.head, causal=info.causal if r.causal is None else r.causal,
+                        row=row, fields=fields, encoding=r.encoding or "json",
+                        corners=corners)

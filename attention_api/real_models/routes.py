@@ -98,11 +98,7 @@ def model_slide():
 @bp.post("/api/model/kv-cache")
 def model_kv_cache():
     """The real decoder's head generating the text token by token with a key/value cache."""
-    req = parse_model_request(json_payload(), "KVCache")
-    if req.model.info.kind != "decoder":
-        raise AttentionInputError(f"{req.model.info.id} is an encoder: it reads the whole text "
-                                  f"at once and generates nothing, so it keeps no cache; "
-                                  f"choose a decoder", "model")
+    req = parse_model_request(json_payload(), "KVCache")  # an encoder is refused
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     return jsonify(model_kv_cache_body(req, head_inputs(req.model, kept, req.layer, req.head)))
 
