@@ -6,12 +6,13 @@ the key/value cache offers only the decoders.
 Everything that does not need the text's tokens is checked here, before the text is
 tokenized: the model, the text (a string of at most MAX_TEXT_CHARS characters), the layer,
 the head, the row (a whole number below the model's max_tokens), the mask (true, false or
-null), the fields and their corners, the encoding; an encoder refused by the key/value
-cache, after the rest. Only what needs the tokens is checked by request.py once the text
-is tokenized: the text's length in tokens, a word in it, a row below its tokens. The
-slide's what and format and the tiles' block_q, block_k and row are checked by their
-routes (routes.py). What JSON Schema cannot say is in the descriptions: a text of at
-most the model's max_tokens tokens, a row below them.
+null), the fields and their corners, the encoding; a slide's what and format (first, as
+POST /api/slide's) and its working's row; an encoder refused by the key/value cache, after
+the rest. Only what needs the tokens is checked by request.py once the text is tokenized:
+the text's length in tokens, a word in it, a row below its tokens (and by the slide's
+route, a heatmap's size). The tiles' block_q, block_k and row are checked by their route
+(routes.py). What JSON Schema cannot say is in the descriptions: a text of at most the
+model's max_tokens tokens, a row below them.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from attention_models.base import MAX_TOKENS, Model
 
 from ..attention.declaration import encoding
 from ..attention.fields import CORNER, CORNERED, WORKING_PARTS, fields_asked
-from ..classroom.declaration import SLIDE_FORMATS, WHATS
+from ..classroom.declaration import SLIDE_FORMATS, WHATS, choice, slide_options
 from ..declared import Declared, checked, json_schema
-from ..values import describe, printable, quoted
+from ..values import check_keys, describe, printable, quoted
 
 FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
 # A text is tokenized before its length in tokens is known: this many characters at most
@@ -47,7 +48,10 @@ ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head
                  "next_tokens", "overview")
 MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
 KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))  # every name "fields" takes
-NOT_OWN = ("fields", "encoding")  # of the JSON answer, which a slide and the tiles are not
+# The fields of the slide's body beside the request's own, and the request's it does not
+# take (of the JSON answer: a slide is a picture).
+SLIDE_OWN = ("what", "format")
+NOT_OWN = ("fields", "encoding")
 
 
 def _model(value, info) -> Model:
@@ -119,8 +123,20 @@ def _fields_asked(value, info) -> tuple:
     return fields_asked(value, 0, KNOWN, ANSWER_FIELDS, MODEL_CORNERED)
 
 
+def _what(value, info) -> str:
+    what = choice({"what": value}, "what", WHATS, None)
+    if what == "working" and info.data["row"] is None:
+        raise AttentionInputError("row is missing: the query whose working to show, 0-based",
+                                  "row")
+    return what
+
+
+def _format(value, info) -> str:
+    return choice({"format": value}, "format", SLIDE_FORMATS, "png")
+
+
 def _after_tokens(value, info):
-    """Checked by routes.py (what, format, block_q, block_k and the tiles' row)."""
+    """Checked by routes.py (block_q, block_k and the tiles' row)."""
     return value
 
 
@@ -133,6 +149,35 @@ class _ModelBody(Declared):
             raise AttentionInputError(
                 f"The request must be a JSON object with model, text, layer and head, got "
                 f"{describe(payload)}")
+
+
+class _OwnBody(_ModelBody):
+    """A body with fields of its own beside the request's (``own``), without ``NOT_OWN``:
+    those are refused in the route's words, an unknown field in POST /api/model/attention's
+    (its fields listed), as when the route took the request out of its body."""
+
+    own: ClassVar[tuple[str, ...]] = ()
+    said: ClassVar[str] = ""  # "a slide's request"
+
+    @classmethod
+    def check_form(cls, payload, context):
+        for name in NOT_OWN:
+            if name in payload:
+                fields = [f for f in FIELDS if f not in NOT_OWN] + list(cls.own)
+                raise AttentionInputError(
+                    f"{name!r} is not a field of {cls.said}; its fields are "
+                    f"{', '.join(fields[:-1])} and {fields[-1]}", name)
+        check_keys({k: v for k, v in payload.items() if k not in cls.own}, FIELDS)
+
+
+class _SlideBody(_OwnBody):
+    listed: ClassVar = (*FIELDS, *SLIDE_OWN)  # what check_form lets pass (it names the rest)
+    own: ClassVar = SLIDE_OWN
+    said: ClassVar = "a slide's request"
+
+    @classmethod
+    def check_object(cls, payload, context):
+        slide_options(payload)  # the body a JSON object, what and format before the rest
 
 
 class _KVCacheBody(_ModelBody):
@@ -182,8 +227,8 @@ def _fields(model_id: str) -> dict:
 
 def _slide(fields: dict) -> dict:
     return {**{k: v for k, v in fields.items() if k not in NOT_OWN},
-            "what": (checked(_after_tokens, Literal[WHATS]), ...),
-            "format": (checked(_after_tokens, Literal[SLIDE_FORMATS]), "png")}
+            "what": (checked(_what, Literal[WHATS]), ...),
+            "format": (checked(_format, Literal[SLIDE_FORMATS]), "png")}
 
 
 def _tiles(fields: dict) -> dict:
@@ -198,7 +243,7 @@ def _tiles(fields: dict) -> dict:
 
 
 # Each kind's fields (from the request's) and the class of its forms.
-KINDS = {"Attention": (lambda fields: fields, _ModelBody), "Slide": (_slide, _ModelBody),
+KINDS = {"Attention": (lambda fields: fields, _ModelBody), "Slide": (_slide, _SlideBody),
          "Tiles": (_tiles, _ModelBody), "KVCache": (lambda fields: fields, _KVCacheBody)}
 
 

@@ -4,9 +4,9 @@
 head of a real model on a person's own text. The model's sizes (layers, heads, the
 longest text) come from the loaded model itself, so every range in a message is its own.
 
-Its declaration (declaration.py) checks every field before the text is tokenized; here,
-once it is, only what needs its tokens: the text's length in tokens, a word in it, and a
-row below its tokens.
+Its declaration (declaration.py) checks every field, and a slide's own, before the text is
+tokenized; here, once it is, only what needs its tokens: the text's length in tokens, a
+word in it, and a row below its tokens.
 """
 
 from __future__ import annotations
@@ -62,6 +62,15 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
     """Validate a decoded request by its declaration (declaration.py; ``kind`` is the
     route's), tokenizing its text with the model it names.
 
+    Raises AttentionInputError naming the first offending field.
+    """
+    return parse_model_body(payload, kind)[1]
+
+
+def parse_model_body(payload, kind: str):
+    """A route's body validated by its declaration (``kind``'s: with what and format of a
+    slide), and the request it holds, its text tokenized.
+
     Raises AttentionInputError naming the first offending field: one the declaration
     refuses, else the text or the row, which need the text's tokens.
     """
@@ -80,8 +89,10 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
     row = r.row
     if row is not None:
         row = index(row, "row", n, f"the text makes {counted(n, 'token')}")
-    fields, corners = r.fields or (None, {})  # an absent field keeps its default, None
-    return ModelRequest(model=model, text=text, tokenized=tokenized, layer=r.layer,
-                        head=r.head, causal=info.causal if r.causal is None else r.causal,
-                        row=row, fields=fields, encoding=r.encoding or "json",
-                        corners=corners)
+    # An absent field keeps its default, None; a slide's and the tiles' have no fields or
+    # encoding.
+    fields, corners = getattr(r, "fields", None) or (None, {})
+    return r, ModelRequest(model=model, text=text, tokenized=tokenized, layer=r.layer,
+                           head=r.head, causal=info.causal if r.causal is None else r.causal,
+                           row=row, fields=fields, encoding=getattr(r, "encoding", None) or
+                           "json", corners=corners)

@@ -14,14 +14,14 @@ from attention_models.base import ModelUnavailable
 from attention_models.heads import attend, head_inputs
 
 from ..attention.admission import admitted, keep_slots
-from ..classroom.slide import check_size, slide_options, typeset_slide
+from ..classroom.slide import check_size, typeset_slide
 from ..running.declaration import block_size
 from ..running.tiles import answer
 from ..web.body import json_payload
 from ..web.errors import error, retry_later
 from .answer import describe_model, model_body
 from .kv_cache import model_kv_cache_body
-from .request import parse_model_request
+from .request import parse_model_body, parse_model_request
 from .runs import Busy, Runs, Turns
 
 bp = Blueprint("models", __name__)
@@ -73,15 +73,9 @@ def model_attention():
 @admitted("TYPESETS")
 def model_slide():
     """A real model's head as a slide: its heatmap, or a row's working, as PNG or SVG."""
-    what, fmt, rest = slide_options(json_payload())
-    for name in ("fields", "encoding"):  # of the JSON answer; a slide is a picture
-        if name in rest:
-            raise AttentionInputError(f"{name!r} is not a field of a slide's request; its "
-                                      f"fields are model, text, layer, head, row, causal, what "
-                                      f"and format", name)
-    req = parse_model_request(rest)
-    tokens, info = req.tokenized.tokens, req.model.info
-    check_size(what, len(tokens), len(tokens), req.row)
+    body, req = parse_model_body(json_payload(), "Slide")
+    what, tokens, info = body.what, req.tokenized.tokens, req.model.info
+    check_size(what, len(tokens), len(tokens), req.row)  # a heatmap's size, in tokens
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     result = attend(head_inputs(req.model, kept, req.layer, req.head), req.causal)
     row = None if req.row is None else working(result, req.row)
@@ -90,7 +84,7 @@ def model_slide():
              + (" · causal mask" if req.causal else ""))
     name = (f"slide-{what}-{info.id}-layer{req.layer + 1}-head{req.head + 1}"
             + ("" if req.row is None else f"-row{req.row + 1}"))
-    sheet = typeset_slide(what, fmt, result, row, tokens, tokens, about, name)
+    sheet = typeset_slide(what, body.format, result, row, tokens, tokens, about, name)
     return Response(sheet.data, mimetype=sheet.media_type, headers={
         "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
 
