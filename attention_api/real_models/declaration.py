@@ -7,12 +7,12 @@ Everything that does not need the text's tokens is checked here, before the text
 tokenized: the model, the text (a string of at most MAX_TEXT_CHARS characters), the layer,
 the head, the row (a whole number below the model's max_tokens), the mask (true, false or
 null), the fields and their corners, the encoding; a slide's what and format (first, as
-POST /api/slide's) and its working's row; an encoder refused by the key/value cache, after
-the rest. Only what needs the tokens is checked by request.py once the text is tokenized:
-the text's length in tokens, a word in it, a row below its tokens (and by the slide's
-route, a heatmap's size). The tiles' block_q, block_k and row are checked by their route
-(routes.py). What JSON Schema cannot say is in the descriptions: a text of at most the
-model's max_tokens tokens, a row below them.
+POST /api/slide's) and its working's row; the tiles' block_q and block_k (first) and their
+row; an encoder refused by the key/value cache, after the rest. Only what needs the tokens
+is checked by request.py once the text is tokenized: the text's length in tokens, a word
+in it, a row below its tokens (and by the slide's route, a heatmap's size). What JSON
+Schema cannot say is in the descriptions: a text of at most the model's max_tokens tokens,
+a row below them.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from attention_models.base import MAX_TOKENS, Model
 from ..attention.declaration import encoding
 from ..attention.fields import CORNER, CORNERED, WORKING_PARTS, fields_asked
 from ..classroom.declaration import SLIDE_FORMATS, WHATS, choice, slide_options
-from ..declared import Declared, checked, json_schema
+from ..declared import Absent, Declared, checked, json_schema, sent
+from ..running.declaration import block_size
 from ..values import check_keys, describe, printable, quoted
 
 FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
@@ -48,9 +49,9 @@ ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head
                  "next_tokens", "overview")
 MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
 KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))  # every name "fields" takes
-# The fields of the slide's body beside the request's own, and the request's it does not
-# take (of the JSON answer: a slide is a picture).
-SLIDE_OWN = ("what", "format")
+# The fields of the slide's and the tiles' bodies beside the request's own, and the
+# request's they do not take (of the JSON answer: a slide is a picture, tiles a trace).
+SLIDE_OWN, TILES_OWN = ("what", "format"), ("block_q", "block_k")
 NOT_OWN = ("fields", "encoding")
 
 
@@ -135,9 +136,17 @@ def _format(value, info) -> str:
     return choice({"format": value}, "format", SLIDE_FORMATS, "png")
 
 
-def _after_tokens(value, info):
-    """Checked by routes.py (block_q, block_k and the tiles' row)."""
-    return value
+def _tiles_row(value, info) -> int:
+    """The tiles' row, which they cannot go without: missing (or null) in their words."""
+    if isinstance(value, Absent) or value is None:
+        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
+                                  "row")
+    return _row(value, info)
+
+
+def _block(name: str):
+    """The check of a tile's side ``name``, as POST /api/tiles's."""
+    return lambda value, info: block_size({name: value}, name)
 
 
 class _ModelBody(Declared):
@@ -178,6 +187,20 @@ class _SlideBody(_OwnBody):
     @classmethod
     def check_object(cls, payload, context):
         slide_options(payload)  # the body a JSON object, what and format before the rest
+
+
+class _TilesBody(_OwnBody):
+    listed: ClassVar = (*FIELDS, *TILES_OWN)
+    own: ClassVar = TILES_OWN
+    said: ClassVar = "a tiles request"
+
+    @classmethod
+    def check_object(cls, payload, context):
+        if not isinstance(payload, dict):
+            raise AttentionInputError("the body must be a JSON object with model, text, layer, "
+                                      "head, row, block_q and block_k", None)
+        for name in TILES_OWN:  # the tile's sides before the rest
+            block_size(payload, name)
 
 
 class _KVCacheBody(_ModelBody):
@@ -234,17 +257,18 @@ def _slide(fields: dict) -> dict:
 def _tiles(fields: dict) -> dict:
     side = Annotated[int, Field(ge=1)]
     own = {k: v for k, v in fields.items() if k not in NOT_OWN}
-    own["row"] = (checked(_after_tokens, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)],
-                          "the query, 0-based (below the text's tokens), whose tiles to follow"),
-                  ...)
-    return {**own, "block_q": (checked(_after_tokens, side, "B_r, the query rows of a tile"),
-                               ...),
-            "block_k": (checked(_after_tokens, side, "B_c, the key columns of a tile"), ...)}
+    own["row"] = sent(_tiles_row, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)],
+                      "the query, 0-based (below the text's tokens), whose tiles to follow",
+                      required=True)
+    return {**own, "block_q": (checked(_block("block_q"), side, "B_r, the query rows of a "
+                                       "tile"), ...),
+            "block_k": (checked(_block("block_k"), side, "B_c, the key columns of a tile"),
+                        ...)}
 
 
 # Each kind's fields (from the request's) and the class of its forms.
 KINDS = {"Attention": (lambda fields: fields, _ModelBody), "Slide": (_slide, _SlideBody),
-         "Tiles": (_tiles, _ModelBody), "KVCache": (lambda fields: fields, _KVCacheBody)}
+         "Tiles": (_tiles, _TilesBody), "KVCache": (lambda fields: fields, _KVCacheBody)}
 
 
 def _which(payload) -> str:

@@ -4,9 +4,9 @@
 head of a real model on a person's own text. The model's sizes (layers, heads, the
 longest text) come from the loaded model itself, so every range in a message is its own.
 
-Its declaration (declaration.py) checks every field, and a slide's own, before the text is
-tokenized; here, once it is, only what needs its tokens: the text's length in tokens, a
-word in it, and a row below its tokens.
+Its declaration (declaration.py), and those of the slide, the tiles and the key/value cache
+built from it, check every field before the text is tokenized; here, once it is, only what
+needs its tokens: the text's length in tokens, a word in it, and a row below its tokens.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
 
 
 def parse_model_body(payload, kind: str):
-    """A route's body validated by its declaration (``kind``'s: with what and format of a
-    slide), and the request it holds, its text tokenized.
+    """A route's body validated by its declaration (``kind``'s: what and format of a
+    slide, block_q and block_k of the tiles), and the request it holds, its text tokenized.
 
     Raises AttentionInputError naming the first offending field: one the declaration
     refuses, else the text or the row, which need the text's tokens.

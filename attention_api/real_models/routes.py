@@ -1,4 +1,7 @@
-"""The JSON API of the real models: GET /api/models and POST /api/model/attention."""
+"""The JSON API of the real models: GET /api/models and POST /api/model/attention, /slide,
+/kv-cache and /tiles. Each body is checked by its declaration (declaration.py) and what
+needs the text's tokens by request.py; a route checks nothing of its own but a slide's
+heatmap size, in tokens."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, jsonify
 
 from attention_core import working
-from attention_core.errors import AttentionInputError, counted
+from attention_core.errors import counted
 from attention_core.tiles import row_tiles
 from attention_models import registry
 from attention_models.base import ModelUnavailable
@@ -15,7 +18,6 @@ from attention_models.heads import attend, head_inputs
 
 from ..attention.admission import admitted, keep_slots
 from ..classroom.slide import check_size, typeset_slide
-from ..running.declaration import block_size
 from ..running.tiles import answer
 from ..web.body import json_payload
 from ..web.errors import error, retry_later
@@ -101,19 +103,12 @@ def model_kv_cache():
 @admitted("TILES_AND_COSTS")
 def model_tiles():
     """A row of the real model's head through FlashAttention's tiles."""
-    p = json_payload()
-    if not isinstance(p, dict):
-        raise AttentionInputError("the body must be a JSON object with model, text, layer, "
-                                  "head, row, block_q and block_k", None)
-    blocks = {name: block_size(p, name) for name in ("block_q", "block_k")}
-    req = parse_model_request({k: v for k, v in p.items() if k not in blocks})
-    if req.row is None:
-        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
-                                  "row")
+    body, req = parse_model_body(json_payload(), "Tiles")
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     inputs = head_inputs(req.model, kept, req.layer, req.head)
     traced = row_tiles(inputs["X"], inputs["W_Q"], inputs["W_K"], inputs["W_V"],
                        b_Q=inputs["b_Q"], b_K=inputs["b_K"], b_V=inputs["b_V"],
-                       rope_base=inputs["rope_base"], causal=req.causal, row=req.row, **blocks)
+                       rope_base=inputs["rope_base"], causal=req.causal, row=req.row,
+                       block_q=body.block_q, block_k=body.block_k)
     return jsonify({"model": req.model.info.id, "tokens": req.tokenized.tokens,
                     "layer": req.layer, "head": req.head, "row": req.row, **answer(traced)})
