@@ -3,10 +3,16 @@ told apart by its "model", each with its own range of layer and head (registry.S
 and the forms of POST /api/model/slide, /tiles and /kv-cache built from the same fields;
 the key/value cache offers only the decoders.
 
-The model, the text, the layer and the head are checked here in that order; the row, the
-mask and the fields need the text's tokens, so request.py checks them after tokenizing,
-with the checks here. What JSON Schema cannot say is in the descriptions: a text of at
-most the model's max_tokens tokens, a row below them.
+Everything that does not need the text's tokens is checked here, before the text is
+tokenized: the model, the text (a string of at most MAX_TEXT_CHARS characters), the layer,
+the head, the row (a whole number below the model's max_tokens), the mask (true, false or
+null), the fields and their corners, the encoding; a slide's what and format (first, as
+POST /api/slide's) and its working's row; the tiles' block_q and block_k (first) and their
+row; an encoder refused by the key/value cache, after the rest. Only what needs the tokens
+is checked by request.py once the text is tokenized: the text's length in tokens, a word
+in it, a row below its tokens (and by the slide's route, a heatmap's size). What JSON
+Schema cannot say is in the descriptions: a text of at most the model's max_tokens tokens,
+a row below them.
 """
 
 from __future__ import annotations
@@ -14,17 +20,19 @@ from __future__ import annotations
 import functools
 from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model
+from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from attention_core.errors import AttentionInputError, counted
 from attention_models import registry
 from attention_models.base import MAX_TOKENS, Model
 
-from ..attention.fields import CORNER, CORNERED, WORKING_PARTS
-from ..classroom.declaration import SLIDE_FORMATS, WHATS
-from ..declared import Declared, checked, json_schema
-from ..values import describe, printable, quoted
+from ..attention.declaration import encoding
+from ..attention.fields import CORNER, CORNERED, WORKING_PARTS, fields_asked
+from ..classroom.declaration import SLIDE_FORMATS, WHATS, choice, slide_options
+from ..declared import Absent, Declared, checked, json_schema, sent
+from ..running.declaration import block_size
+from ..values import check_keys, describe, printable, quoted
 
 FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
 # A text is tokenized before its length in tokens is known: this many characters at most
@@ -40,6 +48,11 @@ ANSWER_FIELDS = ("model", "text", "tokens", "token_ids", "words", "layer", "head
                  "output", "warnings", "working", "weights_u8", "strongest_keys",
                  "next_tokens", "overview")
 MODEL_CORNERED = ("X", "W_Q", "W_K", "W_V", *(c for c in CORNERED if c in ANSWER_FIELDS))
+KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))  # every name "fields" takes
+# The fields of the slide's and the tiles' bodies beside the request's own, and the
+# request's they do not take (of the JSON answer: a slide is a picture, tiles a trace).
+SLIDE_OWN, TILES_OWN = ("what", "format"), ("block_q", "block_k")
+NOT_OWN = ("fields", "encoding")
 
 
 def _model(value, info) -> Model:
@@ -88,9 +101,52 @@ def _head(value, info) -> int:
                  f"{counted(model.heads, 'query head')}")
 
 
-def _after_tokens(value, info):
-    """Checked by request.py once the text is tokenized (causal, row, fields, encoding)."""
+def _row(value, info) -> int | None:
+    """A row of any text the model takes; request.py checks it is below this text's
+    tokens once they are known."""
+    if value is None:
+        return None
+    model = info.data["model"].info
+    return index(value, "row", model.max_tokens, f"below the text's tokens; {model.id} "
+                 f"takes at most {model.max_tokens}")
+
+
+def _causal(value, info) -> bool | None:
+    """The mask asked for; None: the model's own (request.py)."""
+    if value is not None and not isinstance(value, bool):
+        raise AttentionInputError(f"causal must be true or false, got {describe(value)}",
+                                  "causal")
     return value
+
+
+def _fields_asked(value, info) -> tuple:
+    """(the names asked, {name: its corner}), or (None, {}) for every field."""
+    return fields_asked(value, 0, KNOWN, ANSWER_FIELDS, MODEL_CORNERED)
+
+
+def _what(value, info) -> str:
+    what = choice({"what": value}, "what", WHATS, None)
+    if what == "working" and info.data["row"] is None:
+        raise AttentionInputError("row is missing: the query whose working to show, 0-based",
+                                  "row")
+    return what
+
+
+def _format(value, info) -> str:
+    return choice({"format": value}, "format", SLIDE_FORMATS, "png")
+
+
+def _tiles_row(value, info) -> int:
+    """The tiles' row, which they cannot go without: missing (or null) in their words."""
+    if isinstance(value, Absent) or value is None:
+        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
+                                  "row")
+    return _row(value, info)
+
+
+def _block(name: str):
+    """The check of a tile's side ``name``, as POST /api/tiles's."""
+    return lambda value, info: block_size({name: value}, name)
 
 
 class _ModelBody(Declared):
@@ -102,6 +158,61 @@ class _ModelBody(Declared):
             raise AttentionInputError(
                 f"The request must be a JSON object with model, text, layer and head, got "
                 f"{describe(payload)}")
+
+
+class _OwnBody(_ModelBody):
+    """A body with fields of its own beside the request's (``own``), without ``NOT_OWN``:
+    those are refused in the route's words, an unknown field in POST /api/model/attention's
+    (its fields listed), as when the route took the request out of its body."""
+
+    own: ClassVar[tuple[str, ...]] = ()
+    said: ClassVar[str] = ""  # "a slide's request"
+
+    @classmethod
+    def check_form(cls, payload, context):
+        for name in NOT_OWN:
+            if name in payload:
+                fields = [f for f in FIELDS if f not in NOT_OWN] + list(cls.own)
+                raise AttentionInputError(
+                    f"{name!r} is not a field of {cls.said}; its fields are "
+                    f"{', '.join(fields[:-1])} and {fields[-1]}", name)
+        check_keys({k: v for k, v in payload.items() if k not in cls.own}, FIELDS)
+
+
+class _SlideBody(_OwnBody):
+    listed: ClassVar = (*FIELDS, *SLIDE_OWN)  # what check_form lets pass (it names the rest)
+    own: ClassVar = SLIDE_OWN
+    said: ClassVar = "a slide's request"
+
+    @classmethod
+    def check_object(cls, payload, context):
+        slide_options(payload)  # the body a JSON object, what and format before the rest
+
+
+class _TilesBody(_OwnBody):
+    listed: ClassVar = (*FIELDS, *TILES_OWN)
+    own: ClassVar = TILES_OWN
+    said: ClassVar = "a tiles request"
+
+    @classmethod
+    def check_object(cls, payload, context):
+        if not isinstance(payload, dict):
+            raise AttentionInputError("the body must be a JSON object with model, text, layer, "
+                                      "head, row, block_q and block_k", None)
+        for name in TILES_OWN:  # the tile's sides before the rest
+            block_size(payload, name)
+
+
+class _KVCacheBody(_ModelBody):
+    @model_validator(mode="after")
+    def _decoder(self):
+        """An encoder keeps no cache: refused once the rest of the request is checked."""
+        info = self.model.info
+        if info.kind != "decoder":
+            raise AttentionInputError(f"{info.id} is an encoder: it reads the whole text at "
+                                      f"once and generates nothing, so it keeps no cache; "
+                                      f"choose a decoder", "model")
+        return self
 
 
 ARTICLED = {"decoder": "a decoder: causal, it generates", "encoder": "an encoder: it reads "
@@ -122,40 +233,42 @@ def _fields(model_id: str) -> dict:
                           f"0-based, below the model's {layers} layers"), ...),
         "head": (checked(_head, Annotated[int, Field(ge=0, le=heads - 1)],
                          f"0-based query head, below the model's {heads} heads"), ...),
-        "row": (checked(_after_tokens, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)] | None,
+        "row": (checked(_row, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)] | None,
                         "the query whose working to write out (0-based, below the text's "
                         "tokens)"), None),
-        "causal": (checked(_after_tokens, bool | None, "null: the model's own mask"), None),
-        "fields": (checked(_after_tokens, list[Union[name,  # noqa: UP007
+        "causal": (checked(_causal, bool | None, "null: the model's own mask"), None),
+        "fields": (checked(_fields_asked, list[Union[name,  # noqa: UP007
                                                      Annotated[str, Field(
                                                          pattern=rf"^({matrices}){CORNER}$")]]]
                            | None, "Keep only these parts; a matrix's name may end in [:r] "
                            "or [:r,:c], its corner"), None),
-        "encoding": (checked(_after_tokens, Literal["json", "base64"] | None,
+        "encoding": (checked(lambda v, info: encoding(v), Literal["json", "base64"] | None,
                              'How the answer writes its arrays: "json" (the default) or '
                              '"base64"'), None),
     }
 
 
 def _slide(fields: dict) -> dict:
-    return {**{k: v for k, v in fields.items() if k not in ("fields", "encoding")},
-            "what": (checked(_after_tokens, Literal[WHATS]), ...),
-            "format": (checked(_after_tokens, Literal[SLIDE_FORMATS]), "png")}
+    return {**{k: v for k, v in fields.items() if k not in NOT_OWN},
+            "what": (checked(_what, Literal[WHATS]), ...),
+            "format": (checked(_format, Literal[SLIDE_FORMATS]), "png")}
 
 
 def _tiles(fields: dict) -> dict:
     side = Annotated[int, Field(ge=1)]
-    own = {k: v for k, v in fields.items() if k not in ("fields", "encoding")}
-    own["row"] = (checked(_after_tokens, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)],
-                          "the query, 0-based (below the text's tokens), whose tiles to follow"),
-                  ...)
-    return {**own, "block_q": (checked(_after_tokens, side, "B_r, the query rows of a tile"),
-                               ...),
-            "block_k": (checked(_after_tokens, side, "B_c, the key columns of a tile"), ...)}
+    own = {k: v for k, v in fields.items() if k not in NOT_OWN}
+    own["row"] = sent(_tiles_row, Annotated[int, Field(ge=0, le=MAX_TOKENS - 1)],
+                      "the query, 0-based (below the text's tokens), whose tiles to follow",
+                      required=True)
+    return {**own, "block_q": (checked(_block("block_q"), side, "B_r, the query rows of a "
+                                       "tile"), ...),
+            "block_k": (checked(_block("block_k"), side, "B_c, the key columns of a tile"),
+                        ...)}
 
 
-KINDS = {"Attention": lambda fields: fields, "Slide": _slide, "Tiles": _tiles,
-         "KVCache": lambda fields: fields}
+# Each kind's fields (from the request's) and the class of its forms.
+KINDS = {"Attention": (lambda fields: fields, _ModelBody), "Slide": (_slide, _SlideBody),
+         "Tiles": (_tiles, _TilesBody), "KVCache": (lambda fields: fields, _KVCacheBody)}
 
 
 def _which(payload) -> str:
@@ -169,10 +282,10 @@ def model_request(kind: str = "Attention") -> TypeAdapter:
     one per model, told apart by "model"; the key/value cache's document offers only the
     decoders (an encoder is refused in words, after the rest is checked)."""
     forms = []
+    fields_of, base = KINDS[kind]
     for model_id in registry.MODEL_IDS:
-        form = create_model(f"Model{kind}Request-{model_id}", __base__=_ModelBody,
-                            __doc__=f"A head of {model_id}.",
-                            **KINDS[kind](_fields(model_id)))
+        form = create_model(f"Model{kind}Request-{model_id}", __base__=base,
+                            __doc__=f"A head of {model_id}.", **fields_of(_fields(model_id)))
         hidden = kind == "KVCache" and registry.SHAPES.get(model_id, ("",))[0] != "decoder"
         forms.append(Annotated[form, Tag(model_id), *((SkipJsonSchema(),) if hidden else ())])
     return TypeAdapter(Annotated[Union[tuple(forms)], Discriminator(_which)])  # noqa: UP007

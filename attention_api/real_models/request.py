@@ -3,6 +3,10 @@
 ``{"model", "text", "layer", "head", "row"?, "causal"?, "fields"?, "encoding"?}``: one
 head of a real model on a person's own text. The model's sizes (layers, heads, the
 longest text) come from the loaded model itself, so every range in a message is its own.
+
+Its declaration (declaration.py), and those of the slide, the tiles and the key/value cache
+built from it, check every field before the text is tokenized; here, once it is, only what
+needs its tokens: the text's length in tokens, a word in it, and a row below its tokens.
 """
 
 from __future__ import annotations
@@ -12,9 +16,8 @@ from dataclasses import dataclass, field
 from attention_core.errors import AttentionInputError, counted
 from attention_models.base import Model, Tokenized
 
-from ..attention.request import WORKING_PARTS, _encoding, _fields
 from ..declared import validate
-from ..values import describe, quoted
+from ..values import quoted
 from .declaration import (  # noqa: F401 (the request's names, where they always were)
     ANSWER_FIELDS,
     FIELDS,
@@ -33,7 +36,6 @@ PAGE_ASKS = {"run": ("tokens", "words", "overview"), "decoder": ("next_tokens",)
                       "rope_base", "d_k", "scale", "K", "V", "mask", "weights",
                       "strongest_keys")}
 MODEL_VARIANTS = frozenset({"b_Q", "b_K", "b_V", "rope"})
-_KNOWN = frozenset((*ANSWER_FIELDS, *WORKING_PARTS))
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,18 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
 
     Raises AttentionInputError naming the first offending field.
     """
-    r = validate(model_request(kind), payload)  # the model, the text, the layer, the head
-    model, text, layer, head = r.model, r.text, r.layer, r.head
+    return parse_model_body(payload, kind)[1]
+
+
+def parse_model_body(payload, kind: str):
+    """A route's body validated by its declaration (``kind``'s: what and format of a
+    slide, block_q and block_k of the tiles), and the request it holds, its text tokenized.
+
+    Raises AttentionInputError naming the first offending field: one the declaration
+    refuses, else the text or the row, which need the text's tokens.
+    """
+    r = validate(model_request(kind), payload)  # every field, before the text is tokenized
+    model, text = r.model, r.text
     info = model.info
     tokenized = model.tokenize(text)
     n = len(tokenized.ids)
@@ -74,17 +86,13 @@ def parse_model_request(payload, kind: str = "Attention") -> ModelRequest:
     if not any(word["tokens"] for word in tokenized.words):
         raise AttentionInputError(
             f"text {quoted(text)} has no word for {info.id} to read: send some words", "text")
-    causal = r.causal
-    if causal is None:
-        causal = info.causal
-    elif not isinstance(causal, bool):
-        raise AttentionInputError(f"causal must be true or false, got {describe(causal)}",
-                                  "causal")
     row = r.row
     if row is not None:
         row = index(row, "row", n, f"the text makes {counted(n, 'token')}")
-    fields, corners = _fields(getattr(r, "fields", None), 0, _KNOWN, ANSWER_FIELDS,
-                              MODEL_CORNERED)
-    return ModelRequest(model=model, text=text, tokenized=tokenized, layer=layer, head=head,
-                        causal=causal, row=row, fields=fields,
-                        encoding=_encoding(getattr(r, "encoding", None)), corners=corners)
+    # An absent field keeps its default, None; a slide's and the tiles' have no fields or
+    # encoding.
+    fields, corners = getattr(r, "fields", None) or (None, {})
+    return r, ModelRequest(model=model, text=text, tokenized=tokenized, layer=r.layer,
+                           head=r.head, causal=info.causal if r.causal is None else r.causal,
+                           row=row, fields=fields, encoding=getattr(r, "encoding", None) or
+                           "json", corners=corners)

@@ -1,4 +1,7 @@
-"""The JSON API of the real models: GET /api/models and POST /api/model/attention."""
+"""The JSON API of the real models: GET /api/models and POST /api/model/attention, /slide,
+/kv-cache and /tiles. Each body is checked by its declaration (declaration.py) and what
+needs the text's tokens by request.py; a route checks nothing of its own but a slide's
+heatmap size, in tokens."""
 
 from __future__ import annotations
 
@@ -7,21 +10,20 @@ from pathlib import Path
 from flask import Blueprint, Response, current_app, jsonify
 
 from attention_core import working
-from attention_core.errors import AttentionInputError, counted
+from attention_core.errors import counted
 from attention_core.tiles import row_tiles
 from attention_models import registry
 from attention_models.base import ModelUnavailable
 from attention_models.heads import attend, head_inputs
 
 from ..attention.admission import admitted, keep_slots
-from ..classroom.slide import check_size, slide_options, typeset_slide
-from ..running.declaration import block_size
+from ..classroom.slide import check_size, typeset_slide
 from ..running.tiles import answer
 from ..web.body import json_payload
 from ..web.errors import error, retry_later
 from .answer import describe_model, model_body
 from .kv_cache import model_kv_cache_body
-from .request import parse_model_request
+from .request import parse_model_body, parse_model_request
 from .runs import Busy, Runs, Turns
 
 bp = Blueprint("models", __name__)
@@ -73,15 +75,9 @@ def model_attention():
 @admitted("TYPESETS")
 def model_slide():
     """A real model's head as a slide: its heatmap, or a row's working, as PNG or SVG."""
-    what, fmt, rest = slide_options(json_payload())
-    for name in ("fields", "encoding"):  # of the JSON answer; a slide is a picture
-        if name in rest:
-            raise AttentionInputError(f"{name!r} is not a field of a slide's request; its "
-                                      f"fields are model, text, layer, head, row, causal, what "
-                                      f"and format", name)
-    req = parse_model_request(rest)
-    tokens, info = req.tokenized.tokens, req.model.info
-    check_size(what, len(tokens), len(tokens), req.row)
+    body, req = parse_model_body(json_payload(), "Slide")
+    what, tokens, info = body.what, req.tokenized.tokens, req.model.info
+    check_size(what, len(tokens), len(tokens), req.row)  # a heatmap's size, in tokens
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     result = attend(head_inputs(req.model, kept, req.layer, req.head), req.causal)
     row = None if req.row is None else working(result, req.row)
@@ -90,7 +86,7 @@ def model_slide():
              + (" · causal mask" if req.causal else ""))
     name = (f"slide-{what}-{info.id}-layer{req.layer + 1}-head{req.head + 1}"
             + ("" if req.row is None else f"-row{req.row + 1}"))
-    sheet = typeset_slide(what, fmt, result, row, tokens, tokens, about, name)
+    sheet = typeset_slide(what, body.format, result, row, tokens, tokens, about, name)
     return Response(sheet.data, mimetype=sheet.media_type, headers={
         "Content-Disposition": f'attachment; filename="{sheet.filename}"'})
 
@@ -98,11 +94,7 @@ def model_slide():
 @bp.post("/api/model/kv-cache")
 def model_kv_cache():
     """The real decoder's head generating the text token by token with a key/value cache."""
-    req = parse_model_request(json_payload(), "KVCache")
-    if req.model.info.kind != "decoder":
-        raise AttentionInputError(f"{req.model.info.id} is an encoder: it reads the whole text "
-                                  f"at once and generates nothing, so it keeps no cache; "
-                                  f"choose a decoder", "model")
+    req = parse_model_request(json_payload(), "KVCache")  # an encoder is refused
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     return jsonify(model_kv_cache_body(req, head_inputs(req.model, kept, req.layer, req.head)))
 
@@ -111,19 +103,12 @@ def model_kv_cache():
 @admitted("TILES_AND_COSTS")
 def model_tiles():
     """A row of the real model's head through FlashAttention's tiles."""
-    p = json_payload()
-    if not isinstance(p, dict):
-        raise AttentionInputError("the body must be a JSON object with model, text, layer, "
-                                  "head, row, block_q and block_k", None)
-    blocks = {name: block_size(p, name) for name in ("block_q", "block_k")}
-    req = parse_model_request({k: v for k, v in p.items() if k not in blocks})
-    if req.row is None:
-        raise AttentionInputError("row is missing: the query (0-based) whose tiles to follow",
-                                  "row")
+    body, req = parse_model_body(json_payload(), "Tiles")
     kept = current_app.extensions["model_runs"].get(req.model, req.text, req.tokenized)
     inputs = head_inputs(req.model, kept, req.layer, req.head)
     traced = row_tiles(inputs["X"], inputs["W_Q"], inputs["W_K"], inputs["W_V"],
                        b_Q=inputs["b_Q"], b_K=inputs["b_K"], b_V=inputs["b_V"],
-                       rope_base=inputs["rope_base"], causal=req.causal, row=req.row, **blocks)
+                       rope_base=inputs["rope_base"], causal=req.causal, row=req.row,
+                       block_q=body.block_q, block_k=body.block_k)
     return jsonify({"model": req.model.info.id, "tokens": req.tokenized.tokens,
                     "layer": req.layer, "head": req.head, "row": req.row, **answer(traced)})
