@@ -32,7 +32,7 @@ from ..attention.fields import CORNER, CORNERED, WORKING_PARTS, fields_asked
 from ..classroom.declaration import SLIDE_FORMATS, WHATS, choice, slide_options
 from ..declared import Absent, Declared, checked, json_schema, sent
 from ..running.declaration import block_size
-from ..values import check_keys, describe, printable, quoted
+from ..values import check_keys, describe, printable, quoted, whole_number
 
 FIELDS = ("model", "text", "layer", "head", "row", "causal", "fields", "encoding")
 # A text is tokenized before its length in tokens is known: this many characters at most
@@ -81,12 +81,13 @@ def _text(value, info) -> str:
 
 
 def index(value, name: str, count: int, why: str) -> int:
-    """A whole number from 0 to count − 1."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
+    """A whole number from 0 to count − 1 (2.0 as 2: values.whole_number)."""
+    number = whole_number(value)
+    if number is None or not 0 <= number < count:
         raise AttentionInputError(
             f"{name} must be a whole number from 0 to {count - 1} (0-based: {why}), got "
             f"{describe(value)}", name)
-    return value
+    return number
 
 
 def _layer(value, info) -> int:

@@ -168,3 +168,17 @@ def test_the_declaration_gives_the_fields_as_the_answer_takes_them():
     assert (tiles.row, tiles.block_q, tiles.block_k) == (1, 2, 2)
     slide = validate(model_request("Slide"), {**SMOL, "what": "heatmap"})
     assert (slide.what, slide.format) == ("heatmap", "png")
+
+
+def test_whole_numbers_sent_as_floats_are_those_numbers(client):
+    """layer 1.0, head 2.0 and row 3.0 are layer 1, head 2 and row 3 (JSON Schema's integer
+    takes them); 1.5 is refused, quoted."""
+    asked = {**SMOL, "fields": ["layer", "head", "weights"]}
+    as_floats = client.post("/api/model/attention",
+                            json={**asked, "layer": 1.0, "head": 2.0, "row": 3.0})
+    as_ints = client.post("/api/model/attention", json={**asked, "layer": 1, "head": 2, "row": 3})
+    assert as_floats.status_code == as_ints.status_code == 200
+    assert as_floats.get_json() == as_ints.get_json()
+    assert post(client, "/api/model/attention", {**SMOL, "layer": 1.5}) == {
+        "field": "layer", "message": "layer must be a whole number from 0 to 29 (0-based: "
+                                     "smollm2-135m has 30 layers), got 1.5"}
