@@ -118,6 +118,18 @@ def page(browser, console):
     p.context.clear_permissions()
 
 
+@pytest.fixture
+def own_page(browser, console):
+    """A page in a context of its own, for a test that changes what a context's pages share:
+    its clock (page.clock fakes the timers, and performance, of every page in it)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = context.new_page()
+    p.on("console", lambda m: console.append((m.type, m.text)))
+    p.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    yield p
+    context.close()
+
+
 @pytest.fixture(scope="session")
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)

@@ -176,7 +176,8 @@ def test_nothing_overflows_on_a_phone(browser, console, server):
     page.close()
 
 
-def test_null_row_shows_a_prompt_without_flicker(page, server):
+def test_null_row_shows_a_prompt_without_flicker(own_page, server):
+    page = own_page  # its clock is stopped below
     loaded(page, server.url)
     readout = lab(page).locator(".lab-row-text")
     expect(readout).to_contain_text("Query 3 “sat”")

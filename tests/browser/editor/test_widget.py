@@ -186,7 +186,9 @@ def large_view(n=320, d=16):
     return f"#tokens={'|'.join(f'w{i}' for i in range(n))}&X={X}&W_Q={eye}&W_K={eye}&W_V={eye}"
 
 
-def test_a_large_views_edit_is_in_the_url_before_its_answer_and_a_reload_keeps_it(page, server):
+def test_a_large_views_edit_is_in_the_url_before_its_answer_and_a_reload_keeps_it(own_page,
+                                                                                  server):
+    page = own_page  # its clock is stopped below
     # A reload loads the URL the page had when it was asked for: pagehide comes too late
     # to write it. So a large view's URL is written after the edit's frame, not after its
     # answer. The page's clock is stopped (its frames and timers run only when told), the
@@ -758,15 +760,9 @@ def test_a_linked_view_appears_whole_once_its_first_answer_is_in(page, server):
     assert heatmap(page) == [[1, 0], [0.5, 0.5]]  # causal; q·k equal for both keys on row 2
 
 
-def test_a_linked_view_with_an_invalid_cell_appears_at_once(browser, server, console):
+def test_a_linked_view_with_an_invalid_cell_appears_at_once(page, server):
     # Nothing to wait for: the page is shown with the marked input as soon as main.js has
-    # run, not at the deadline for an answer (REVEAL_MS, 1.5 s after it started). In a
-    # context of its own: the one the tests share serves main.js from its cache, and that
-    # page then keeps no timing of main.js's arrival to measure from.
-    context = browser.new_context()
-    page = context.new_page()
-    page.on("console", lambda m: console.append((m.type, m.text)))
-    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    # run, not at the deadline for an answer (REVEAL_MS, 1.5 s after it started).
     page.add_init_script("""new MutationObserver((_, watch) => {
       if (document.documentElement.classList.contains('is-loading')) return;
       window.__shownAt = performance.now();
@@ -778,7 +774,6 @@ def test_a_linked_view_with_an_invalid_cell_appears_at_once(browser, server, con
     after_main = page.evaluate(
         "window.__shownAt - performance.getEntriesByName([...document.scripts]"
         ".find(s => s.src.endsWith('/js/editor/main.js')).src)[0].responseEnd")
-    context.close()
     assert after_main < 1000, f"shown {after_main:.0f} ms after main.js arrived"
 
 
