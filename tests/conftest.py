@@ -46,15 +46,20 @@ FOLDER_MARKERS = {"browser": pytest.mark.browser, "serving": pytest.mark.serving
 TESTS = Path(__file__).resolve().parent
 
 
-def xdist_group(path: Path, folder: str) -> str:
-    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup).
+def xdist_group(path: Path, folder: str) -> str | None:
+    """The group whose tests pytest-xdist runs on one worker (pytest.ini's --dist loadgroup),
+    or None for a test that may run on any.
 
     The production servers' tests run one at a time, as they measure time and memory that a
-    second server beside them would take. Any other module's tests run on one worker, so a
-    fixture the module shares (a server, a venv, a loaded model) is built once, not once a
-    worker; the modules are many, so the two workers stay about equally busy.
+    second server beside them would take. A browser test goes to whichever worker is free:
+    each worker has its own server and chromium, and what a browser module shares beyond
+    them is cheap, while its tests are long (a module of them alone kept one worker busy
+    for minutes at the end). Any other module's tests run on one worker, so a fixture the
+    module shares (a venv, a loaded model) is built once, not once a worker.
     """
-    return "serving" if folder == "serving" else path.relative_to(TESTS).as_posix()
+    if folder == "serving":
+        return "serving"
+    return None if folder == "browser" else path.relative_to(TESTS).as_posix()
 
 
 # First: pytest-xdist's worker reads the groups in a hook of its own.
@@ -69,5 +74,18 @@ def pytest_collection_modifyitems(config, items):
         marker = FOLDER_MARKERS.get(folder)
         if marker is not None:
             item.add_marker(marker)
-        if grouped:
-            item.add_marker(pytest.mark.xdist_group(xdist_group(path, folder)))
+        group = xdist_group(path, folder) if grouped else None
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    # The longest groups first (a stable sort keeps each module's own order): pytest-xdist
+    # hands out work in this order, and a long group started last kept one worker busy
+    # alone at the end.
+    items.sort(key=lambda item: LONGEST_FIRST.get(_folder(item), len(LONGEST_FIRST)))
+
+
+LONGEST_FIRST = {"serving": 0, "project": 1}  # folders whose groups take minutes
+
+
+def _folder(item) -> str | None:
+    path = Path(item.path).resolve()
+    return path.relative_to(TESTS).parts[0] if TESTS in path.parents else None
