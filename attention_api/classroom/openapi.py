@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from attention_core.classroom.exercises import LEVELS
 
+from ..attention.limits import Limits
 from ..web.errors import REFUSED
 from .declaration import SAID_LEVEL, classroom_schemas
 
@@ -70,10 +71,11 @@ def exercise_paths(op, json) -> dict:
     }
 
 
-def exercise_schemas() -> dict:
-    """The bodies' schemas from their declarations (declaration.py), and the answers'."""
+def exercise_schemas(limits: Limits) -> dict:
+    """The bodies' schemas from their declarations (declaration.py), for ``limits``, and the
+    answers'."""
     return {
-        **classroom_schemas(),
+        **classroom_schemas(limits),
         "Exercise": {
             "type": "object", "additionalProperties": False,
             "required": ["seed", "level", "title", "request", "row", "blanks"],

@@ -374,7 +374,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         },
         "components": {
             "schemas": {**requests, **answer_schemas(limits),
-                        **other_schemas(version), **exercise_schemas(),
+                        **other_schemas(version), **exercise_schemas(limits),
                         **running_schemas(limits),
                         # a model's head is wider than the editor's limits: its own bounds
                         "ModelTilesAnswer": model_tiles_answer(tiles_answer(MODEL_LIMITS)),
