@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model
+from pydantic import ConfigDict, Discriminator, Field, Tag, TypeAdapter, create_model
 
 from attention_core.classroom.exercises import (
     LEVELS,
@@ -39,6 +39,7 @@ SHEET_FIELDS = ("seeds", "request", "level", "key", "format")
 SLIDE_FIELDS = ("request", "row", "head", "what", "format")
 SHEET_FORMATS = ("pdf", "typ")
 WHATS = ("heatmap", "working")
+NEEDS_ROW = ("working",)  # what a slide needs a row for (the slide's or its request's)
 SLIDE_FORMATS = ("png", "svg", "typ")
 # What a slide holds legibly: a heatmap of at most 64 × 64 cells (its weights written in
 # the cells up to about 12), and a working of at most 16 keys (a vector longer than 8 is
@@ -267,7 +268,16 @@ def _slide_head(value, info):
         _below(value, "head", H, f"the head, 0-based, of {H}")
 
 
+def said_row(schema: dict) -> None:
+    """NEEDS_ROW as JSON Schema says it, in the slide's schema: a slide of a working has a
+    row, its own or its request's (not null); slide.check_size refuses one without."""
+    schema["if"] = {"required": ["what"], "properties": {"what": {"enum": list(NEEDS_ROW)}}}
+    schema["then"] = {"anyOf": [{"required": ["row"]}, {"properties": {"request": {
+        "required": ["row"], "properties": {"row": {"type": "integer"}}}}}]}
+
+
 class _Slide(Body):
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: said_row(schema))
     listed: ClassVar = SLIDE_FIELDS
 
     @classmethod

@@ -97,3 +97,17 @@ def test_an_example_worked_by_hand_is_valid_and_answered(spec, client, cat_sat, 
     assert valid(spec, "ExerciseRequest", body)
     r = client.post("/api/exercise", data=json.dumps(body), content_type="application/json")
     assert r.status_code == 200
+
+
+def test_a_working_slide_needs_a_row_in_the_document_as_on_the_server(spec, client, cat_sat):
+    body = {"request": cat_sat, "what": "working", "format": "typ"}
+    assert not valid(spec, "SlideRequest", body)
+    r = client.post("/api/slide", data=json.dumps(body), content_type="application/json")
+    assert r.status_code == 422
+    assert r.get_json()["error"] == {"message": "row is missing: the query whose working to "
+                                                "show, 0-based", "field": "row"}
+    for given in ({**body, "row": 1}, {**body, "request": {**cat_sat, "row": 1}},
+                  {**body, "what": "heatmap"}):
+        assert valid(spec, "SlideRequest", given)
+        r = client.post("/api/slide", data=json.dumps(given), content_type="application/json")
+        assert r.status_code == 200, r.get_data(as_text=True)
