@@ -152,22 +152,20 @@ def _heads_count(info) -> int | None:
 def said_together(schema: dict) -> None:
     """The rules of GOES_WITH and NEEDS, as JSON Schema says them (dependentSchemas), added to
     the schema of a form whose properties hold them: a field not null needs the positional it
-    goes with, or the field it needs not null."""
-    properties, rules = schema.get("properties", {}), {}
-    for name, choices in GOES_WITH.items():
-        if name in properties:
-            rules[name] = _unless_null(name, {"required": ["positional"], "properties": {
-                "positional": {"enum": list(choices)}}})
-    for name, needed in NEEDS.items():
-        if name in properties:
-            rules[name] = _unless_null(name, {"required": [needed], "properties": {
-                needed: {"not": {"type": "null"}}}})
-    if rules:
-        schema["dependentSchemas"] = rules
+    goes with, or the field it needs not null. (Written as JSON Schema: no pydantic type says
+    one field's rule about another.)"""
+    given = [name for name in (*GOES_WITH, *NEEDS) if name in schema.get("properties", {})]
+    if given:
+        schema.update(dependentSchemas={name: {"anyOf": [
+            {"properties": {name: {"type": "null"}}},
+            {"required": [_other(name)], "properties": {_other(name): (
+                {"enum": list(GOES_WITH[name])} if name in GOES_WITH
+                else {"not": {"type": "null"}})}}]} for name in given})
 
 
-def _unless_null(name: str, needs: dict) -> dict:
-    return {"anyOf": [{"properties": {name: {"type": "null"}}}, needs]}
+def _other(name: str) -> str:
+    """The field ``name`` goes with (positional) or needs (X_kv for tokens_kv)."""
+    return "positional" if name in GOES_WITH else NEEDS[name]
 
 
 def fields_type(heads: int):

@@ -271,9 +271,10 @@ def _slide_head(value, info):
 def said_row(schema: dict) -> None:
     """NEEDS_ROW as JSON Schema says it, in the slide's schema: a slide of a working has a
     row, its own or its request's (not null); slide.check_size refuses one without."""
-    schema["if"] = {"required": ["what"], "properties": {"what": {"enum": list(NEEDS_ROW)}}}
-    schema["then"] = {"anyOf": [{"required": ["row"]}, {"properties": {"request": {
-        "required": ["row"], "properties": {"row": {"type": "integer"}}}}}]}
+    schema.update({
+        "if": {"required": ["what"], "properties": {"what": {"enum": list(NEEDS_ROW)}}},
+        "then": {"anyOf": [{"required": ["row"]}, {"properties": {"request": {
+            "required": ["row"], "properties": {"row": {"type": "integer"}}}}}]}})
 
 
 class _Slide(Body):
