@@ -3,7 +3,9 @@ forms, one head (W_Q, W_K, W_V), several heads (heads and W_O) and grouped-query
 (heads of W_Q only, kv_heads and W_O), each field's JSON Schema type and its check.
 
 ``declaration(limits)`` builds the forms for an app's limits, once per Limits; its
-``validate`` gives the validated fields, its ``json_schema`` the document's part.
+``validate`` gives the validated fields, its ``json_schema`` the document's part. Each
+form's schema also says which fields go together (GOES_WITH, NEEDS: said_together) and,
+for a single head, that fields names no head (fields_type), from the tables the checks use.
 Fields are declared in the order today's checks run: X, the heads, the labels, X_kv,
 positions, masks, row, fields.
 """
@@ -17,6 +19,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import (
     BeforeValidator,
+    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -35,6 +38,7 @@ from ..declared import (
     checked,
     finite_number,
     json_schema,
+    retyped,
     validate,
     where,
 )
@@ -66,7 +70,11 @@ ENCODINGS = ("json", "base64")  # how the answer writes its arrays: see response
 # Where positions' options apply: a request with another positional is refused.
 GOES_WITH = {"rope_base": ("rope",), "position_offset": ("sinusoidal", "rope"),
              "alibi_slopes": ("alibi",)}
+# A field that labels or reads another, refused without it: tokens_kv labels X_kv's rows.
+NEEDS = {"tokens_kv": "X_kv"}
 FORMS = ("one head", "several heads", "grouped heads")
+FORMS_SAID = {"one head": "One head (W_Q, W_K, W_V)", "several heads": "several (heads and W_O)",
+              "grouped heads": "grouped-query heads (heads of W_Q, kv_heads and W_O)"}
 
 
 def form_of(payload) -> str:
@@ -141,6 +149,35 @@ def _heads_count(info) -> int | None:
     return None if heads is None else len(heads)
 
 
+def said_together(schema: dict) -> None:
+    """The rules of GOES_WITH and NEEDS, as JSON Schema says them (dependentSchemas), added to
+    the schema of a form whose properties hold them: a field not null needs the positional it
+    goes with, or the field it needs not null. (Written as JSON Schema: no pydantic type says
+    one field's rule about another.)"""
+    given = [name for name in (*GOES_WITH, *NEEDS) if name in schema.get("properties", {})]
+    if given:
+        schema.update(dependentSchemas={name: {"anyOf": [
+            {"properties": {name: {"type": "null"}}},
+            {"required": [_other(name)], "properties": {_other(name): (
+                {"enum": list(GOES_WITH[name])} if name in GOES_WITH
+                else {"not": {"type": "null"}})}}]} for name in given})
+
+
+def _other(name: str) -> str:
+    """The field ``name`` goes with (positional) or needs (X_kv for tokens_kv)."""
+    return "positional" if name in GOES_WITH else NEEDS[name]
+
+
+def fields_type(heads: int):
+    """What ``fields`` takes, as JSON Schema says it, with at most ``heads`` heads; 0 for a
+    single head sent as W_Q, W_K and W_V, which has no heads.<part> or heads[k].<part>."""
+    names = FIELD_NAMES if heads else tuple(f for f in FIELD_NAMES if not f.startswith("heads."))
+    one_head_field, corner = fields_patterns(heads)
+    patterns = (one_head_field, corner) if heads else (corner,)
+    return list[Union[(Literal[names],  # noqa: UP007
+                       *(Annotated[str, Field(pattern=p)] for p in patterns))]] | None
+
+
 def _goes_with(name: str, value, info) -> None:
     """Refuse a positions' option the request's positional does not take."""
     positional = info.data.get("positional")
@@ -167,6 +204,11 @@ class Variant:
     # Checks of the validated body before it is used (``after(body)``), or None.
     after: Callable | None = None
     listed: tuple[str, ...] | None = None  # the fields an unknown field's message lists
+    forms: tuple[str, ...] = FORMS  # the forms the document lists
+    # The limits its sizes are declared with, narrower than the app's (an example worked by
+    # hand: 8 tokens); W_O's width, which it does not narrow, stays the app's.
+    narrowed: Callable[[Limits], Limits] | None = None
+    biases: bool = True  # False: b_Q, b_K and b_V only null, at the top and in the heads
 
 
 @functools.lru_cache(maxsize=16)
@@ -180,9 +222,13 @@ class Declaration:
     """The three forms of the request for one Limits, and the adapter that picks one."""
 
     def __init__(self, limits: Limits, variant: Variant | None = None):
-        n, D, d = limits.max_tokens, limits.max_model_dim, limits.max_dim
-        H, far = limits.max_heads, limits.max_position
+        sizes = variant.narrowed(limits) if variant and variant.narrowed else limits
+        n, D, d = sizes.max_tokens, sizes.max_model_dim, sizes.max_dim
+        H, far, d_out = limits.max_heads, limits.max_position, limits.max_dim
         self.limits, self.variant = limits, variant
+        # A variant's heads of other sizes or without biases are its own: "ClassroomHead".
+        own_heads = variant is not None and (variant.narrowed is not None or not variant.biases)
+        heads_prefix = variant.name if own_heads else ""
 
         def weights(value, info):
             return matrix(value, Place(info.field_name, **where(info)), D, d)
@@ -202,15 +248,20 @@ class Declaration:
             "b_V": (checked(bias, array(Finite, d) | None, "d_v numbers added to every row of "
                             "X_kv·W_V (X·W_V without X_kv); default none"), None),
         }
+        if variant is not None and not variant.biases:
+            biases = {k: retyped(v, None, "none: no biases here") for k, v in biases.items()}
         head = create_model(
-            "Head", __base__=Declared, __doc__="A query head: W_Q, W_K and W_V of its own, "
+            f"{heads_prefix}Head", __base__=Declared,
+            __doc__="A query head: W_Q, W_K and W_V of its own, "
             "and its biases.", **dict.fromkeys(PROJECTIONS, (weight, ...)), **biases)
         query_head = create_model(
-            "QueryHead", __base__=Declared, __doc__="A query head of grouped-query heads: W_Q "
+            f"{heads_prefix}QueryHead", __base__=Declared,
+            __doc__="A query head of grouped-query heads: W_Q "
             "and b_Q; its keys and values are its key/value head's.",
             W_Q=(weight, ...), b_Q=biases["b_Q"])
         kv_head = create_model(
-            "KVHead", __base__=Declared, __doc__="A key/value head, shared by H/G consecutive "
+            f"{heads_prefix}KVHead", __base__=Declared,
+            __doc__="A key/value head, shared by H/G consecutive "
             "query heads.", W_K=(weight, ...), W_V=(weight, ...), b_K=biases["b_K"],
             b_V=biases["b_V"])
 
@@ -223,7 +274,8 @@ class Declaration:
 
         X = checked(lambda v, info: matrix(v, "X", n, D), array(array(Finite, D), n),
                     "n × d_model: one row per query token, every row the same length")
-        W_O = checked(lambda v, info: matrix(v, "W_O", d * H, d), array(array(Finite, d), d * H),
+        W_O = checked(lambda v, info: matrix(v, "W_O", d * H, d_out),
+                      array(array(Finite, d_out), d * H),
                       "(sum of the heads' d_v) × d_out, every row the same length")
         several = checked(heads_of(head, "heads", "Head", "W_Q, W_K and W_V", "head"),
                           array(head, H), "each head's W_Q, W_K and W_V, of d_model rows; "
@@ -245,7 +297,8 @@ class Declaration:
             return labels(value, name, rows, rows_of, limits.max_label, prefix)
 
         def tokens_kv(value, info):
-            if value is not None and "X_kv" in info.data and info.data["X_kv"] is None:
+            needed = NEEDS["tokens_kv"]
+            if value is not None and needed in info.data and info.data[needed] is None:
                 raise AttentionInputError(
                     "tokens_kv labels the rows of X_kv, and there is no X_kv", "tokens_kv")
             return tokens(value, info, "tokens_kv", "X_kv", "s")
@@ -314,7 +367,6 @@ class Declaration:
             heads = info.data.get("heads")
             return fields_asked(value, 0 if heads is None else len(heads))
 
-        one_head_field, corner = fields_patterns(H)
         labels_type = array(Annotated[str, Field(max_length=limits.max_label)], n)
         whole_type = Annotated[int, Field(ge=0, le=far)]
         rest = {
@@ -367,14 +419,13 @@ class Declaration:
                               "changes nothing"), None),
             "row": (checked(row, Annotated[int, Field(ge=0, le=n - 1)] | None,
                             "0-based query row (below n) whose working to return"), None),
-            "fields": (checked(fields, list[Union[Literal[FIELD_NAMES],  # noqa: UP007
-                                                  Annotated[str, Field(pattern=one_head_field)],
-                                                  Annotated[str, Field(pattern=corner)]]] | None,
+            "fields": (checked(fields, fields_type(H),
                                "Keep only these parts: a name, working.<part>, heads.<part> "
                                "(every head) or heads[k].<part> (head k, below the number of "
                                "heads; both only with a heads list, else a 422). A matrix's "
                                "name may end in [:r] (its first r rows) or [:r,:c] (its "
-                               "top-left r × c corner), fewer where the matrix is smaller."),
+                               "top-left r × c corner), fewer where the matrix is smaller; "
+                               "each name once, whole or cut to a corner."),
                        None),
             "encoding": (checked(lambda v, info: encoding(v), Literal[ENCODINGS] | None,
                                  'How the answer writes its arrays: "json" (nested lists, the '
@@ -383,16 +434,19 @@ class Declaration:
         rest = {"X": (X, ...), **rest}
         prefix, extra = "", {}
         if variant is not None:
-            rest = variant.fields(limits, rest)
+            rest = variant.fields(sizes, rest)
             prefix = variant.name
             if variant.after is not None:
                 extra["__validators__"] = {"after": model_validator(mode="after")(
                     lambda body: variant.after(body) or body)}
         X = rest.pop("X")
+        # A single head has no heads list, so fields names no heads.<part>.
+        one_rest = rest if "fields" not in rest else {
+            **rest, "fields": retyped(rest["fields"], fields_type(0))}
         self.forms = {
             "one head": create_model(
                 f"{prefix}OneHeadRequest", __base__=OneHead, __doc__="One head: W_Q, W_K and "
-                "W_V.", X=X, **dict.fromkeys(PROJECTIONS, (weight, ...)), **biases, **rest,
+                "W_V.", X=X, **dict.fromkeys(PROJECTIONS, (weight, ...)), **biases, **one_rest,
                 **extra),
             "several heads": create_model(
                 f"{prefix}SeveralHeadsRequest", __base__=SeveralHeads, __doc__="Several heads, "
@@ -421,9 +475,13 @@ class Declaration:
     def json_schema(self) -> dict:
         """{"AttentionRequest" (or the variant's "TilesRequest"): oneOf the forms, and each
         form and head model by name}."""
-        schema = json_schema(self.adapter)
-        described = ("One head (W_Q, W_K, W_V), several (heads and W_O) or grouped-query heads "
-                     "(heads of W_Q, kv_heads and W_O). Shapes must agree (W_Q has d_model "
+        forms = self.variant.forms if self.variant else FORMS
+        adapter = self.adapter if forms == FORMS else TypeAdapter(Annotated[
+            Union[tuple(Annotated[self.forms[form], Tag(form)]  # noqa: UP007
+                        for form in forms)], Discriminator(form_of)])
+        schema = json_schema(adapter)
+        said = [FORMS_SAID[form] for form in forms]
+        described = (f"{', '.join(said[:-1])} or {said[-1]}. Shapes must agree (W_Q has d_model "
                      "rows, W_K as many columns as W_Q, mask is n × m, tokens has n labels); "
                      "a mismatch is a 422.")
         if self.variant is not None:
@@ -461,7 +519,13 @@ def _arrays(model) -> dict:
     return {k: v for k, v in model.__dict__.items() if v is not None}
 
 
-class OneHead(Declared):
+class Form(Declared):
+    """A form of the request, whose schema says which fields go together (said_together)."""
+
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: said_together(schema))
+
+
+class OneHead(Form):
     @classmethod
     def check_form(cls, payload, context):
         for name in ("W_O", "kv_heads"):
@@ -471,7 +535,7 @@ class OneHead(Declared):
                     f"{name}", name)
 
 
-class SeveralHeads(Declared):
+class SeveralHeads(Form):
     @classmethod
     def check_form(cls, payload, context):
         given = [p for p in (*PROJECTIONS, *BIASES) if p in payload]

@@ -110,9 +110,11 @@ _ONE_HEAD = re.compile(r"heads\[(0|[1-9][0-9]{0,2})\]\.(.+)")  # "heads[2].Q"
 def fields_patterns(max_heads: int) -> tuple[str, str]:
     """What ``fields`` accepts beside FIELD_NAMES, as patterns: "heads[k].<part>" (that
     part of head k only, k below ``max_heads``) and a matrix's corner ("Q[:16,:16]",
-    "heads.weights[:8]", "heads[1].Q[:4]")."""
+    "heads.weights[:8]", "heads[1].Q[:4]"); with ``max_heads`` 0 (a single head, no heads
+    list), no heads[k].<part> and no corner of a head's."""
     heads = "|".join(str(k) for k in range(max_heads))
     parts = "|".join(re.escape(f) for f in HEAD_FIELDS)
     matrices = "|".join(re.escape(f) for f in CORNERED if f != "concat")
+    of_heads = rf"(heads\.|heads\[({heads})\]\.)?" if max_heads else ""
     return (rf"^heads\[({heads})\]\.({parts})$",
-            rf"^(concat|(heads\.|heads\[({heads})\]\.)?({matrices})){CORNER}$")
+            rf"^(concat|{of_heads}({matrices})){CORNER}$")

@@ -3,22 +3,34 @@ check, worksheets and a slide. Each of the first three is a seed (or seeds) or a
 one's own, one of the two: two forms, told apart by which is sent.
 
 A request of one's own is POST /api/attention's, checked with the app's limits (the
-validation's context) and its errors named within the body ("request.X[0][1]"). What JSON
-Schema cannot say is in the fields' descriptions: a row below the request's tokens, a head
-below its heads.
+validation's context) and its errors named within the body ("request.X[0][1]"); the
+document describes it as the subset an example worked by hand takes (CLASSROOM: a row, at
+most 8 tokens and d 8, none of BEYOND's variants). What JSON Schema cannot say is in the
+fields' descriptions: a row below the request's tokens, a head below its heads.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model
+from pydantic import ConfigDict, Discriminator, Field, Tag, TypeAdapter, create_model
 
-from attention_core.classroom.exercises import LEVELS, SEEDS, VIEW_LEVELS, check_level, check_seed
+from attention_core.classroom.exercises import (
+    LEVELS,
+    SEEDS,
+    VIEW_DIM,
+    VIEW_LEVELS,
+    VIEW_TOKENS,
+    check_level,
+    check_seed,
+)
 from attention_core.errors import AttentionInputError, counted
 
+from ..attention.declaration import FORMS, POSITIONAL, Variant, declaration
+from ..attention.limits import Limits
 from ..attention.request import parse_request
-from ..declared import Absent, Body, checked, components, json_schema, ref, sent
+from ..declared import Absent, Body, checked, components, json_schema, ref, retyped, sent
 from ..values import describe, json_object, whole_number
 
 EXERCISE_FIELDS = ("seed", "level", "request")
@@ -27,6 +39,7 @@ SHEET_FIELDS = ("seeds", "request", "level", "key", "format")
 SLIDE_FIELDS = ("request", "row", "head", "what", "format")
 SHEET_FORMATS = ("pdf", "typ")
 WHATS = ("heatmap", "working")
+NEEDS_ROW = ("working",)  # what a slide needs a row for (the slide's or its request's)
 SLIDE_FORMATS = ("png", "svg", "typ")
 # What a slide holds legibly: a heatmap of at most 64 × 64 cells (its weights written in
 # the cells up to about 12), and a working of at most 16 keys (a vector longer than 8 is
@@ -40,9 +53,47 @@ MAX_SHEETS = 100
 SEED = Annotated[int, Field(ge=0, le=SEEDS - 1)]
 SAID_SEED = "the same seed and level give the same exercise on every machine"
 SAID_LEVEL = "; ".join(f"{k}: {v}" for k, v in LEVELS.items())
+# What an example of one's own may not use: the newer variants, whose steps are not in an
+# exercise's table (exercise.py refuses them, in these words; the document leaves them out).
+BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-attention",
+          "rope_base": "RoPE", "alibi_slopes": "ALiBi", "window": "a window",
+          "position_offset": "a position offset"}
+BEYOND_POSITIONAL = {"rope": "RoPE", "alibi": "ALiBi"}
 SAID_OWN = ("instead of a seed, an example of one's own with its row (at most 8 tokens, d 8; "
             "a mask, a scale, sinusoidal positions and heads, no newer variant), at the "
             "levels " + ", ".join(VIEW_LEVELS))
+
+
+def _by_hand(limits: Limits, fields: dict) -> dict:
+    """The request's fields as an example worked by hand takes them: with its row, without
+    BEYOND's (b_Q and kv_heads are the variant's biases and forms)."""
+    own = dict(fields)
+    own["row"] = retyped(own["row"], Annotated[int, Field(ge=0, le=limits.max_tokens - 1)],
+                         "the query to work out, 0-based (below n)", ...)
+    for name, what in BEYOND.items():
+        if name in own and name != "position_offset":
+            own[name] = retyped(own[name], None, f"none: an example worked by hand leaves "
+                                                  f"out {what}")
+    own["position_offset"] = retyped(own["position_offset"], Literal[0] | None,
+                                     "0 or none: an example worked by hand starts at 0")
+    positional = tuple(p for p in POSITIONAL if p not in BEYOND_POSITIONAL)
+    own["positional"] = retyped(own["positional"], Literal[positional] | None,
+                                "null (the default) or " + " or ".join(positional))
+    return own
+
+
+def _narrowed(limits: Limits) -> Limits:
+    return replace(limits, max_tokens=min(limits.max_tokens, VIEW_TOKENS),
+                   max_model_dim=min(limits.max_model_dim, VIEW_DIM),
+                   max_dim=min(limits.max_dim, VIEW_DIM))
+
+
+CLASSROOM = Variant("Classroom", "An example of one's own worked by hand: a request of POST "
+                    f"/api/attention with its row, at most {VIEW_TOKENS} tokens and d_model, "
+                    f"d_k and d_v at most {VIEW_DIM}, without the newer variants.",
+                    lambda payload, limits: payload, _by_hand,
+                    forms=tuple(f for f in FORMS if f != "grouped heads"), narrowed=_narrowed,
+                    biases=False)
 
 
 def own_request(value, info):
@@ -110,7 +161,7 @@ def _forms(name: str, base, seeded: dict, own: dict, described: str):
 LEVEL = (checked(_level, Literal[tuple(LEVELS)], SAID_LEVEL), ...)
 OWN_LEVEL = (checked(_as_sent, Literal[VIEW_LEVELS],
                      "one of " + ", ".join(VIEW_LEVELS) + " for an example of one's own"), ...)
-OWN = (checked(own_request, ref("AttentionRequest"), SAID_OWN), ...)
+OWN = (checked(own_request, ref("ClassroomRequest"), SAID_OWN), ...)
 ANSWERS = sent(_as_sent, dict[str, float], "a blank's path → the student's number; any of the "
                "blanks", required=True)
 
@@ -217,7 +268,17 @@ def _slide_head(value, info):
         _below(value, "head", H, f"the head, 0-based, of {H}")
 
 
+def said_row(schema: dict) -> None:
+    """NEEDS_ROW as JSON Schema says it, in the slide's schema: a slide of a working has a
+    row, its own or its request's (not null); slide.check_size refuses one without."""
+    schema.update({
+        "if": {"required": ["what"], "properties": {"what": {"enum": list(NEEDS_ROW)}}},
+        "then": {"anyOf": [{"required": ["row"]}, {"properties": {"request": {
+            "required": ["row"], "properties": {"row": {"type": "integer"}}}}}]}})
+
+
 class _Slide(Body):
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: said_row(schema))
     listed: ClassVar = SLIDE_FIELDS
 
     @classmethod
@@ -243,8 +304,9 @@ SlideRequest = create_model(
             "png"))
 
 
-def classroom_schemas() -> dict:
-    """The bodies' schemas, by name: each one of its two forms, and the slide's."""
+def classroom_schemas(limits: Limits) -> dict:
+    """The bodies' schemas, by name: each one of its two forms, the request of one's own
+    they hold (for ``limits``, the app's), and the slide's."""
     forms = {"ExerciseRequest": ExerciseRequest, "ExerciseCheckRequest": ExerciseCheckRequest,
              "WorksheetRequest": WorksheetRequest}
     out = {}
@@ -253,4 +315,4 @@ def classroom_schemas() -> dict:
         out.update(schema.pop("$defs"), **{name: {"oneOf": schema["oneOf"],
                                                   "description": "a seed or a request of "
                                                                  "one's own, one of the two"}})
-    return {**out, **components(SlideRequest)}
+    return {**out, **declaration(limits, CLASSROOM).json_schema(), **components(SlideRequest)}

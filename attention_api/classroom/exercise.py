@@ -26,13 +26,7 @@ from attention_core.errors import AttentionInputError
 from ..attention.request import DEFAULT_LIMITS, AttentionRequest, Limits
 from ..declared import Absent, validate
 from ..values import describe
-from .declaration import ExerciseCheckRequest, ExerciseRequest
-
-# What an example of one's own may use: the textbook's row, with its mask, scale,
-# sinusoidal positions and heads; the newer variants' steps are not in an exercise's table.
-BEYOND = {"b_Q": "biases", "kv_heads": "shared key/value heads", "X_kv": "cross-attention",
-          "rope_base": "RoPE", "alibi_slopes": "ALiBi", "window": "a window",
-          "position_offset": "a position offset"}
+from .declaration import BEYOND, BEYOND_POSITIONAL, ExerciseCheckRequest, ExerciseRequest
 
 
 def body_of(model, payload, limits: Limits):
@@ -70,8 +64,8 @@ def _positional(req: AttentionRequest) -> str | None:
     used = [what for name, what in BEYOND.items()
             if getattr(req, name, None) not in (None, 0)
             or (name == "b_Q" and any(len(h) > 3 for h in req.heads))]
-    if req.positional in ("rope", "alibi"):
-        used.append({"rope": "RoPE", "alibi": "ALiBi"}[req.positional])
+    if req.positional in BEYOND_POSITIONAL:
+        used.append(BEYOND_POSITIONAL[req.positional])
     if used:
         raise AttentionInputError(
             f"an example worked by hand may have a mask, a scale, sinusoidal positions and "

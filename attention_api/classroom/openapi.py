@@ -4,6 +4,7 @@ slides (openapi.py joins it to the rest): their bodies' schemas from their decla
 
 from __future__ import annotations
 
+from ..attention.limits import Limits
 from ..declared import answer_components, ref, schema_of
 from ..web.errors import REFUSED
 from .answer import Exercise, ExerciseCheck
@@ -64,7 +65,7 @@ def exercise_paths(op, json) -> dict:
     }
 
 
-def exercise_schemas() -> dict:
-    """The bodies' schemas from their declarations (declaration.py), and the answers' from
-    answer.py's."""
-    return {**classroom_schemas(), **answer_components(Exercise, ExerciseCheck)}
+def exercise_schemas(limits: Limits) -> dict:
+    """The bodies' schemas from their declarations (declaration.py), for ``limits``, and the
+    answers' from answer.py's."""
+    return {**classroom_schemas(limits), **answer_components(Exercise, ExerciseCheck)}

@@ -20,6 +20,7 @@ from ..typesetting.typeset import FORMATS, compile_source, literal
 from .declaration import (  # noqa: F401 (the slides' bounds, where they always were)
     MAX_HEATMAP,
     MAX_WORKING_KEYS,
+    NEEDS_ROW,
     SLIDE_FORMATS,
     WHATS,
     SlideRequest,
@@ -39,7 +40,7 @@ def _checked(p, limits: Limits) -> tuple:
 
 def check_size(what: str, n: int, m: int, row: int | None) -> None:
     """A 422 for a slide that would not hold the view legibly, or a working without a row."""
-    if what == "working" and row is None:
+    if what in NEEDS_ROW and row is None:
         raise AttentionInputError("row is missing: the query whose working to show, 0-based",
                                   "row")
     if what == "heatmap" and max(n, m) > MAX_HEATMAP:

@@ -204,7 +204,7 @@ def openapi_document(limits: Limits, max_body_bytes: int, version: str) -> dict:
         },
         "components": {
             "schemas": {**requests, **answer_schemas(limits),
-                        **other_schemas(version), **exercise_schemas(),
+                        **other_schemas(version), **exercise_schemas(limits),
                         **running_schemas(limits),
                         # a model's head is wider than the editor's limits: its own bounds
                         **model_schemas()},

@@ -20,7 +20,15 @@ from __future__ import annotations
 import functools
 from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import Discriminator, Field, Tag, TypeAdapter, create_model, model_validator
+from pydantic import (
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    create_model,
+    model_validator,
+)
 from pydantic.json_schema import SkipJsonSchema
 
 from attention_core.errors import AttentionInputError, counted
@@ -29,7 +37,7 @@ from attention_models.base import MAX_TOKENS, Model
 
 from ..attention.declaration import encoding
 from ..attention.fields import CORNER, CORNERED, WORKING_PARTS, fields_asked
-from ..classroom.declaration import SLIDE_FORMATS, WHATS, choice, slide_options
+from ..classroom.declaration import NEEDS_ROW, SLIDE_FORMATS, WHATS, choice, slide_options
 from ..declared import Absent, Declared, checked, json_schema, sent
 from ..running.declaration import block_size
 from ..values import check_keys, describe, printable, quoted, whole_number
@@ -127,7 +135,7 @@ def _fields_asked(value, info) -> tuple:
 
 def _what(value, info) -> str:
     what = choice({"what": value}, "what", WHATS, None)
-    if what == "working" and info.data["row"] is None:
+    if what in NEEDS_ROW and info.data["row"] is None:
         raise AttentionInputError("row is missing: the query whose working to show, 0-based",
                                   "row")
     return what
@@ -180,7 +188,16 @@ class _OwnBody(_ModelBody):
         check_keys({k: v for k, v in payload.items() if k not in cls.own}, FIELDS)
 
 
+def said_row(schema: dict) -> None:
+    """NEEDS_ROW as JSON Schema says it, in a model slide's schema: a slide of a working has
+    a row (not null); _what refuses one without."""
+    schema.update({
+        "if": {"required": ["what"], "properties": {"what": {"enum": list(NEEDS_ROW)}}},
+        "then": {"required": ["row"], "properties": {"row": {"type": "integer"}}}})
+
+
 class _SlideBody(_OwnBody):
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: said_row(schema))
     listed: ClassVar = (*FIELDS, *SLIDE_OWN)  # what check_form lets pass (it names the rest)
     own: ClassVar = SLIDE_OWN
     said: ClassVar = "a slide's request"
@@ -242,7 +259,8 @@ def _fields(model_id: str) -> dict:
                                                      Annotated[str, Field(
                                                          pattern=rf"^({matrices}){CORNER}$")]]]
                            | None, "Keep only these parts; a matrix's name may end in [:r] "
-                           "or [:r,:c], its corner"), None),
+                           "or [:r,:c], its corner; each name once, whole or cut to a "
+                           "corner"), None),
         "encoding": (checked(lambda v, info: encoding(v), Literal["json", "base64"] | None,
                              'How the answer writes its arrays: "json" (the default) or '
                              '"base64"'), None),

@@ -286,10 +286,16 @@ def solve(e: Exercise) -> dict[str, float]:
     return out
 
 
+# The largest whole numbers written as ints: beyond 2^53 float64 holds only some of them, and
+# beyond 2^63 JSON's writer takes no int (1.8e308 stays a float, not a 309-digit int).
+WHOLE = 2.0 ** 53
+
+
 def _whole(a: np.ndarray) -> list:
-    """A matrix as lists, its whole numbers as ints, as a person would write them (2, not
-    2.0), any other number as it is."""
-    return [[int(v) if float(v).is_integer() else float(v) for v in row] for row in a.tolist()]
+    """A matrix as lists, its whole numbers up to 2^53 as ints, as a person would write them
+    (2, not 2.0), any other number as it is."""
+    return [[int(v) if float(v).is_integer() and abs(v) <= WHOLE else float(v) for v in row]
+            for row in a.tolist()]
 
 
 def request(e: Exercise) -> dict:

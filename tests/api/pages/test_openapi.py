@@ -38,8 +38,9 @@ def validator(spec, name):
 
 
 def fields_items(spec):
-    """The two forms of a fields entry: [{"enum": names}, {"pattern": "heads[k].<part>"}]."""
-    fields = spec["components"]["schemas"]["OneHeadRequest"]["properties"]["fields"]
+    """The two forms of a fields entry with a heads list: [{"enum": names}, {"pattern":
+    "heads[k].<part>"}] (a single head's names no head: tests/api/attention/test_declaration)."""
+    fields = spec["components"]["schemas"]["SeveralHeadsRequest"]["properties"]["fields"]
     return fields["anyOf"][0]["items"]["anyOf"]
 
 

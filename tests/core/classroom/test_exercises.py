@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from attention_core.classroom.exercises import LEVELS, SEEDS, exercise, request, solve
+from attention_core.classroom.exercises import (
+    LEVELS,
+    SEEDS,
+    exercise,
+    request,
+    solve,
+    view_exercise,
+)
 from attention_core.errors import AttentionInputError
 from tests.core.helpers import exercise_reference as reference
 from tests.core.helpers import exercise_value as value
@@ -77,3 +84,13 @@ def test_a_bad_seed_or_level_names_the_field_and_the_value(seed, level, field):
         exercise(seed, level)
     assert raised.value.field == field
     assert repr(seed if field == "seed" else level) in str(raised.value)
+
+
+def test_a_request_writes_small_whole_numbers_as_ints_and_huge_ones_as_floats():
+    head = {k: np.array([[0.0]]) for k in ("W_Q", "W_K", "W_V")}
+    e = view_exercise(["a"], np.array([[2.0]]), (head,), 0, "weights",
+                      W_O=np.array([[1.7976931348623157e308]]))
+    body = request(e)
+    assert body["X"] == [[2]] and isinstance(body["X"][0][0], int)
+    # A float64 beyond 2^53 stays a float: as an int it has no JSON number (a 500, once).
+    assert body["W_O"] == [[1.7976931348623157e308]] and isinstance(body["W_O"][0][0], float)
