@@ -89,8 +89,9 @@ def console(request):
 # page's ~95 content-hashed assets (/assets/<hash>/…): a page opened in a fresh context
 # fetched them all again, 0.6 s of the 1.6 s a load took. Nothing else in it outlives a
 # test: sessionStorage belongs to a page, the app keeps no cookies or localStorage, and the
-# page fixture takes back any permission a test granted. A test that routes requests gets
-# them uncached (Playwright turns the cache off for a routed page).
+# page fixture takes back any permission a test granted; a test that stops the clock, which
+# is the whole context's, takes own_page. A test that routes requests gets them uncached
+# (Playwright turns the cache off for a routed page).
 _CONTEXTS = {}
 
 
