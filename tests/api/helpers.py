@@ -19,9 +19,9 @@ def strict_loads(text):
     return json.loads(text, parse_constant=refuse)
 
 
-def post(client, body, content_type="application/json"):
+def post(client, body, content_type="application/json", path="/api/attention"):
     data = body if isinstance(body, (str, bytes)) else json.dumps(body)
-    return client.post("/api/attention", data=data, content_type=content_type)
+    return client.post(path, data=data, content_type=content_type)
 
 
 def decode(obj):
@@ -66,9 +66,9 @@ def grouped(**changes):
         "W_O": np.eye(6, 2).tolist(), **changes})  # d_v 2 + 2 + 1 + 1
 
 
-def ok(client, body):
-    """The answer to ``body``, checked to be a 200 of strict JSON."""
-    r = post(client, body)
+def ok(client, body, path="/api/attention"):
+    """The answer to ``body`` (at ``path``), checked to be a 200 of strict JSON."""
+    r = post(client, body, path=path)
     assert r.status_code == 200, r.get_json()
     assert r.mimetype == "application/json"
     return strict_loads(r.get_data(as_text=True))

@@ -1,4 +1,4 @@
-"""POST /api/tiles (attention_api/running/tiles.py, tiles_openapi.py): a row's pass through
+"""POST /api/tiles (attention_api/running/tiles.py, answer.py): a row's pass through
 FlashAttention's tiles, its numbers those of a hand calculation and of the independent loops
 of tests/reference_modern.py, its answer the documented schema, and every bad input a 422
 naming the field with its value."""
@@ -10,22 +10,19 @@ import jsonschema_rs
 import numpy as np
 import pytest
 
-from tests.api.helpers import X, close, grouped, one_head, strict_loads, two_heads
+from tests.api import helpers
+from tests.api.helpers import X, close, grouped, one_head, two_heads
 from tests.reference import reference_sinusoidal
 from tests.reference_modern import reference_grouped, reference_modern
 
 
 def post(client, body, content_type="application/json"):
-    data = body if isinstance(body, (str, bytes)) else json.dumps(body)
-    return client.post("/api/tiles", data=data, content_type=content_type)
+    return helpers.post(client, body, content_type, path="/api/tiles")
 
 
 def tiles(client, body):
     """The 200 answer to ``body``, read as strict JSON (no Infinity or NaN tokens)."""
-    r = post(client, body)
-    assert r.status_code == 200, r.get_json()
-    assert r.mimetype == "application/json"
-    return strict_loads(r.get_data(as_text=True))
+    return helpers.ok(client, body, path="/api/tiles")
 
 
 def minus_inf(values):
